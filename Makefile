@@ -1,0 +1,33 @@
+GO ?= go
+BIN := bin/switchboard
+
+.PHONY: build run test test-short bench fuzz vet fmt ci
+
+build:
+	$(GO) build -o $(BIN) ./cmd/switchboard
+
+run: build
+	./$(BIN) serve
+
+# The test command: every package, with the race detector off for speed on
+# two cores; store and HTTP tests also run on MySQL/Redis when
+# SWITCHBOARD_TEST_MYSQL_URL / SWITCHBOARD_TEST_REDIS_URL are set (.ci/run sets them).
+test:
+	$(GO) vet ./...
+	$(GO) test -count=1 -timeout 15m ./...
+
+bench:
+	$(GO) run ./cmd/switchboard bench
+
+fuzz:
+	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s
+	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDialplanEscaping -fuzztime 30s
+
+vet:
+	$(GO) vet ./...
+
+fmt:
+	gofmt -w $$(git ls-files '*.go')
+
+ci:
+	bash .ci/run

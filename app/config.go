@@ -1,0 +1,137 @@
+// Package app wires Switchboard together: configuration from the
+// environment, the database and Redis (real or embedded), the HTTP server,
+// the FreeSWITCH pool, and the command line. It holds no business logic.
+package app
+
+import (
+	"encoding/base64"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+)
+
+// Config is everything Switchboard reads from the environment.
+type Config struct {
+	Listen       string // SWITCHBOARD_LISTEN
+	DatabaseURL  string // SWITCHBOARD_DATABASE_URL
+	RedisURL     string // SWITCHBOARD_REDIS_URL; "" starts an embedded server
+	BaseURL      string // SWITCHBOARD_BASE_URL
+	LogLevel     slog.Level
+	LogFormat    string // json or text
+	SecretKey    []byte // SWITCHBOARD_SECRET_KEY
+	SIPDomain    string // SWITCHBOARD_SIP_DOMAIN
+	XMLCurlUser  string
+	XMLCurlPass  string
+	XMLCurlAllow []*net.IPNet
+	ESLNodes     string // SWITCHBOARD_ESL_NODES
+	ESLPassword  string // SWITCHBOARD_ESL_PASSWORD
+	Recordings   string // SWITCHBOARD_RECORDINGS_DIR
+	BodyLimit    int
+	ShutdownWait time.Duration
+}
+
+// envVar documents one variable; the README table is written from the same facts.
+type envVar struct {
+	Name, Default, Doc string
+}
+
+// Variables lists every environment variable Switchboard reads.
+var Variables = []envVar{
+	{"SWITCHBOARD_LISTEN", ":8080", "HTTP listen address"},
+	{"SWITCHBOARD_DATABASE_URL", "sqlite:data/switchboard.db", "mysql://user:pass@host:3306/db or sqlite:path/file.db"},
+	{"SWITCHBOARD_REDIS_URL", "(embedded)", "redis://host:6379/0; unset starts an in-process Redis-compatible server"},
+	{"SWITCHBOARD_BASE_URL", "http://localhost:8080", "public base URL used in links and provisioning bundles"},
+	{"SWITCHBOARD_LOG_LEVEL", "info", "debug, info, warn or error"},
+	{"SWITCHBOARD_LOG_FORMAT", "json", "json or text"},
+	{"SWITCHBOARD_SECRET_KEY", "(file next to a SQLite database)", "32 bytes, hex or base64: encrypts SIP secrets and trunk passwords; required with MySQL"},
+	{"SWITCHBOARD_SIP_DOMAIN", "(host name)", "the installation's SIP domain"},
+	{"SWITCHBOARD_XMLCURL_USER", "", "HTTP Basic user FreeSWITCH's mod_xml_curl sends"},
+	{"SWITCHBOARD_XMLCURL_PASSWORD", "", "HTTP Basic password for /fs/xml"},
+	{"SWITCHBOARD_XMLCURL_ALLOW", "", "CIDRs allowed to fetch /fs/xml (with neither set: loopback only)"},
+	{"SWITCHBOARD_ESL_NODES", "", "FreeSWITCH event sockets: host:port or password@host:port, comma-separated"},
+	{"SWITCHBOARD_ESL_PASSWORD", "ClueCon", "default event socket password"},
+	{"SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings", "directory (on the FreeSWITCH nodes) where the record endpoint writes"},
+}
+
+// LoadConfig reads the environment. A bad value is an error naming the variable.
+func LoadConfig(getenv func(string) string) (Config, error) {
+	get := func(name, def string) string {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			return v
+		}
+		return def
+	}
+	host, _ := os.Hostname()
+	c := Config{
+		Listen:       get("SWITCHBOARD_LISTEN", ":8080"),
+		DatabaseURL:  get("SWITCHBOARD_DATABASE_URL", "sqlite:data/switchboard.db"),
+		RedisURL:     get("SWITCHBOARD_REDIS_URL", ""),
+		BaseURL:      strings.TrimRight(get("SWITCHBOARD_BASE_URL", "http://localhost:8080"), "/"),
+		LogFormat:    get("SWITCHBOARD_LOG_FORMAT", "json"),
+		SIPDomain:    get("SWITCHBOARD_SIP_DOMAIN", host),
+		XMLCurlUser:  get("SWITCHBOARD_XMLCURL_USER", ""),
+		XMLCurlPass:  get("SWITCHBOARD_XMLCURL_PASSWORD", ""),
+		ESLNodes:     get("SWITCHBOARD_ESL_NODES", ""),
+		ESLPassword:  get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
+		Recordings:   get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
+		BodyLimit:    1 << 20,
+		ShutdownWait: 15 * time.Second,
+	}
+	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
+		return c, fmt.Errorf("SWITCHBOARD_LISTEN: %q is not host:port", c.Listen)
+	}
+	if !strings.HasPrefix(c.DatabaseURL, "mysql://") && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
+		return c, fmt.Errorf("SWITCHBOARD_DATABASE_URL: must start with mysql:// or sqlite:")
+	}
+	if c.RedisURL != "" {
+		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
+			return c, fmt.Errorf("SWITCHBOARD_REDIS_URL: must be redis://host:port/db")
+		}
+	}
+	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return c, fmt.Errorf("SWITCHBOARD_BASE_URL: must be an http(s) URL")
+	}
+	if err := c.LogLevel.UnmarshalText([]byte(get("SWITCHBOARD_LOG_LEVEL", "info"))); err != nil {
+		return c, fmt.Errorf("SWITCHBOARD_LOG_LEVEL: must be debug, info, warn or error")
+	}
+	if c.LogFormat != "json" && c.LogFormat != "text" {
+		return c, fmt.Errorf("SWITCHBOARD_LOG_FORMAT: must be json or text")
+	}
+	if k := get("SWITCHBOARD_SECRET_KEY", ""); k != "" {
+		key, err := decodeKey(k)
+		if err != nil {
+			return c, fmt.Errorf("SWITCHBOARD_SECRET_KEY: %v", err)
+		}
+		c.SecretKey = key
+	} else if strings.HasPrefix(c.DatabaseURL, "mysql://") {
+		return c, fmt.Errorf("SWITCHBOARD_SECRET_KEY: required with a MySQL database (32 bytes, hex or base64; e.g. openssl rand -hex 32)")
+	}
+	if allow := get("SWITCHBOARD_XMLCURL_ALLOW", ""); allow != "" {
+		for _, cidr := range strings.Split(allow, ",") {
+			_, n, err := net.ParseCIDR(strings.TrimSpace(cidr))
+			if err != nil {
+				return c, fmt.Errorf("SWITCHBOARD_XMLCURL_ALLOW: %q is not a CIDR", cidr)
+			}
+			c.XMLCurlAllow = append(c.XMLCurlAllow, n)
+		}
+	}
+	if (c.XMLCurlUser == "") != (c.XMLCurlPass == "") {
+		return c, fmt.Errorf("SWITCHBOARD_XMLCURL_PASSWORD: set both SWITCHBOARD_XMLCURL_USER and SWITCHBOARD_XMLCURL_PASSWORD, or neither")
+	}
+	return c, nil
+}
+
+func decodeKey(s string) ([]byte, error) {
+	if b, err := hex.DecodeString(s); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	if b, err := base64.StdEncoding.DecodeString(s); err == nil && len(b) == 32 {
+		return b, nil
+	}
+	return nil, fmt.Errorf("must be 32 bytes as 64 hex digits or base64")
+}

@@ -1,0 +1,64 @@
+package models
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+)
+
+// Admin is an administrator as authentication needs it.
+type Admin struct {
+	ID           int64          `db:"id"`
+	Username     string         `db:"username"`
+	PasswordHash string         `db:"password"`
+	Role         string         `db:"role"`
+	TenantsJSON  sql.NullString `db:"tenants"`
+	Enabled      bool           `db:"enabled"`
+}
+
+// Tenants returns the tenant names a scoped administrator may manage.
+func (a *Admin) Tenants() []string {
+	var t []string
+	if a.TenantsJSON.Valid {
+		_ = json.Unmarshal([]byte(a.TenantsJSON.String), &t)
+	}
+	return t
+}
+
+// AdminByUsername loads an enabled administrator.
+func (s *Store) AdminByUsername(ctx context.Context, username string) (*Admin, error) {
+	var a Admin
+	err := s.db.GetContext(ctx, &a, "SELECT id, username, password, role, tenants, enabled FROM administrators WHERE username = ?", username)
+	if err != nil {
+		return nil, s.dialect.translate(err)
+	}
+	if !a.Enabled {
+		return nil, ErrNotFound
+	}
+	return &a, nil
+}
+
+// SetAdmin creates a platform administrator or resets an existing one's
+// password (the `switchboard admin create` command).
+func (s *Store) SetAdmin(ctx context.Context, username, password string) (created bool, err error) {
+	in := map[string]any{"username": username, "password": password, "role": "platform_admin"}
+	if len(password) < 12 {
+		return false, FieldError("password", "at least 12 characters")
+	}
+	_, err = s.Create(ctx, administratorsResource, Owner{}, in)
+	if err == nil {
+		return true, nil
+	}
+	if _, ok := err.(*ConflictError); !ok {
+		return false, err
+	}
+	hash, err := HashPassword(password)
+	if err != nil {
+		return false, err
+	}
+	if _, err := s.db.ExecContext(ctx, "UPDATE administrators SET password = ?, enabled = 1, updated_at = ? WHERE username = ?", hash, now(), username); err != nil {
+		return false, fmt.Errorf("reset administrator %s: %w", username, s.dialect.translate(err))
+	}
+	return false, nil
+}

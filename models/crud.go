@@ -1,0 +1,388 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// Owner is the tenant a tenant-scoped request works in (zero for platform
+// resources). Every query on tenant data filters by its ID.
+type Owner struct {
+	TenantID int64
+	Tenant   string
+}
+
+// Page selects a window of a list.
+type Page struct {
+	Limit, Offset int
+	// Only, when non-nil, restricts a list to these keys (the tenants a
+	// scoped caller may see).
+	Only []string
+}
+
+// querier is what both *sqlx.DB and *sqlx.Tx offer.
+type querier interface {
+	sqlx.ExtContext
+	GetContext(ctx context.Context, dest any, query string, args ...any) error
+	SelectContext(ctx context.Context, dest any, query string, args ...any) error
+}
+
+func (s *Store) columns(res *Resource) []string {
+	var cols []string
+	if res.HasID() || res.Singleton {
+		cols = append(cols, "id")
+	}
+	for _, f := range res.Fields {
+		if f.Stored() {
+			cols = append(cols, f.Name)
+		}
+	}
+	return append(cols, "created_at", "updated_at")
+}
+
+// where builds the owner filter for a resource.
+func ownerWhere(res *Resource, o Owner) (string, []any) {
+	if res.Scope == TenantScope {
+		return "tenant_id = ?", []any{o.TenantID}
+	}
+	return "1=1", nil
+}
+
+func keyArg(res *Resource, key string) (any, error) {
+	if res.KeyField() != "id" {
+		return key, nil
+	}
+	id, err := strconv.ParseInt(key, 10, 64)
+	if err != nil || id <= 0 {
+		return nil, ErrNotFound
+	}
+	return id, nil
+}
+
+// List returns one page of a resource's objects in a stable order and the total.
+func (s *Store) List(ctx context.Context, res *Resource, o Owner, p Page) ([]Record, int, error) {
+	where, args := ownerWhere(res, o)
+	if p.Only != nil {
+		if len(p.Only) == 0 {
+			return []Record{}, 0, nil
+		}
+		where += " AND " + res.KeyField() + " IN (?" + strings.Repeat(",?", len(p.Only)-1) + ")"
+		for _, k := range p.Only {
+			args = append(args, k)
+		}
+	}
+	var total int
+	if err := s.db.GetContext(ctx, &total, "SELECT COUNT(*) FROM "+res.Table+" WHERE "+where, args...); err != nil {
+		return nil, 0, fmt.Errorf("count %s: %w", res.Name, s.dialect.translate(err))
+	}
+	order := res.Order
+	if order == "" {
+		order = res.KeyField()
+	}
+	if order != "id" && res.HasID() {
+		order += ", id"
+	}
+	q := "SELECT " + strings.Join(s.columns(res), ", ") + " FROM " + res.Table + " WHERE " + where +
+		" ORDER BY " + order + " LIMIT ? OFFSET ?"
+	recs, err := s.queryRecords(ctx, s.db, res, q, append(args, p.Limit, p.Offset)...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("list %s: %w", res.Name, err)
+	}
+	for _, rec := range recs {
+		s.output(res, o, rec)
+	}
+	return recs, total, nil
+}
+
+// Get returns one object by its key.
+func (s *Store) Get(ctx context.Context, res *Resource, o Owner, key string) (Record, error) {
+	rec, err := s.getRow(ctx, s.db, res, o, key)
+	if err != nil {
+		return nil, err
+	}
+	s.output(res, o, rec)
+	return rec, nil
+}
+
+func (s *Store) getRow(ctx context.Context, q querier, res *Resource, o Owner, key string) (Record, error) {
+	where, args := ownerWhere(res, o)
+	if !res.Singleton {
+		arg, err := keyArg(res, key)
+		if err != nil {
+			return nil, err
+		}
+		where += " AND " + res.KeyField() + " = ?"
+		args = append(args, arg)
+	}
+	recs, err := s.queryRecords(ctx, q, res, "SELECT "+strings.Join(s.columns(res), ", ")+" FROM "+res.Table+" WHERE "+where, args...)
+	if err != nil {
+		return nil, fmt.Errorf("get %s %q: %w", res.Name, key, err)
+	}
+	if len(recs) == 0 {
+		return nil, ErrNotFound
+	}
+	return recs[0], nil
+}
+
+func (s *Store) queryRecords(ctx context.Context, q querier, res *Resource, query string, args ...any) ([]Record, error) {
+	rows, err := q.QueryxContext(ctx, query, args...)
+	if err != nil {
+		return nil, s.dialect.translate(err)
+	}
+	defer rows.Close()
+	cols := s.columns(res)
+	out := []Record{}
+	for rows.Next() {
+		vals, err := rows.SliceScan()
+		if err != nil {
+			return nil, err
+		}
+		rec := make(Record, len(cols))
+		for i, c := range cols {
+			switch c {
+			case "id":
+				rec["id"], err = asInt64(vals[i])
+			case "created_at", "updated_at":
+				rec[c] = asString(vals[i])
+			default:
+				rec[c], err = fromColumn(res.Field(c), vals[i])
+			}
+			if err != nil {
+				return nil, fmt.Errorf("read %s.%s: %w", res.Table, c, err)
+			}
+		}
+		out = append(out, rec)
+	}
+	return out, rows.Err()
+}
+
+// output removes what a read must not show (secrets) and adds derived fields.
+func (s *Store) output(res *Resource, o Owner, rec Record) {
+	for _, f := range res.Fields {
+		if f.Secret != NotSecret {
+			delete(rec, f.Name)
+		}
+	}
+	if !res.HasID() {
+		delete(rec, "id")
+	}
+	if h, ok := res.Hooks.(outputter); ok {
+		h.output(o, rec)
+	}
+}
+
+// Create validates input and stores a new object. The answer includes the
+// secrets it was given or generated, once.
+func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[string]any) (Record, error) {
+	rec, err := Validate(res, input, Create)
+	if err != nil {
+		return nil, err
+	}
+	var out Record
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+		if h, ok := res.Hooks.(beforeSaver); ok {
+			if err := h.beforeSave(ctx, &txStore{s, tx}, o, nil, rec); err != nil {
+				return err
+			}
+		}
+		id, err := s.insertRow(ctx, tx, res, o, rec)
+		if err != nil {
+			return err
+		}
+		if h, ok := res.Hooks.(afterCreator); ok {
+			if err := h.afterCreate(ctx, &txStore{s, tx}, o, rec); err != nil {
+				return err
+			}
+		}
+		key := fmt.Sprint(rec[res.KeyField()])
+		if res.KeyField() == "id" {
+			key = strconv.FormatInt(id, 10)
+		}
+		out, err = s.getRow(ctx, tx, res, o, key)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	secrets := map[string]any{}
+	for _, f := range res.Fields {
+		if f.Secret == Encrypted && rec[f.Name] != nil {
+			secrets[f.Name] = rec[f.Name]
+		}
+	}
+	if report, ok := rec["clone_report"]; ok {
+		secrets["clone_report"] = report
+	}
+	s.output(res, o, out)
+	for k, v := range secrets {
+		out[k] = v
+	}
+	return out, nil
+}
+
+// insertRow writes rec (already validated) with its number-plan entries and
+// checked references; it returns the new id.
+func (s *Store) insertRow(ctx context.Context, tx *sqlx.Tx, res *Resource, o Owner, rec Record) (int64, error) {
+	if err := s.checkRefs(ctx, tx, res, o, rec); err != nil {
+		return 0, err
+	}
+	ts := now()
+	var cols []string
+	var args []any
+	if res.Scope == TenantScope {
+		cols, args = append(cols, "tenant_id"), append(args, o.TenantID)
+	}
+	for _, f := range res.Fields {
+		if !f.Stored() {
+			continue
+		}
+		v, err := s.toColumn(f, rec[f.Name])
+		if err != nil {
+			return 0, err
+		}
+		cols, args = append(cols, f.Name), append(args, v)
+	}
+	cols, args = append(cols, "created_at", "updated_at"), append(args, ts, ts)
+	q := "INSERT INTO " + res.Table + " (" + strings.Join(cols, ", ") + ") VALUES (?" + strings.Repeat(", ?", len(cols)-1) + ")"
+	r, err := tx.ExecContext(ctx, q, args...)
+	if err != nil {
+		return 0, fmt.Errorf("create %s: %w", res.Title, s.dialect.translate(err))
+	}
+	id, err := r.LastInsertId()
+	if err != nil {
+		return 0, fmt.Errorf("create %s: %w", res.Title, err)
+	}
+	key := fmt.Sprint(rec[res.KeyField()])
+	if res.KeyField() == "id" {
+		key = strconv.FormatInt(id, 10)
+	}
+	if err := s.claimNumbers(ctx, tx, res, o, key, nil, rec); err != nil {
+		return 0, err
+	}
+	return id, nil
+}
+
+// Update applies any subset of fields to an object.
+func (s *Store) Update(ctx context.Context, res *Resource, o Owner, key string, input map[string]any) (Record, error) {
+	patch, err := Validate(res, input, Update)
+	if err != nil {
+		return nil, err
+	}
+	var out Record
+	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+		old, err := s.getRow(ctx, tx, res, o, key)
+		if err != nil {
+			return err
+		}
+		if h, ok := res.Hooks.(beforeSaver); ok {
+			if err := h.beforeSave(ctx, &txStore{s, tx}, o, old, patch); err != nil {
+				return err
+			}
+		}
+		if err := s.checkRefs(ctx, tx, res, o, patch); err != nil {
+			return err
+		}
+		var sets []string
+		var args []any
+		for _, f := range res.Fields {
+			v, ok := patch[f.Name]
+			if !ok || !f.Stored() {
+				continue
+			}
+			cv, err := s.toColumn(f, v)
+			if err != nil {
+				return err
+			}
+			sets, args = append(sets, f.Name+" = ?"), append(args, cv)
+		}
+		sets, args = append(sets, "updated_at = ?"), append(args, now())
+		where, wargs := ownerWhere(res, o)
+		idArg := old["id"]
+		if !res.HasID() && !res.Singleton {
+			where += " AND " + res.KeyField() + " = ?"
+			idArg = old[res.KeyField()]
+		} else {
+			where += " AND id = ?"
+		}
+		if _, err := tx.ExecContext(ctx, "UPDATE "+res.Table+" SET "+strings.Join(sets, ", ")+" WHERE "+where, append(append(args, wargs...), idArg)...); err != nil {
+			return fmt.Errorf("update %s %q: %w", res.Title, key, s.dialect.translate(err))
+		}
+		newKey := key
+		if v, ok := patch[res.KeyField()]; ok && res.KeyField() != "id" {
+			newKey = fmt.Sprint(v)
+		}
+		if err := s.claimNumbers(ctx, tx, res, o, newKey, old, patch); err != nil {
+			return err
+		}
+		out, err = s.getRow(ctx, tx, res, o, newKey)
+		return err
+	})
+	if err != nil {
+		return nil, err
+	}
+	s.output(res, o, out)
+	return out, nil
+}
+
+// Delete removes an object; one still referenced answers ErrReferenced.
+func (s *Store) Delete(ctx context.Context, res *Resource, o Owner, key string) error {
+	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+		old, err := s.getRow(ctx, tx, res, o, key)
+		if err != nil {
+			return err
+		}
+		if h, ok := res.Hooks.(beforeDeleter); ok {
+			if err := h.beforeDelete(ctx, &txStore{s, tx}, o, old); err != nil {
+				return err
+			}
+		}
+		where, args := ownerWhere(res, o)
+		col := res.KeyField()
+		if res.HasID() || res.Singleton {
+			col = "id"
+		}
+		if _, err := tx.ExecContext(ctx, "DELETE FROM "+res.Table+" WHERE "+where+" AND "+col+" = ?", append(args, old[col])...); err != nil {
+			return fmt.Errorf("delete %s %q: %w", res.Title, key, s.dialect.translate(err))
+		}
+		return s.releaseNumbers(ctx, tx, res, o, old)
+	})
+}
+
+// checkRefs verifies that every referenced id exists, and for tenant
+// resources that it belongs to the same tenant: a foreign key alone would
+// let one tenant point at another tenant's objects.
+func (s *Store) checkRefs(ctx context.Context, q querier, res *Resource, o Owner, rec Record) error {
+	verr := &ValidationError{}
+	for _, f := range res.Fields {
+		v, ok := rec[f.Name]
+		if f.Ref == "" || !ok || v == nil || !f.Stored() {
+			continue
+		}
+		target := s.reg.Resource(f.Ref)
+		col := "id"
+		if f.Type == String {
+			col = target.KeyField()
+		}
+		if target.Scope == TenantScope && res.Scope != TenantScope {
+			continue // a platform object names its tenant itself; its hook checks these
+		}
+		where := col + " = ?"
+		args := []any{v}
+		if target.Scope == TenantScope {
+			where += " AND tenant_id = ?"
+			args = append(args, o.TenantID)
+		}
+		var n int
+		if err := q.GetContext(ctx, &n, "SELECT COUNT(*) FROM "+target.Table+" WHERE "+where, args...); err != nil {
+			return fmt.Errorf("check %s: %w", f.Name, s.dialect.translate(err))
+		}
+		if n == 0 {
+			verr.add(f.Name, "%s %v does not exist", target.Title, v)
+		}
+	}
+	return verr.orNil()
+}

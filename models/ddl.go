@@ -1,0 +1,126 @@
+package models
+
+import (
+	"fmt"
+	"strings"
+)
+
+// DDL renders a CREATE TABLE statement for a resource in the dialect. It is
+// the starting point of a new resource's migration file (switchboard
+// schema-sql <resource>), not something run at start: migrations are
+// reviewed, numbered files, and a test checks they carry every field.
+func DDL(res *Resource, d Dialect) string {
+	var cols []string
+	if !res.Singleton || res.Scope == TenantScope {
+		cols = append(cols, d.autoID())
+	}
+	if res.Scope == TenantScope {
+		cols = append(cols, "tenant_id "+d.intType()+" NOT NULL")
+	}
+	uniqueCols := map[string]bool{}
+	for _, u := range res.Unique {
+		for _, c := range u {
+			uniqueCols[c] = true
+		}
+	}
+	for _, f := range res.Fields {
+		if !f.Stored() {
+			continue
+		}
+		cols = append(cols, f.Name+" "+d.columnType(f, uniqueCols[f.Name]))
+	}
+	cols = append(cols, "created_at "+d.timeType()+" NOT NULL", "updated_at "+d.timeType()+" NOT NULL")
+	if res.Scope == TenantScope {
+		cols = append(cols, "FOREIGN KEY (tenant_id) REFERENCES tenants(id)")
+	}
+	for _, f := range res.Fields {
+		if f.Ref == "" || !f.Stored() || f.Type != Int {
+			continue
+		}
+		cols = append(cols, fmt.Sprintf("FOREIGN KEY (%s) REFERENCES %s(id)", f.Name, refTable(f.Ref)))
+	}
+	if res.Singleton && res.Scope == TenantScope {
+		cols = append(cols, "UNIQUE (tenant_id)")
+	}
+	for _, u := range res.Unique {
+		key := u
+		if res.Scope == TenantScope {
+			key = append([]string{"tenant_id"}, u...)
+		}
+		if d.SQLite {
+			cols = append(cols, "UNIQUE ("+strings.Join(key, ", ")+")")
+		} else {
+			cols = append(cols, fmt.Sprintf("UNIQUE KEY uq_%s_%s (%s)", res.Table, strings.Join(u, "_"), strings.Join(key, ", ")))
+		}
+	}
+	suffix := ""
+	if !d.SQLite {
+		suffix = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
+	}
+	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (\n  %s\n)%s;\n", res.Table, strings.Join(cols, ",\n  "), suffix)
+}
+
+// refTable maps a referenced resource name to its table (they match except
+// for declared exceptions).
+func refTable(name string) string {
+	for _, r := range Resources {
+		if r.Name == name {
+			return r.Table
+		}
+	}
+	return name
+}
+
+func (d Dialect) intType() string {
+	if d.SQLite {
+		return "INTEGER"
+	}
+	return "BIGINT"
+}
+
+func (d Dialect) timeType() string {
+	if d.SQLite {
+		return "TEXT"
+	}
+	return "VARCHAR(32)"
+}
+
+func (d Dialect) columnType(f *Field, unique bool) string {
+	null := " NULL"
+	if f.Required {
+		null = " NOT NULL"
+	}
+	switch f.Type {
+	case Int:
+		return d.intType() + null
+	case Bool:
+		if d.SQLite {
+			return "INTEGER NOT NULL DEFAULT 0"
+		}
+		return "TINYINT(1) NOT NULL DEFAULT 0"
+	case Number:
+		if d.SQLite {
+			return "REAL" + null
+		}
+		return "DOUBLE" + null
+	case Time:
+		return d.timeType() + " NULL"
+	case String:
+		if d.SQLite {
+			if unique {
+				return "TEXT COLLATE NOCASE" + null
+			}
+			return "TEXT" + null
+		}
+		n := f.MaxLen
+		if n == 0 {
+			n = defaultMaxLen
+		}
+		if f.Secret != NotSecret {
+			return "TEXT" + null
+		}
+		return fmt.Sprintf("VARCHAR(%d)%s", n, null)
+	}
+	// lists, objects and destinations are JSON text
+	return "TEXT" + null
+}

@@ -1,0 +1,97 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/go-sql-driver/mysql"
+	"modernc.org/sqlite"
+	sqlite3 "modernc.org/sqlite/lib"
+)
+
+// Dialect holds the few things MySQL and SQLite do differently, chosen once
+// when the store opens instead of scattered if-statements.
+type Dialect struct {
+	Name   string
+	SQLite bool
+}
+
+var (
+	mysqlDialect  = Dialect{Name: "mysql"}
+	sqliteDialect = Dialect{Name: "sqlite", SQLite: true}
+)
+
+// translate maps driver errors to the package's sentinels (dberr in the
+// style guide): unique violations become ErrConflict, foreign-key
+// violations ErrReferenced or a validation error. Driver text never leaves.
+func (d Dialect) translate(err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, errNoRows) {
+		return ErrNotFound
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1062:
+			return &ConflictError{Msg: "already exists: " + duplicateKey(me.Message)}
+		case 1451:
+			return fmt.Errorf("%w: other objects use it", ErrReferenced)
+		case 1452:
+			return FieldError("reference", "refers to an object that does not exist")
+		}
+		return err
+	}
+	var se *sqlite.Error
+	if errors.As(err, &se) {
+		switch se.Code() {
+		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
+			return &ConflictError{Msg: "already exists: " + duplicateKey(se.Error())}
+		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
+			return fmt.Errorf("%w: a reference does not resolve or other objects use it", ErrReferenced)
+		}
+	}
+	return err
+}
+
+// duplicateKey pulls the key name out of a driver's duplicate message so a
+// 409 can say what clashed without echoing driver text.
+func duplicateKey(msg string) string {
+	if i := strings.LastIndex(msg, "key '"); i >= 0 {
+		k := strings.TrimSuffix(msg[i+5:], "'")
+		if j := strings.LastIndex(k, "."); j >= 0 {
+			k = k[j+1:]
+		}
+		return k
+	}
+	if i := strings.Index(msg, "failed: "); i >= 0 {
+		return strings.TrimSuffix(msg[i+8:], ")")
+	}
+	return "unique key"
+}
+
+// autoID is the primary key column declaration.
+func (d Dialect) autoID() string {
+	if d.SQLite {
+		return "id INTEGER PRIMARY KEY AUTOINCREMENT"
+	}
+	return "id BIGINT NOT NULL AUTO_INCREMENT PRIMARY KEY"
+}
+
+// insertIgnore starts an insert that skips rows whose key exists.
+func (d Dialect) insertIgnore() string {
+	if d.SQLite {
+		return "INSERT OR IGNORE"
+	}
+	return "INSERT IGNORE"
+}
+
+// DialectNamed returns the dialect called name ("mysql" or "sqlite").
+func DialectNamed(name string) Dialect {
+	if name == "sqlite" {
+		return sqliteDialect
+	}
+	return mysqlDialect
+}

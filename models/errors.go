@@ -1,0 +1,67 @@
+package models
+
+import (
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Sentinel errors the HTTP layer maps to status codes.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrConflict = errors.New("already exists")
+	// ErrReferenced means the object is still used by another one.
+	ErrReferenced = errors.New("still referenced")
+)
+
+// ConflictError names what a create or update collided with.
+type ConflictError struct{ Msg string }
+
+func (e *ConflictError) Error() string { return e.Msg }
+
+// Unwrap makes errors.Is(err, ErrConflict) true.
+func (e *ConflictError) Unwrap() error { return ErrConflict }
+
+// ValidationError lists each bad field with the reason.
+type ValidationError struct {
+	Fields map[string]string
+}
+
+func (e *ValidationError) Error() string {
+	names := make([]string, 0, len(e.Fields))
+	for n := range e.Fields {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	parts := make([]string, len(names))
+	for i, n := range names {
+		parts[i] = n + ": " + e.Fields[n]
+	}
+	return "invalid input: " + strings.Join(parts, "; ")
+}
+
+// add records a problem with field (the first one wins).
+func (e *ValidationError) add(field, format string, args ...any) {
+	if e.Fields == nil {
+		e.Fields = map[string]string{}
+	}
+	if _, ok := e.Fields[field]; !ok {
+		e.Fields[field] = fmt.Sprintf(format, args...)
+	}
+}
+
+// orNil returns e when it holds problems.
+func (e *ValidationError) orNil() error {
+	if len(e.Fields) == 0 {
+		return nil
+	}
+	return e
+}
+
+// FieldError builds a ValidationError for one field.
+func FieldError(field, format string, args ...any) *ValidationError {
+	e := &ValidationError{}
+	e.add(field, format, args...)
+	return e
+}

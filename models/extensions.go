@@ -1,0 +1,41 @@
+package models
+
+import (
+	"context"
+	"fmt"
+	"strings"
+)
+
+// extensionHooks fill the default caller id and expose the SIP auth id.
+type extensionHooks struct{}
+
+var (
+	_ beforeSaver = extensionHooks{}
+	_ outputter   = extensionHooks{}
+)
+
+func (extensionHooks) beforeSave(_ context.Context, _ *txStore, _ Owner, old, patch Record) error {
+	if err := checkTimezone("timezone", patch["timezone"]); err != nil {
+		return err
+	}
+	if old == nil && patch["callerid"] == nil {
+		name := strings.TrimSpace(fmt.Sprintf("%s %s", str(patch["first_name"]), str(patch["last_name"])))
+		if strings.ContainsAny(name, `"<>`) {
+			name = ""
+		}
+		patch["callerid"] = fmt.Sprintf(`%s <%s>`, name, patch["name"])
+		if name == "" {
+			patch["callerid"] = fmt.Sprintf(`<%s>`, patch["name"])
+		}
+	}
+	return nil
+}
+
+func (extensionHooks) output(o Owner, rec Record) {
+	rec["sip_auth_id"] = fmt.Sprintf("%v-%s", rec["name"], o.Tenant)
+}
+
+func str(v any) string {
+	s, _ := v.(string)
+	return s
+}

@@ -1,0 +1,219 @@
+// Package models holds Switchboard's domain: the resource registry that
+// declares every configuration resource once, validation, and the stores
+// (sqlx over MySQL or SQLite).
+package models
+
+import (
+	"fmt"
+	"regexp"
+	"sort"
+)
+
+// Scope says where a resource lives.
+type Scope int
+
+const (
+	// Platform resources live at /api/<path>/.
+	Platform Scope = iota
+	// TenantScope resources live at /api/tenants/<tenant>/<path>/.
+	TenantScope
+)
+
+// FieldType is the JSON type of a field; it also decides the column type.
+type FieldType int
+
+// Field types.
+const (
+	String FieldType = iota
+	Int
+	Bool
+	Number
+	Time        // RFC 3339 UTC text
+	StringList  // JSON array of strings
+	IntList     // JSON array of integers
+	Object      // JSON object with Props
+	ObjectList  // JSON array of objects with Props
+	Destination // {"type","target"}: where a call goes
+)
+
+// SecretKind says how a write-only secret is kept.
+type SecretKind int
+
+const (
+	// NotSecret fields are returned by GET.
+	NotSecret SecretKind = iota
+	// Encrypted secrets are needed in clear by FreeSWITCH or a third party
+	// (SIP secrets, trunk passwords), so they are sealed with the server key.
+	Encrypted
+	// Hashed secrets are only ever verified by us (passwords, API keys).
+	Hashed
+)
+
+// Field declares one field of a resource.
+type Field struct {
+	Name     string
+	Type     FieldType
+	Doc      string
+	Required bool
+	Default  any
+	// MaxLen bounds strings (in characters); 0 means the type's default.
+	MaxLen int
+	// Min and Max bound integers when HasRange is set.
+	Min, Max int64
+	HasRange bool
+	Pattern  string
+	Enum     []string
+	// Ref names the resource an integer id (or name) refers to, in the same tenant
+	// for tenant resources.
+	Ref    string
+	Secret SecretKind
+	// Generate makes a missing secret be generated and returned once.
+	Generate func() string
+	ReadOnly bool
+	// Immutable fields are set on create and refused on update.
+	Immutable bool
+	// Input fields are accepted on create only and never stored (tenant_to_clone).
+	Input bool
+	// NoExpand refuses FreeSWITCH variable syntax ("${", "$${"), for values
+	// that reach dialplan data or channel variables.
+	NoExpand bool
+	// NumberPlan puts the value into the tenant's shared number plan.
+	NumberPlan bool
+	// Props are the members of Object and ObjectList fields.
+	Props []*Field
+	// MaxItems bounds list fields.
+	MaxItems int
+	// DestTypes limits Destination fields to these types (nil: all).
+	DestTypes []string
+
+	re *regexp.Regexp
+}
+
+// Stored reports whether the field has a column.
+func (f *Field) Stored() bool { return !f.Input }
+
+// Resource declares one configuration resource: routes, validation, the
+// OpenAPI schema and the schema checks all come from it.
+type Resource struct {
+	// Name is the registry name and path segment (extensions, sip_trunks).
+	Name   string
+	Title  string // human singular, for docs
+	Scope  Scope
+	Table  string
+	Fields []*Field
+	// Key is the field addressing one object in paths; "" means id.
+	Key string
+	// Singleton resources have one object per tenant (GET/PUT on the path).
+	Singleton bool
+	// Hooks adds behaviour beyond CRUD (see hooks.go).
+	Hooks any
+	// Order is the stable list order (a column); default the key.
+	Order string
+	// CloneFlag names the tenant_* clone flag that copies this resource.
+	CloneFlag string
+	// Unique lists the unique keys (columns; tenant resources get tenant_id
+	// prepended). The database enforces them: duplicates answer 409.
+	Unique [][]string
+
+	byName map[string]*Field
+}
+
+// Field returns the named field or nil.
+func (r *Resource) Field(name string) *Field { return r.byName[name] }
+
+// KeyField is the column that addresses objects in paths.
+func (r *Resource) KeyField() string {
+	if r.Key == "" {
+		return "id"
+	}
+	return r.Key
+}
+
+// HasID reports whether rows carry a generated integer id exposed as "id".
+func (r *Resource) HasID() bool { return r.Key == "" && !r.Singleton }
+
+// Registry is the checked set of resources.
+type Registry struct {
+	list   []*Resource
+	byName map[string]*Resource
+}
+
+var identRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
+
+// NewRegistry checks the declarations the way a compiler would: unique
+// names, safe identifiers, compilable patterns, references that resolve.
+// A bad declaration is a programming error, caught at start and in tests.
+func NewRegistry(resources []*Resource) (*Registry, error) {
+	reg := &Registry{byName: map[string]*Resource{}}
+	tables := map[string]bool{}
+	for _, r := range resources {
+		if !identRE.MatchString(r.Name) || !identRE.MatchString(r.Table) {
+			return nil, fmt.Errorf("resource %q: name and table must be identifiers", r.Name)
+		}
+		if reg.byName[r.Name] != nil || tables[r.Table] {
+			return nil, fmt.Errorf("resource %q: duplicate name or table", r.Name)
+		}
+		tables[r.Table] = true
+		r.byName = map[string]*Field{}
+		if err := checkFields(r.Name, r.Fields, r.byName); err != nil {
+			return nil, err
+		}
+		if r.Key != "" && r.byName[r.Key] == nil {
+			return nil, fmt.Errorf("resource %q: key %q is not a field", r.Name, r.Key)
+		}
+		reg.byName[r.Name] = r
+		reg.list = append(reg.list, r)
+	}
+	for _, r := range reg.list {
+		for _, f := range r.Fields {
+			if f.Ref != "" && reg.byName[f.Ref] == nil {
+				return nil, fmt.Errorf("resource %q field %q: unknown reference %q", r.Name, f.Name, f.Ref)
+			}
+		}
+	}
+	return reg, nil
+}
+
+func checkFields(res string, fields []*Field, into map[string]*Field) error {
+	for _, f := range fields {
+		if !identRE.MatchString(f.Name) {
+			return fmt.Errorf("resource %q: field name %q is not an identifier", res, f.Name)
+		}
+		if into[f.Name] != nil {
+			return fmt.Errorf("resource %q: duplicate field %q", res, f.Name)
+		}
+		if f.Pattern != "" {
+			re, err := regexp.Compile(f.Pattern)
+			if err != nil {
+				return fmt.Errorf("resource %q field %q: pattern: %w", res, f.Name, err)
+			}
+			f.re = re
+		}
+		if (f.Type == Object || f.Type == ObjectList) && len(f.Props) == 0 {
+			return fmt.Errorf("resource %q field %q: object without props", res, f.Name)
+		}
+		if len(f.Props) > 0 {
+			if err := checkFields(res+"."+f.Name, f.Props, map[string]*Field{}); err != nil {
+				return err
+			}
+		}
+		into[f.Name] = f
+	}
+	return nil
+}
+
+// Resources returns every resource in declaration order.
+func (reg *Registry) Resources() []*Resource { return reg.list }
+
+// Resource returns the named resource or nil.
+func (reg *Registry) Resource(name string) *Resource { return reg.byName[name] }
+
+// Names returns the sorted resource names.
+func (reg *Registry) Names() []string {
+	names := make([]string, 0, len(reg.list))
+	for _, r := range reg.list {
+		names = append(names, r.Name)
+	}
+	sort.Strings(names)
+	return names
+}

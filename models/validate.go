@@ -1,0 +1,326 @@
+package models
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Record is one object as the API sees it: JSON-shaped values (string,
+// int64, float64, bool, []any, map[string]any, nil).
+type Record map[string]any
+
+// Mode says whether input creates or updates an object.
+type Mode int
+
+// Modes of Validate.
+const (
+	Create Mode = iota
+	Update
+)
+
+const defaultMaxLen = 255
+
+// Validate checks raw JSON input (decoded with UseNumber) against the
+// resource's fields and returns the normalised record. On Create it applies
+// defaults and generates secrets; on Update only the given fields are kept.
+// Unknown, read-only and (on update) immutable fields are refused.
+func Validate(res *Resource, input map[string]any, mode Mode) (Record, error) {
+	verr := &ValidationError{}
+	out := Record{}
+	for name, raw := range input {
+		f := res.Field(name)
+		switch {
+		case f == nil:
+			verr.add(name, "unknown field")
+			continue
+		case f.ReadOnly:
+			verr.add(name, "read-only field")
+			continue
+		case mode == Update && (f.Immutable || f.Input):
+			verr.add(name, "cannot be changed")
+			continue
+		}
+		if raw == nil {
+			if f.Required {
+				verr.add(name, "required")
+			} else {
+				out[name] = nil
+			}
+			continue
+		}
+		v, msg := normalise(f, raw)
+		if msg != "" {
+			verr.add(name, "%s", msg)
+			continue
+		}
+		out[name] = v
+	}
+	if mode == Create {
+		for _, f := range res.Fields {
+			if _, ok := out[f.Name]; ok || verr.Fields[f.Name] != "" {
+				continue
+			}
+			switch {
+			case f.Generate != nil:
+				out[f.Name] = f.Generate()
+			case f.Default != nil:
+				out[f.Name] = cloneDefault(f.Default)
+			case f.Required:
+				verr.add(f.Name, "required")
+			}
+		}
+	}
+	return out, verr.orNil()
+}
+
+func cloneDefault(v any) any {
+	if l, ok := v.([]any); ok {
+		return append([]any(nil), l...)
+	}
+	if n, ok := v.(int); ok {
+		return int64(n)
+	}
+	return v
+}
+
+// normalise checks one value against its field and returns it in canonical
+// form, or a message saying what is wrong.
+func normalise(f *Field, raw any) (any, string) {
+	switch f.Type {
+	case String, Time:
+		s, ok := raw.(string)
+		if !ok {
+			return nil, "must be a string"
+		}
+		return checkString(f, s)
+	case Int:
+		n, ok := asInt(raw)
+		if !ok {
+			return nil, "must be an integer"
+		}
+		if f.HasRange && (n < f.Min || n > f.Max) {
+			return nil, fmt.Sprintf("must be between %d and %d", f.Min, f.Max)
+		}
+		if f.Ref != "" && n <= 0 {
+			return nil, "must be a positive id"
+		}
+		return n, ""
+	case Number:
+		num, ok := raw.(json.Number)
+		if !ok {
+			return nil, "must be a number"
+		}
+		x, err := num.Float64()
+		if err != nil || math.IsInf(x, 0) || math.IsNaN(x) {
+			return nil, "must be a number"
+		}
+		return x, ""
+	case Bool:
+		b, ok := raw.(bool)
+		if !ok {
+			return nil, "must be a boolean"
+		}
+		return b, ""
+	case StringList, IntList:
+		return normaliseList(f, raw)
+	case Object:
+		return normaliseObject(f.Props, raw)
+	case ObjectList:
+		list, ok := raw.([]any)
+		if !ok {
+			return nil, "must be an array"
+		}
+		if f.MaxItems > 0 && len(list) > f.MaxItems {
+			return nil, fmt.Sprintf("at most %d items", f.MaxItems)
+		}
+		if f.Required && len(list) == 0 {
+			return nil, "at least one item is required"
+		}
+		out := make([]any, len(list))
+		for i, item := range list {
+			v, msg := normaliseObject(f.Props, item)
+			if msg != "" {
+				return nil, fmt.Sprintf("item %d: %s", i, msg)
+			}
+			out[i] = v
+		}
+		return out, ""
+	case Destination:
+		return normaliseDestination(f, raw)
+	}
+	return nil, "unsupported type"
+}
+
+func asInt(raw any) (int64, bool) {
+	num, ok := raw.(json.Number)
+	if !ok {
+		return 0, false
+	}
+	n, err := num.Int64()
+	return n, err == nil
+}
+
+func checkString(f *Field, s string) (any, string) {
+	if !utf8.ValidString(s) {
+		return nil, "must be valid UTF-8"
+	}
+	max := f.MaxLen
+	if max == 0 {
+		max = defaultMaxLen
+	}
+	if utf8.RuneCountInString(s) > max {
+		return nil, fmt.Sprintf("at most %d characters", max)
+	}
+	for _, r := range s {
+		if unicode.IsControl(r) {
+			return nil, "must not contain control characters"
+		}
+	}
+	if f.NoExpand && strings.Contains(s, "${") {
+		return nil, "must not contain ${ (FreeSWITCH variable syntax)"
+	}
+	if len(f.Enum) > 0 && !contains(f.Enum, s) {
+		return nil, "must be one of " + strings.Join(f.Enum, ", ")
+	}
+	if f.re != nil && !f.re.MatchString(s) {
+		return nil, "has an invalid format (" + f.Pattern + ")"
+	}
+	if f.Required && strings.TrimSpace(s) == "" {
+		return nil, "required"
+	}
+	return s, ""
+}
+
+func normaliseList(f *Field, raw any) (any, string) {
+	list, ok := raw.([]any)
+	if !ok {
+		return nil, "must be an array"
+	}
+	if f.MaxItems > 0 && len(list) > f.MaxItems {
+		return nil, fmt.Sprintf("at most %d items", f.MaxItems)
+	}
+	if f.Required && len(list) == 0 {
+		return nil, "at least one item is required"
+	}
+	item := &Field{Type: String, MaxLen: f.MaxLen, Pattern: f.Pattern, Enum: f.Enum, re: f.re, NoExpand: true}
+	if f.Type == IntList {
+		item = &Field{Type: Int}
+	}
+	out := make([]any, len(list))
+	for i, raw := range list {
+		v, msg := normalise(item, raw)
+		if msg != "" {
+			return nil, fmt.Sprintf("item %d: %s", i, msg)
+		}
+		out[i] = v
+	}
+	return out, ""
+}
+
+func normaliseObject(props []*Field, raw any) (any, string) {
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return nil, "must be an object"
+	}
+	out := map[string]any{}
+	for k, v := range obj {
+		p := findField(props, k)
+		if p == nil {
+			return nil, fmt.Sprintf("%s: unknown field", k)
+		}
+		if v == nil {
+			continue
+		}
+		nv, msg := normalise(p, v)
+		if msg != "" {
+			return nil, fmt.Sprintf("%s: %s", k, msg)
+		}
+		out[k] = nv
+	}
+	for _, p := range props {
+		if _, ok := out[p.Name]; ok {
+			continue
+		}
+		if p.Default != nil {
+			out[p.Name] = cloneDefault(p.Default)
+		} else if p.Required {
+			return nil, fmt.Sprintf("%s: required", p.Name)
+		}
+	}
+	return out, ""
+}
+
+func findField(fields []*Field, name string) *Field {
+	for _, f := range fields {
+		if f.Name == name {
+			return f
+		}
+	}
+	return nil
+}
+
+// destinationTargets says what a destination's target must look like.
+var destinationTargets = map[string]*regexp.Regexp{
+	"extension":          regexp.MustCompile(patNumber),
+	"voicemail":          regexp.MustCompile(patNumber),
+	"special_mailbox":    regexp.MustCompile(patNumber),
+	"queue":              regexp.MustCompile(patNumber),
+	"hunt_group":         regexp.MustCompile(patNumber),
+	"ivr":                regexp.MustCompile(patNumber),
+	"conference":         regexp.MustCompile(patNumber),
+	"routing_condition":  regexp.MustCompile(patNumber),
+	"special_endpoint":   regexp.MustCompile(patNumber),
+	"directory":          regexp.MustCompile(patNumber),
+	"external":           regexp.MustCompile(patDialable),
+	"prompt_then_hangup": regexp.MustCompile(`^[0-9]{1,18}$`),
+	"hangup":             regexp.MustCompile(`^([A-Z_]{3,40})?$`),
+}
+
+func normaliseDestination(f *Field, raw any) (any, string) {
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return nil, `must be an object {"type","target"}`
+	}
+	for k := range obj {
+		if k != "type" && k != "target" {
+			return nil, k + ": unknown field"
+		}
+	}
+	typ, _ := obj["type"].(string)
+	rule := destinationTargets[typ]
+	if rule == nil || (len(f.DestTypes) > 0 && !contains(f.DestTypes, typ)) {
+		allowed := f.DestTypes
+		if len(allowed) == 0 {
+			allowed = destinationTypes
+		}
+		return nil, "type must be one of " + strings.Join(allowed, ", ")
+	}
+	target, _ := obj["target"].(string)
+	if _, isStr := obj["target"].(string); obj["target"] != nil && !isStr {
+		return nil, "target must be a string"
+	}
+	if typ != "hangup" && target == "" {
+		return nil, "target is required"
+	}
+	if !rule.MatchString(target) {
+		return nil, "target has an invalid format for type " + typ
+	}
+	return map[string]any{"type": typ, "target": target}, ""
+}
+
+func contains(list []string, s string) bool {
+	for _, v := range list {
+		if v == s {
+			return true
+		}
+	}
+	return false
+}
+
+// DestinationTypes lists the destination types (for documentation).
+func DestinationTypes() []string { return append([]string(nil), destinationTypes...) }

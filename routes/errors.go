@@ -1,0 +1,91 @@
+package routes
+
+import (
+	"errors"
+	"log/slog"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/models"
+)
+
+// apiError is an error with the status and machine code the client sees.
+type apiError struct {
+	Status int
+	Code   string
+	Msg    string
+}
+
+func (e *apiError) Error() string { return e.Msg }
+
+func newError(status int, code, msg string) *apiError {
+	return &apiError{Status: status, Code: code, Msg: msg}
+}
+
+// errorBody is the one error shape: {"error","code"} plus fields for validation.
+type errorBody struct {
+	Error  string            `json:"error"`
+	Code   string            `json:"code"`
+	Fields map[string]string `json:"fields,omitempty"`
+}
+
+// errorHandler is the only place errors become responses. Handlers return
+// errors; driver text and internals never reach the client.
+func errorHandler(c *fiber.Ctx, err error) error {
+	status, body := classify(err)
+	if status >= 500 {
+		logger(c).Error("request failed", "status", status, "error", err)
+	} else {
+		logger(c).Debug("request refused", "status", status, "error", err)
+	}
+	if status == fiber.StatusUnauthorized && c.Locals(basicChallengeKey) != nil {
+		c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="switchboard", charset="UTF-8"`)
+	}
+	return c.Status(status).JSON(body)
+}
+
+func classify(err error) (int, errorBody) {
+	var ae *apiError
+	var ve *models.ValidationError
+	var ce *models.ConflictError
+	var cmdErr *esl.CommandError
+	var fe *fiber.Error
+	switch {
+	case errors.As(err, &ae):
+		return ae.Status, errorBody{Error: ae.Msg, Code: ae.Code}
+	case errors.As(err, &ve):
+		return fiber.StatusBadRequest, errorBody{Error: "invalid input", Code: "validation_failed", Fields: ve.Fields}
+	case errors.As(err, &ce):
+		return fiber.StatusConflict, errorBody{Error: ce.Msg, Code: "conflict"}
+	case errors.Is(err, models.ErrNotFound):
+		return fiber.StatusNotFound, errorBody{Error: "not found", Code: "not_found"}
+	case errors.Is(err, models.ErrReferenced):
+		return fiber.StatusConflict, errorBody{Error: "the object is still in use by other objects", Code: "still_referenced"}
+	case errors.As(err, &cmdErr):
+		return fiber.StatusBadGateway, errorBody{Error: "FreeSWITCH refused: " + cmdErr.Reply, Code: "freeswitch_error"}
+	case errors.Is(err, esl.ErrNodeDown), errors.Is(err, esl.ErrDisconnected), errors.Is(err, esl.ErrUnknownNode):
+		return fiber.StatusServiceUnavailable, errorBody{Error: "FreeSWITCH node unavailable: " + err.Error(), Code: "freeswitch_unavailable"}
+	case errors.As(err, &fe):
+		return fe.Code, errorBody{Error: fe.Message, Code: fiberCode(fe.Code)}
+	}
+	return fiber.StatusInternalServerError, errorBody{Error: "internal error", Code: "internal"}
+}
+
+func fiberCode(status int) string {
+	switch status {
+	case fiber.StatusRequestEntityTooLarge:
+		return "body_too_large"
+	case fiber.StatusNotFound:
+		return "not_found"
+	case fiber.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	case fiber.StatusBadRequest:
+		return "bad_request"
+	case fiber.StatusUnsupportedMediaType:
+		return "unsupported_media_type"
+	}
+	return "http_error"
+}
+
+var _ = slog.LevelDebug

@@ -1,0 +1,43 @@
+package routes
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+func (s *server) healthz(c *fiber.Ctx) error {
+	return c.JSON(fiber.Map{"status": "ok"})
+}
+
+// readyz answers 200 only when the database, Redis and any extra
+// dependency answer; load balancers take a replica out otherwise.
+func (s *server) readyz(c *fiber.Ctx) error {
+	ctx, cancel := context.WithTimeout(c.UserContext(), 2*time.Second)
+	defer cancel()
+	checks := map[string]string{}
+	ok := true
+	record := func(name string, err error) {
+		if err != nil {
+			checks[name] = err.Error()
+			ok = false
+			return
+		}
+		checks[name] = "ok"
+	}
+	record("database", s.Store.Ping(ctx))
+	record("redis", s.Redis.Ping(ctx).Err())
+	for name, check := range s.Ready {
+		record(name, check(ctx))
+	}
+	status := fiber.StatusOK
+	state := "ready"
+	if !ok {
+		status, state = fiber.StatusServiceUnavailable, "not ready"
+	}
+	return c.Status(status).JSON(fiber.Map{"status": state, "checks": checks})
+}
+
+func itoa(v any) string { return fmt.Sprint(v) }

@@ -1,0 +1,83 @@
+package routes
+
+import (
+	"github.com/gofiber/fiber/v2"
+)
+
+// API keys: platform credentials manage every key; a tenant key with
+// keys.manage manages its own tenant's keys and cannot grant more than it holds.
+
+func (s *server) keyScope(c *fiber.Ctx) (tenant string, err error) {
+	p := principal(c)
+	if !p.Can("keys.manage") || p.Kind == "user_key" {
+		return "", newError(fiber.StatusForbidden, "forbidden", "this credential may not manage API keys")
+	}
+	if p.Platform() {
+		return "", nil
+	}
+	if p.Kind == "tenant_key" {
+		return p.Tenant, nil
+	}
+	return "", newError(fiber.StatusForbidden, "forbidden", "API keys are managed with a platform or tenant credential")
+}
+
+func (s *server) createKey(c *fiber.Ctx) error {
+	scope, err := s.keyScope(c)
+	if err != nil {
+		return err
+	}
+	in, err := decodeObject(c)
+	if err != nil {
+		return err
+	}
+	p := principal(c)
+	if scope != "" {
+		if t, _ := in["tenant"].(string); t == "" || !p.MayTenant(t) {
+			return newError(fiber.StatusForbidden, "forbidden", "a tenant key may only create keys of its own tenant")
+		}
+		if p.perms != nil {
+			perms, _ := in["permissions"].([]any)
+			if len(perms) == 0 {
+				return newError(fiber.StatusForbidden, "forbidden", "name the permissions: a key cannot grant more than it holds")
+			}
+			for _, perm := range perms {
+				if ps, _ := perm.(string); !p.perms[ps] {
+					return newError(fiber.StatusForbidden, "forbidden", "a key cannot grant a permission it does not hold")
+				}
+			}
+		}
+	}
+	rec, err := s.Store.CreateKey(c.UserContext(), in, p.Name)
+	if err != nil {
+		return err
+	}
+	c.Location("/api/key/" + itoa(rec["id"]))
+	return c.Status(fiber.StatusCreated).JSON(rec)
+}
+
+func (s *server) listKeys(c *fiber.Ctx) error {
+	scope, err := s.keyScope(c)
+	if err != nil {
+		return err
+	}
+	page, err := pageParams(c)
+	if err != nil {
+		return err
+	}
+	recs, total, err := s.Store.ListKeys(c.UserContext(), scope, page)
+	if err != nil {
+		return err
+	}
+	return sendPage(c, recs, total, page)
+}
+
+func (s *server) revokeKey(c *fiber.Ctx) error {
+	scope, err := s.keyScope(c)
+	if err != nil {
+		return err
+	}
+	if err := s.Store.RevokeKey(c.UserContext(), c.Params("id"), scope); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}

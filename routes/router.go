@@ -1,0 +1,154 @@
+// Package routes is Switchboard's HTTP surface: the Fiber app, its
+// middleware (request id, auth, tenant scope, errors, limits) and handlers,
+// a file per area. Every route is declared in routeTable, which both
+// registers it and feeds the OpenAPI document.
+package routes
+
+import (
+	"context"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/models"
+)
+
+// Deps is what the HTTP layer needs from the wiring in app.
+type Deps struct {
+	Store   *models.Store
+	Redis   redis.UniversalClient
+	Logger  *slog.Logger
+	BaseURL string
+	// BodyLimit caps request bodies (413 beyond it).
+	BodyLimit int
+	// Changed is called after every configuration write with the tenant it
+	// touched ("" for platform resources), so caches can be invalidated.
+	Changed func(ctx context.Context, tenant string)
+	// Extra lets other areas (FreeSWITCH XML, live calls) add their routes.
+	Extra []Route
+	// Schemas names the request and response shapes of Extra routes.
+	Schemas map[string]any
+	// Ready adds readiness checks beyond the database and Redis.
+	Ready map[string]func(ctx context.Context) error
+}
+
+// Auth says how a route authenticates.
+type Auth int
+
+// Authentication modes.
+const (
+	AuthNone    Auth = iota // public (health, docs)
+	AuthAPI                 // X-API-Key or HTTP Basic
+	AuthKeyOnly             // X-API-Key (action endpoints)
+	AuthCustom              // the handler authenticates (FreeSWITCH XML, webhooks)
+)
+
+// Route declares one endpoint for registration and for the OpenAPI document.
+type Route struct {
+	Method, Path string // Fiber path (:param)
+	Summary      string
+	Tag          string
+	Auth         Auth
+	// Resource and Op describe generated CRUD routes.
+	Resource *models.Resource
+	Op       string // list, get, create, update, delete
+	// Request and Response name schemas in the OpenAPI document
+	// (components/schemas) for hand-written routes.
+	Request, Response string
+	Status            int
+	Query             []string // documented query parameters
+	Produces          string   // content type when not JSON
+	Handler           fiber.Handler
+}
+
+type server struct {
+	Deps
+	auth *authenticator
+}
+
+// New builds the Fiber app with every route.
+func New(d Deps) *fiber.App {
+	if d.Logger == nil {
+		d.Logger = slog.Default()
+	}
+	if d.Changed == nil {
+		d.Changed = func(context.Context, string) {}
+	}
+	if d.BodyLimit == 0 {
+		d.BodyLimit = 1 << 20
+	}
+	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache()}}
+	app := fiber.New(fiber.Config{
+		AppName:               "switchboard",
+		BodyLimit:             d.BodyLimit,
+		ErrorHandler:          errorHandler,
+		DisableStartupMessage: true,
+		ReadTimeout:           30 * time.Second,
+		IdleTimeout:           120 * time.Second,
+	})
+	app.Use(requestContext(d.Logger, 30*time.Second))
+	routes := s.routeTable()
+	for _, r := range routes {
+		handlers := []fiber.Handler{}
+		switch r.Auth {
+		case AuthAPI:
+			handlers = append(handlers, s.auth.middleware(true))
+		case AuthKeyOnly:
+			handlers = append(handlers, s.auth.middleware(false))
+		}
+		app.Add(r.Method, r.Path, append(handlers, r.Handler)...)
+	}
+	doc := openAPIDocument(routes, models.Resources, d.BaseURL, d.Schemas)
+	app.Get("/api/openapi.json", func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+		return c.Send(doc.JSON)
+	})
+	app.Get("/api/openapi.yaml", func(c *fiber.Ctx) error {
+		c.Set(fiber.HeaderContentType, "application/yaml")
+		return c.Send(doc.YAML)
+	})
+	app.Use(func(c *fiber.Ctx) error {
+		return newError(fiber.StatusNotFound, "not_found", "no route for "+c.Method()+" "+c.Path())
+	})
+	return app
+}
+
+// routeTable lists every route the server serves.
+func (s *server) routeTable() []Route {
+	rs := []Route{
+		{Method: "GET", Path: "/healthz", Summary: "Liveness", Tag: "operations", Response: "Health", Handler: s.healthz},
+		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Handler: s.readyz},
+		{Method: "GET", Path: "/apitest/openapi/", Summary: "Interactive API reference", Tag: "operations", Produces: "text/html", Handler: s.apiReference},
+		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
+		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
+		{Method: "DELETE", Path: "/api/key/:id", Summary: "Revoke an API key", Tag: "keys", Auth: AuthAPI, Status: 204, Handler: s.revokeKey},
+	}
+	for _, res := range models.Resources {
+		if !res.Custom() {
+			rs = append(rs, s.crudRoutes(res)...)
+		}
+	}
+	return append(rs, s.Extra...)
+}
+
+// resourcePath is where a resource's collection lives.
+func resourcePath(res *models.Resource) string {
+	if res.Scope == models.TenantScope {
+		return "/api/tenants/:tenant/" + res.Name
+	}
+	return "/api/" + res.Name
+}
+
+// openAPIPath turns a Fiber path into an OpenAPI one.
+func openAPIPath(p string) string {
+	parts := strings.Split(p, "/")
+	for i, part := range parts {
+		if strings.HasPrefix(part, ":") {
+			parts[i] = "{" + strings.TrimPrefix(part, ":") + "}"
+		}
+	}
+	return strings.Join(parts, "/")
+}
