@@ -6,8 +6,11 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
-	"time"
 
+	"github.com/gofiber/fiber/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
 )
 
@@ -31,23 +34,11 @@ func serve(ctx context.Context, env Env) error {
 	}
 	defer stopRedis()
 
-	parts, err := newServices(ctx, cfg, st, rdb, log)
+	app, stopServices, err := Build(ctx, cfg, st, rdb, log)
 	if err != nil {
 		return err
 	}
-	defer parts.stop()
-
-	app := routes.New(routes.Deps{
-		Store:     st,
-		Redis:     rdb,
-		Logger:    log,
-		BaseURL:   cfg.BaseURL,
-		BodyLimit: cfg.BodyLimit,
-		Changed:   parts.changed,
-		Extra:     parts.routes,
-		Schemas:   parts.schemas,
-		Ready:     parts.ready,
-	})
+	defer stopServices()
 	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("SWITCHBOARD_LISTEN: %w", err)
@@ -64,6 +55,26 @@ func serve(ctx context.Context, env Env) error {
 	if err := app.ShutdownWithTimeout(cfg.ShutdownWait); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
-	_ = time.Second
 	return nil
+}
+
+// Build wires the HTTP app and the services behind it over an open store
+// and Redis; serve and the test harness share it.
+func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) (*fiber.App, func(), error) {
+	parts, err := newServices(ctx, cfg, st, rdb, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	app := routes.New(routes.Deps{
+		Store:     st,
+		Redis:     rdb,
+		Logger:    log,
+		BaseURL:   cfg.BaseURL,
+		BodyLimit: cfg.BodyLimit,
+		Changed:   parts.changed,
+		Extra:     parts.routes,
+		Schemas:   parts.schemas,
+		Ready:     parts.ready,
+	})
+	return app, parts.stop, nil
 }

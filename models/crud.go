@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strconv"
 	"strings"
 
@@ -385,4 +386,46 @@ func (s *Store) checkRefs(ctx context.Context, q querier, res *Resource, o Owner
 		}
 	}
 	return verr.orNil()
+}
+
+// Records returns a tenant's (or the platform's) objects of a resource for
+// rendering FreeSWITCH configuration: encrypted secrets are opened (the XML
+// needs SIP secrets and trunk passwords), hashed ones are dropped. where
+// filters on stored columns by equality. Never hand these to API clients.
+func (s *Store) Records(ctx context.Context, res *Resource, o Owner, where map[string]any) ([]Record, error) {
+	cond, args := ownerWhere(res, o)
+	keys := make([]string, 0, len(where))
+	for k := range where {
+		if res.Field(k) == nil && k != "id" {
+			return nil, fmt.Errorf("records %s: unknown column %q", res.Name, k)
+		}
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		cond += " AND " + k + " = ?"
+		args = append(args, where[k])
+	}
+	recs, err := s.queryRecords(ctx, s.db, res, "SELECT "+strings.Join(s.columns(res), ", ")+" FROM "+res.Table+" WHERE "+cond+" ORDER BY id", args...)
+	if err != nil {
+		return nil, fmt.Errorf("records %s: %w", res.Name, err)
+	}
+	for _, rec := range recs {
+		for _, f := range res.Fields {
+			switch {
+			case f.Secret == Encrypted && rec[f.Name] != nil:
+				plain, err := s.sealer.Open(rec[f.Name].(string))
+				if err != nil {
+					return nil, fmt.Errorf("records %s.%s: %w", res.Name, f.Name, err)
+				}
+				rec[f.Name] = plain
+			case f.Secret == Hashed:
+				delete(rec, f.Name)
+			}
+		}
+		if h, ok := res.Hooks.(outputter); ok {
+			h.output(o, rec)
+		}
+	}
+	return recs, nil
 }

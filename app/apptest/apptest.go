@@ -1,0 +1,243 @@
+// Package apptest starts a real Switchboard HTTP server on 127.0.0.1 for
+// tests: the same wiring as `switchboard serve`, over SQLite and the
+// embedded Redis, and again over MySQL and real Redis when
+// SWITCHBOARD_TEST_MYSQL_URL and SWITCHBOARD_TEST_REDIS_URL are set.
+package apptest
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/app"
+	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/models/storetest"
+)
+
+// Server is a running test server.
+type Server struct {
+	URL   string
+	Key   string // a platform API key
+	Store *models.Store
+	Redis redis.UniversalClient
+	Cfg   app.Config
+}
+
+// Env is one backend pairing to run HTTP tests on.
+type Env struct {
+	Name     string
+	DB       storetest.Backend
+	RedisURL string // "" = miniredis
+}
+
+// Envs lists the backend pairings of this run: SQLite with embedded Redis
+// always, MySQL with real Redis when CI provides them.
+func Envs(t testing.TB) []Env {
+	t.Helper()
+	out := []Env{}
+	for _, b := range storetest.Backends(t) {
+		e := Env{Name: b.Name, DB: b}
+		if b.Name == "mysql" {
+			e.RedisURL = os.Getenv("SWITCHBOARD_TEST_REDIS_URL")
+		}
+		out = append(out, e)
+	}
+	return out
+}
+
+// Each runs fn once per backend pairing with a fresh server.
+func Each(t *testing.T, env map[string]string, fn func(t *testing.T, s *Server)) {
+	t.Helper()
+	for _, e := range Envs(t) {
+		t.Run(e.Name, func(t *testing.T) { fn(t, Start(t, e, env)) })
+	}
+}
+
+// TestSecretKey is the hex server key test servers run with.
+const TestSecretKey = "3031323334353637383961626364656630313233343536373839616263646566"
+
+// Start runs a server for the test; env overrides configuration variables.
+func Start(t testing.TB, e Env, env map[string]string) *Server {
+	t.Helper()
+	ctx := context.Background()
+	st := storetest.Open(t, e.DB)
+	rdb := OpenRedis(t, e.RedisURL)
+	defaults := map[string]string{
+		"SWITCHBOARD_DATABASE_URL": e.DB.URL,
+		"SWITCHBOARD_LISTEN":       "127.0.0.1:0",
+		"SWITCHBOARD_SECRET_KEY":   TestSecretKey,
+		"SWITCHBOARD_SIP_DOMAIN":   "sip.test",
+	}
+	getenv := func(k string) string {
+		if v, ok := env[k]; ok {
+			return v
+		}
+		return defaults[k]
+	}
+	cfg, err := app.LoadConfig(getenv)
+	if err != nil {
+		t.Fatalf("config: %v", err)
+	}
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	if os.Getenv("SWITCHBOARD_TEST_LOG") != "" {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	}
+	bctx, cancel := context.WithCancel(ctx)
+	fapp, stop, err := app.Build(bctx, cfg, st, rdb, log)
+	if err != nil {
+		cancel()
+		t.Fatalf("build: %v", err)
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go fapp.Listener(ln) //nolint:errcheck // ends at shutdown
+	t.Cleanup(func() {
+		_ = fapp.ShutdownWithTimeout(5 * time.Second)
+		cancel()
+		stop()
+	})
+	key, err := st.CreateKey(ctx, map[string]any{"name": "test platform key"}, "test")
+	if err != nil {
+		t.Fatalf("platform key: %v", err)
+	}
+	return &Server{URL: "http://" + ln.Addr().String(), Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg}
+}
+
+// OpenRedis connects to url, or to a fresh miniredis when url is "".
+func OpenRedis(t testing.TB, url string) redis.UniversalClient {
+	t.Helper()
+	if url == "" {
+		m := miniredis.RunT(t)
+		url = "redis://" + m.Addr() + "/0"
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatalf("redis url: %v", err)
+	}
+	rdb := redis.NewClient(opts)
+	if err := rdb.Ping(context.Background()).Err(); err != nil {
+		if os.Getenv("CI") == "" {
+			t.Skipf("redis unreachable: %v", err)
+		}
+		t.Fatalf("redis: %v", err)
+	}
+	t.Cleanup(func() { rdb.Close() })
+	return rdb
+}
+
+// Response is what a test request got back.
+type Response struct {
+	Status int
+	Header http.Header
+	Body   []byte
+}
+
+// JSON decodes the body into v.
+func (r *Response) JSON(t testing.TB, v any) {
+	t.Helper()
+	if err := json.Unmarshal(r.Body, v); err != nil {
+		t.Fatalf("decode %s: %v", r.Body, err)
+	}
+}
+
+// Map decodes a JSON object body.
+func (r *Response) Map(t testing.TB) map[string]any {
+	t.Helper()
+	var m map[string]any
+	r.JSON(t, &m)
+	return m
+}
+
+// Code returns the error code of an error body.
+func (r *Response) Code(t testing.TB) string {
+	t.Helper()
+	code, _ := r.Map(t)["code"].(string)
+	return code
+}
+
+// Expect fails the test unless the response has the status.
+func (r *Response) Expect(t testing.TB, status int) *Response {
+	t.Helper()
+	if r.Status != status {
+		t.Fatalf("status %d, want %d; body %s", r.Status, status, r.Body)
+	}
+	return r
+}
+
+// Do sends a request with an API key (key "" sends none); body may be a
+// string or []byte (sent as is) or any value (sent as JSON).
+func (s *Server) Do(t testing.TB, method, path, key string, body any) *Response {
+	t.Helper()
+	return s.DoHeaders(t, method, path, map[string]string{"X-API-Key": key}, body)
+}
+
+// DoHeaders sends a request with the given headers (empty values are skipped).
+func (s *Server) DoHeaders(t testing.TB, method, path string, headers map[string]string, body any) *Response {
+	t.Helper()
+	var rd io.Reader
+	switch b := body.(type) {
+	case nil:
+	case string:
+		rd = strings.NewReader(b)
+	case []byte:
+		rd = bytes.NewReader(b)
+	default:
+		js, err := json.Marshal(b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd = bytes.NewReader(js)
+	}
+	req, err := http.NewRequest(method, s.URL+path, rd)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rd != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for k, v := range headers {
+		if v != "" {
+			req.Header.Set(k, v)
+		}
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, path, err)
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+}
+
+// Tenant creates a tenant with a random name and returns the name.
+func (s *Server) Tenant(t testing.TB, prefix string) string {
+	t.Helper()
+	name := storetest.Name(prefix)
+	s.Do(t, "POST", "/api/tenants/", s.Key, map[string]any{"tenant": name, "callerid": "+27110000000"}).Expect(t, 201)
+	return name
+}
+
+// KeyFor creates an API key with the given fields and returns its value.
+func (s *Server) KeyFor(t testing.TB, fields map[string]any) string {
+	t.Helper()
+	if fields["name"] == nil {
+		fields["name"] = "test key"
+	}
+	return s.Do(t, "POST", "/api/key/", s.Key, fields).Expect(t, 201).Map(t)["key"].(string)
+}
