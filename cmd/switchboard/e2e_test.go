@@ -1,0 +1,147 @@
+package main_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestEndToEnd builds the binary, runs `serve` on a temporary SQLite file,
+// drives the API over HTTP, restarts the process and finds the data there.
+func TestEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "switchboard")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	addr := freeAddr(t)
+	env := append(os.Environ(),
+		"SWITCHBOARD_DATABASE_URL=sqlite:"+filepath.Join(dir, "data", "sb.db"),
+		"SWITCHBOARD_LISTEN="+addr,
+		"SWITCHBOARD_REDIS_URL=",
+		"SWITCHBOARD_SECRET_KEY=",
+		"SWITCHBOARD_ESL_NODES=",
+		"SWITCHBOARD_LOG_LEVEL=warn",
+	)
+	run := func(args ...string) string {
+		cmd := exec.Command(bin, args...)
+		cmd.Env = env
+		var stdout, stderr bytes.Buffer
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Run(); err != nil {
+			t.Fatalf("%v: %v\n%s", args, err, stderr.String())
+		}
+		return stdout.String()
+	}
+	key := strings.TrimSpace(run("key", "create", "--name", "e2e"))
+	if !strings.HasPrefix(key, "sb_") || strings.Contains(key, "\n") {
+		t.Fatalf("key create must print the key alone on one line, got %q", key)
+	}
+	run("admin", "create", "--username", "root", "--password", "a long enough password")
+
+	stop := start(t, bin, env, addr)
+	base := "http://" + addr
+	call(t, "POST", base+"/api/tenants/", key, `{"tenant":"acme","callerid":"+27110001111"}`, 201)
+	call(t, "POST", base+"/api/tenants/acme/extensions/", key, `{"name":"1001","first_name":"Eve"}`, 201)
+	req, _ := http.NewRequest("GET", base+"/api/tenants/acme/extensions/", nil)
+	req.SetBasicAuth("root", "a long enough password")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("basic auth as the created administrator: %v %v", err, resp)
+	}
+	stop()
+
+	stop = start(t, bin, env, addr)
+	defer stop()
+	body := call(t, "GET", base+"/api/tenants/acme/extensions/", key, "", 200)
+	var exts []map[string]any
+	if err := json.Unmarshal(body, &exts); err != nil || len(exts) != 1 || exts[0]["first_name"] != "Eve" {
+		t.Fatalf("after restart: %s (%v)", body, err)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+// start runs serve and waits until /readyz answers; the returned func sends
+// SIGTERM and waits for a clean exit.
+func start(t *testing.T, bin string, env []string, addr string) func() {
+	t.Helper()
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = env
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadline := time.Now().Add(20 * time.Second)
+	for {
+		resp, err := http.Get("http://" + addr + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				break
+			}
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			t.Fatalf("server not ready: %v\n%s", err, logs.String())
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return func() {
+		_ = cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("serve exited with %v after SIGTERM\n%s", err, logs.String())
+			}
+		case <-time.After(20 * time.Second):
+			cmd.Process.Kill()
+			t.Errorf("serve did not stop on SIGTERM\n%s", logs.String())
+		}
+	}
+}
+
+func call(t *testing.T, method, url, key, body string, want int) []byte {
+	t.Helper()
+	var rd io.Reader
+	if body != "" {
+		rd = strings.NewReader(body)
+	}
+	req, _ := http.NewRequest(method, url, rd)
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatalf("%s %s: %v", method, url, err)
+	}
+	defer resp.Body.Close()
+	data, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != want {
+		t.Fatalf("%s %s: status %d, want %d: %s", method, url, resp.StatusCode, want, data)
+	}
+	return data
+}
+

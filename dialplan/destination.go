@@ -1,0 +1,195 @@
+package dialplan
+
+import (
+	"strconv"
+
+	"github.com/switchboard/switchboard/schedule"
+	"strings"
+	"time"
+)
+
+// planner carries what one dialplan render needs.
+type planner struct {
+	opts   Options
+	snap   *TenantSnapshot
+	tenant string
+	now    time.Time
+	trace  *Trace
+}
+
+func (p *planner) transfer(number string) action {
+	return act("transfer", number+" XML "+p.tenant)
+}
+
+func (p *planner) voicemail(box string) []action {
+	return []action{act("answer", ""), act("voicemail", "default "+p.opts.Domain+" "+box+"-"+p.tenant)}
+}
+
+// destination turns a destination object into actions (resources.md §0). It
+// returns false when the target fails validation, so nothing is rendered.
+func (p *planner) destination(d Destination) ([]action, bool) {
+	switch d.Type {
+	case "extension", "queue", "hunt_group", "ivr", "conference", "routing_condition", "special_endpoint", "directory":
+		if !validNumber(d.Target) {
+			return nil, false
+		}
+		return []action{p.transfer(d.Target)}, true
+	case "voicemail", "special_mailbox":
+		if !validNumber(d.Target) {
+			return nil, false
+		}
+		return p.voicemail(d.Target), true
+	case "external":
+		if !validDialable(d.Target) {
+			return nil, false
+		}
+		return []action{p.transfer(d.Target)}, true
+	case "prompt_then_hangup":
+		acts := []action{act("answer", "")}
+		if file := p.promptPath(d.Target); file != "" {
+			acts = append(acts, act("playback", file))
+		}
+		return append(acts, act("hangup", "NORMAL_CLEARING")), true
+	case "hangup":
+		cause := d.Target
+		if !validCause(cause) {
+			cause = "NORMAL_CLEARING"
+		}
+		return []action{act("hangup", cause)}, true
+	}
+	return nil, false
+}
+
+// promptPath is <SoundsDir>/<tenant>/<filename> for a voice prompt id, or ""
+// when the prompt or a path part is unknown or unsafe.
+func (p *planner) promptPath(target string) string {
+	id, err := strconv.ParseInt(target, 10, 64)
+	if err != nil {
+		return ""
+	}
+	vp := p.snap.prompt(id)
+	dir := strings.TrimRight(p.opts.SoundsDir, "/")
+	if vp == nil || !validToken(vp.Filename, "") || (dir != "" && !validToken(strings.ReplaceAll(dir, "/", "_"), "")) {
+		return ""
+	}
+	return dir + "/" + p.tenant + "/" + vp.Filename
+}
+
+// zone is the tenant's time zone for schedules without their own.
+func (p *planner) zone() string { return firstNonEmpty(p.snap.Tenant.Timezone, p.opts.DefaultTimezone) }
+
+// officeMode is the tenant's effective office mode at p.now: a forced mode
+// until it expires, else (auto) the schedule's state: open -> day,
+// holiday -> holiday, closed -> night. "" when it cannot be known.
+func (p *planner) officeMode() string {
+	om := p.snap.OfficeMode
+	if om == nil {
+		return ""
+	}
+	p.trace.TimeDependent = true
+	switch om.Mode {
+	case "day", "night", "holiday", "break":
+		if om.Until == "" {
+			return om.Mode
+		}
+		if until, err := time.Parse(time.RFC3339, om.Until); err == nil && p.now.Before(until) {
+			return om.Mode
+		}
+	}
+	s := p.snap.schedule(om.ScheduleID)
+	if s == nil {
+		return ""
+	}
+	open, holiday, err := s.State(p.now, p.zone())
+	p.noteSchedule(s, open, holiday, err)
+	switch {
+	case err != nil:
+		return ""
+	case holiday != nil:
+		return "holiday"
+	case open:
+		return "day"
+	}
+	return "night"
+}
+
+func (p *planner) noteSchedule(s *Schedule, open bool, holiday *schedule.Holiday, err error) {
+	p.trace.ScheduleID = s.ID
+	if err != nil {
+		p.trace.Reason = "schedule: " + err.Error()
+		return
+	}
+	p.trace.ScheduleOpen = &open
+	if holiday != nil {
+		p.trace.Holiday = holiday.Name
+	}
+}
+
+// evalCondition decides a routing condition at p.now for caller.
+func (p *planner) evalCondition(c *RoutingCondition, caller string) bool {
+	p.trace.ConditionID, p.trace.ConditionName = c.ID, c.Name
+	match, reason := p.decideCondition(c, caller)
+	p.trace.ConditionReason = reason
+	p.trace.ConditionBranch = "nomatch"
+	if match {
+		p.trace.ConditionBranch = "match"
+	}
+	return match
+}
+
+func (p *planner) decideCondition(c *RoutingCondition, caller string) (bool, string) {
+	if c.Override == "force_match" || c.Override == "force_nomatch" {
+		active := c.OverrideUntil == ""
+		if !active {
+			p.trace.TimeDependent = true
+			until, err := time.Parse(time.RFC3339, c.OverrideUntil)
+			active = err == nil && p.now.Before(until)
+		}
+		if active {
+			return c.Override == "force_match", "override " + c.Override
+		}
+	}
+	switch c.Kind {
+	case "schedule":
+		s := p.snap.schedule(c.ScheduleID)
+		if s == nil {
+			return false, "schedule missing"
+		}
+		p.trace.TimeDependent = true
+		open, holiday, err := s.State(p.now, p.zone())
+		p.noteSchedule(s, open, holiday, err)
+		if err != nil {
+			return false, "schedule invalid"
+		}
+		if holiday != nil {
+			return false, "holiday"
+		}
+		if open {
+			return true, "schedule open"
+		}
+		return false, "schedule closed"
+	case "office_mode":
+		mode := p.officeMode()
+		p.trace.OfficeMode = mode
+		return mode != "" && hasString(c.OfficeModes, mode), "office mode " + mode
+	case "caller":
+		p.trace.CallerDependent = true
+		for _, prefix := range c.CallerPrefixes {
+			if validDialable(prefix) && strings.HasPrefix(caller, prefix) {
+				return true, "caller prefix " + prefix
+			}
+		}
+		return false, "no caller prefix"
+	case "manual":
+		return false, "manual, no override"
+	}
+	return false, "unknown kind"
+}
+
+// conditionDestination is the destination a condition yields now.
+func (p *planner) conditionDestination(c *RoutingCondition, caller string) Destination {
+	if p.evalCondition(c, caller) {
+		return c.MatchDestination
+	}
+	return c.NomatchDestination
+}

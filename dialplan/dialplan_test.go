@@ -1,0 +1,261 @@
+package dialplan
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// callRequest turns the SIP call capture into a call in context to number.
+func callRequest(t testing.TB, context, number string, kv ...string) Request {
+	t.Helper()
+	base := []string{"Hunt-Context", context, "Caller-Context", context,
+		"Hunt-Destination-Number", number, "Caller-Destination-Number", number}
+	return ParseRequest(withFields(capture(t, "011"), append(base, kv...)...))
+}
+
+func publicFor(snap *TenantSnapshot, number string) *PublicSnapshot {
+	return &PublicSnapshot{DID: DID{ID: 1, Number: number, Tenant: "acme", Enabled: true}, Tenant: snap}
+}
+
+func renderCase(t *testing.T, name string, doc []byte, tr Trace) {
+	t.Helper()
+	wellFormed(t, doc)
+	if IsNotFound(doc) {
+		t.Fatalf("got not found, trace %+v", tr)
+	}
+	golden(t, name+".xml", doc)
+	goldenTrace(t, name+".trace.json", tr)
+}
+
+func TestPublicGolden(t *testing.T) {
+	weekday := at(t, "2026-11-23 10:00") // Monday, open
+	night := at(t, "2026-11-23 20:00")
+	xmas := at(t, "2026-12-25 10:00")
+	tests := []struct {
+		name   string
+		did    string
+		caller string
+		now    time.Time
+		edit   func(s *TenantSnapshot)
+	}{
+		{"public_condition_match", "+27115550100", "", weekday, nil},
+		{"public_condition_nomatch", "+27115550100", "", night, nil},
+		{"public_condition_holiday", "+27115550100", "", xmas, nil},
+		{"public_condition_override", "27115550100", "", at(t, "2026-11-23 13:59"), func(s *TenantSnapshot) { s.InboundRoutes[0].RoutingConditionID = 22 }},
+		{"public_condition_override_expired", "27115550100", "", at(t, "2026-11-23 14:00"), func(s *TenantSnapshot) { s.InboundRoutes[0].RoutingConditionID = 22 }},
+		{"public_condition_disabled", "+27115550100", "", weekday, func(s *TenantSnapshot) { s.RoutingConditions[0].Enabled = false }},
+		{"public_office_day", "+27115550200", "", weekday, nil},
+		{"public_office_night", "+27115550200", "", night, nil},
+		{"public_office_holiday", "+27115550200", "", xmas, nil},
+		{"public_office_forced_night", "+27115550200", "", weekday, func(s *TenantSnapshot) { s.OfficeMode.Mode = "night" }},
+		{"public_caller_match", "+27115550200", "+27825551234", weekday, nil},
+		{"public_tenant_disabled", "+27115550100", "", weekday, func(s *TenantSnapshot) { s.Tenant.Enabled = false }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := loadSnap(t)
+			if tt.edit != nil {
+				tt.edit(snap)
+			}
+			req := callRequest(t, "public", tt.did, "Caller-Caller-ID-Number", tt.caller, "Hunt-Caller-ID-Number", tt.caller)
+			doc, tr := Public(testOpts, req, publicFor(snap, tt.did), tt.now)
+			renderCase(t, tt.name, doc, tr)
+		})
+	}
+}
+
+func TestPublicDestinationTypes(t *testing.T) {
+	for _, d := range []Destination{
+		{"extension", "1001"}, {"voicemail", "1001"}, {"special_mailbox", "800"}, {"queue", "500"},
+		{"hunt_group", "510"}, {"ivr", "600"}, {"conference", "900"}, {"routing_condition", "700"},
+		{"special_endpoint", "950"}, {"directory", "411"}, {"external", "0825550123"},
+		{"prompt_then_hangup", "31"}, {"hangup", "USER_BUSY"},
+	} {
+		t.Run(d.Type, func(t *testing.T) {
+			snap := loadSnap(t)
+			snap.InboundRoutes[0].RoutingConditionID = 0
+			snap.InboundRoutes[0].Destination = d
+			doc, tr := Public(testOpts, callRequest(t, "public", "+27115550100"), publicFor(snap, "+27115550100"), at(t, "2026-11-23 10:00"))
+			renderCase(t, "public_dest_"+d.Type, doc, tr)
+		})
+	}
+}
+
+func TestPublicNotFound(t *testing.T) {
+	snap := loadSnap(t)
+	now := at(t, "2026-11-23 10:00")
+	disabledDID := publicFor(snap, "+27115550100")
+	disabledDID.DID.Enabled = false
+	badDest := loadSnap(t)
+	badDest.InboundRoutes[0].RoutingConditionID = 0
+	badDest.InboundRoutes[0].Destination = Destination{Type: "extension", Target: "1001 XML evil"}
+	tests := []struct {
+		name string
+		req  Request
+		pub  *PublicSnapshot
+	}{
+		{"no DID", callRequest(t, "public", "+27115550999"), nil},
+		{"disabled DID", callRequest(t, "public", "+27115550100"), disabledDID},
+		{"DID for another number", callRequest(t, "public", "+27115550999"), publicFor(snap, "+27115550100")},
+		{"DID without route", callRequest(t, "public", "+27115550300"), publicFor(snap, "+27115550300")},
+		{"invalid destination target", callRequest(t, "public", "+27115550100"), publicFor(badDest, "+27115550100")},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, tr := Public(testOpts, tt.req, tt.pub, now)
+			if !IsNotFound(doc) || tr.Reason == "" {
+				t.Fatalf("want not found with a reason, got %q\n%s", tr.Reason, doc)
+			}
+		})
+	}
+}
+
+func TestTenantGolden(t *testing.T) {
+	now := at(t, "2026-11-23 10:00")
+	tests := []struct {
+		name   string
+		number string
+		kv     []string
+		edit   func(s *TenantSnapshot)
+	}{
+		{"tenant_ext_voicemail", "1001", nil, nil},
+		{"tenant_ext_forwards", "1002", nil, nil},
+		{"tenant_ext_failover", "fail-1002", nil, nil},
+		{"tenant_ext_dnd", "1003", nil, nil},
+		{"tenant_ext_forward_all", "1004", nil, nil},
+		{"tenant_ext_no_voicemail", "1005", nil, nil},
+		{"tenant_special_mailbox", "800", nil, nil},
+		{"tenant_condition_number", "700", nil, nil},
+		{"tenant_feature_voicemail_own", "*97", nil, nil},
+		{"tenant_feature_voicemail_any", "*98", nil, nil},
+		{"tenant_feature_voicemail_direct", "*991001", nil, nil},
+		{"tenant_feature_dnd_toggle", "*78", nil, nil},
+		{"tenant_feature_forward_all_on", "*720825550123", nil, nil},
+		{"tenant_feature_forward_all_off", "*73", nil, nil},
+		{"tenant_feature_office_mode_pin", "*30", nil, nil},
+		{"tenant_feature_echo_test", "*9196", nil, nil},
+		{"tenant_emergency_from_extension", "10111", []string{"variable_sb_ext", "1001", "variable_sb_tenant", "acme"}, nil},
+		{"tenant_emergency_no_extension", "112", nil, nil},
+		{"tenant_outbound_national", "0825550123", []string{"variable_sb_ext", "1001", "variable_sb_tenant", "acme"}, nil},
+		{"tenant_outbound_international", "0044201234567", nil, nil},
+		{"tenant_outbound_no_limit", "0825550123", nil, func(s *TenantSnapshot) { s.Tenant.MaxConcurrentCalls = 0 }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			snap := loadSnap(t)
+			if tt.edit != nil {
+				tt.edit(snap)
+			}
+			doc, tr := TenantContext(testOpts, callRequest(t, "acme", tt.number, tt.kv...), snap, now)
+			renderCase(t, tt.name, doc, tr)
+		})
+	}
+}
+
+func TestTenantNotFound(t *testing.T) {
+	now := at(t, "2026-11-23 10:00")
+	noTrunks := loadSnap(t)
+	noTrunks.Trunks = nil
+	disabled := loadSnap(t)
+	disabled.Tenant.Enabled = false
+	tests := []struct {
+		name    string
+		context string
+		number  string
+		snap    *TenantSnapshot
+	}{
+		{"other context", "other", "1001", loadSnap(t)},
+		{"capture context default", "default", "2000", loadSnap(t)},
+		{"disabled tenant", "acme", "1001", disabled},
+		{"disabled extension", "acme", "1009", loadSnap(t)},
+		{"unknown number", "acme", "12", loadSnap(t)},
+		{"disabled feature", "acme", "*70", loadSnap(t)},
+		{"voicemail_direct to unknown box", "acme", "*991999", loadSnap(t)},
+		{"forward_all_on without number", "acme", "*72", loadSnap(t)},
+		{"pickup needs pickup groups", "acme", "*8", loadSnap(t)},
+		{"outbound without trunks", "acme", "0825550123", noTrunks},
+		{"emergency without trunks", "acme", "112", noTrunks},
+		{"not dialable", "acme", "1001@evil", loadSnap(t)},
+		{"failover of unknown extension", "acme", "fail-1999", loadSnap(t)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, tr := TenantContext(testOpts, callRequest(t, tt.context, tt.number), tt.snap, now)
+			if !IsNotFound(doc) {
+				t.Fatalf("want not found, got trace %+v\n%s", tr, doc)
+			}
+		})
+	}
+}
+
+func TestDialplanInjection(t *testing.T) {
+	snap := loadSnap(t)
+	const evilRoute = `<action application="system" data="rm -rf /"/>`
+	const evilName = `Eve "<x>" & $${default_password} ${system(id)}`
+	snap.OutboundRoutes[0].Name = evilRoute
+	snap.Tenant.OutboundCallerIDName = evilName
+	snap.InboundRoutes[0].Name = evilRoute
+	snap.InboundRoutes[0].CallerIDNamePrefix = evilName
+	snap.InboundRoutes[0].RoutingConditionID = 0
+	now := at(t, "2026-11-23 10:00")
+
+	doc, tr := TenantContext(testOpts, callRequest(t, "acme", "0825550123"), snap, now)
+	renderCase(t, "injection_outbound", doc, tr)
+	checkInjected(t, doc, evilRoute)
+
+	req := callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", "${uuid_kill(all)} Mallory")
+	doc, tr = Public(testOpts, req, publicFor(snap, "+27115550100"), now)
+	renderCase(t, "injection_public", doc, tr)
+	checkInjected(t, doc, evilRoute)
+}
+
+// checkInjected asserts that the route name came through as one intact
+// attribute value, that no application but ours appears, and that no
+// run-time expanded value carries "${" from user data.
+func checkInjected(t *testing.T, doc []byte, routeName string) {
+	t.Helper()
+	if strings.Contains(string(doc), "$") {
+		t.Fatal("raw '$' in document")
+	}
+	tree := decodeTree(t, doc)
+	if got := tree.find("extension", "", "", "name"); len(got) != 1 || got[0] != routeName {
+		t.Fatalf("extension names = %q, want the route name intact", got)
+	}
+	for _, app := range tree.find("action", "", "", "application") {
+		if app == "system" {
+			t.Fatal("user text became an application")
+		}
+	}
+	for _, data := range tree.find("action", "application", "set", "data") {
+		if strings.HasPrefix(data, "effective_caller_id_name=") && strings.ContainsAny(data, "${}") {
+			t.Fatalf("expandable caller name: %q", data)
+		}
+	}
+}
+
+func TestDispatch(t *testing.T) {
+	snap := loadSnap(t)
+	now := at(t, "2026-11-23 10:00")
+	doc, tr := Dialplan(testOpts, callRequest(t, "public", "+27115550100"), publicFor(snap, "+27115550100"), nil, now)
+	if IsNotFound(doc) || tr.Match != "did" {
+		t.Fatalf("public dispatch: %+v", tr)
+	}
+	doc, tr = Dialplan(testOpts, callRequest(t, "acme", "1001"), nil, snap, now)
+	if IsNotFound(doc) || tr.Match != "extension" {
+		t.Fatalf("tenant dispatch: %+v", tr)
+	}
+	self := loadSnap(t)
+	self.Extensions[3].ForwardAll.Destination = "1004"
+	if _, tr := TenantContext(testOpts, callRequest(t, "acme", "1004"), self, now); tr.Reason == "forward_all" {
+		t.Fatal("forward to itself was rendered")
+	}
+	for _, kv := range [][]string{{"key_value", "acl.conf"}, {"section", "directory"}} {
+		if !IsNotFound(Configuration(testOpts, ParseRequest(withFields(capture(t, "003"), kv...)), testServers, snap.Trunks)) {
+			t.Fatalf("%v: want not found", kv)
+		}
+	}
+	if IsNotFound(Configuration(testOpts, ParseRequest(capture(t, "003")), testServers, snap.Trunks)) {
+		t.Fatal("sofia.conf: got not found")
+	}
+}

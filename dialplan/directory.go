@@ -1,0 +1,269 @@
+package dialplan
+
+import (
+	"crypto/md5"
+	"encoding/hex"
+	"strings"
+)
+
+// dialString is the domain's dial-string param (freeswitch.md §2.2), needed
+// by user/ dialling (action user_call). Fixed text: no user value in it.
+const dialString = "{^^:sip_invite_domain=${dialed_domain}:presence_id=${dialed_user}@${dialed_domain}}${sofia_contact(*/${dialed_user}@${dialed_domain})}"
+
+// Directory renders the answer to a directory fetch. snap is the tenant named
+// by the requested user id (or by the group for group_call); it may be nil
+// for domain-only fetches. The domain asked for must be opts.Domain.
+//
+//   - sip_auth, user_call, message-count, event_socket_auth and lookups with
+//     no action: the one user "<ext>-<tenant>" (or special mailbox).
+//   - reverse-auth-lookup: the same user plus reverse-auth-user/-pass.
+//   - group_call: the tenant's users as pointers in group "<tenant>".
+//   - no user (purpose=gateways, network-list, ...): the domain alone.
+//
+// Anything unknown, disabled or from another tenant yields NotFound.
+func Directory(opts Options, req Request, snap *TenantSnapshot) []byte {
+	domain := firstNonEmpty(req.Domain, req.KeyValue)
+	if domain == "" || !strings.EqualFold(domain, opts.Domain) || !validHost(opts.Domain) {
+		return NotFound()
+	}
+	if req.Action == "group_call" {
+		return directoryGroup(opts, req, snap)
+	}
+	if req.User == "" {
+		w := newXW(1024)
+		openDomain(w, opts)
+		closeDomain(w)
+		return w.bytes()
+	}
+	ext, tenant, ok := SplitUserID(req.User)
+	if !ok || snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(snap.Tenant.Tenant, tenant) || !validTenant(snap.Tenant.Tenant) {
+		return NotFound()
+	}
+	if req.Key != "" && req.Key != "id" && req.Key != "number-alias" {
+		return NotFound()
+	}
+	reverse := req.Action == "reverse-auth-lookup"
+	w := newXW(4096)
+	if e := snap.extension(ext); e != nil {
+		if !e.Enabled {
+			return NotFound()
+		}
+		openDomain(w, opts)
+		w.raw("<groups>\n<group")
+		w.attr("name", snap.Tenant.Tenant)
+		w.raw(">\n<users>\n")
+		writeUser(w, opts, snap, e, reverse)
+		w.raw("</users>\n</group>\n</groups>\n")
+		closeDomain(w)
+		return w.bytes()
+	}
+	if m := snap.mailbox(ext); m != nil && m.Enabled && !reverse {
+		openDomain(w, opts)
+		w.raw("<users>\n")
+		writeMailboxUser(w, opts, snap, m)
+		w.raw("</users>\n")
+		closeDomain(w)
+		return w.bytes()
+	}
+	return NotFound()
+}
+
+// directoryGroup renders group_call: the group name is the tenant name and
+// its users are pointers, so no secret is sent; FreeSWITCH looks each one up
+// with user_call when it dials.
+func directoryGroup(opts Options, req Request, snap *TenantSnapshot) []byte {
+	group := firstNonEmpty(req.Group, req.Get("group_name"))
+	if snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(group, snap.Tenant.Tenant) || !validTenant(snap.Tenant.Tenant) {
+		return NotFound()
+	}
+	w := newXW(256 + 64*len(snap.Extensions))
+	openDomain(w, opts)
+	w.raw("<groups>\n<group")
+	w.attr("name", snap.Tenant.Tenant)
+	w.raw(">\n<users>\n")
+	for i := range snap.Extensions {
+		e := &snap.Extensions[i]
+		if !e.Enabled || !validNumber(e.Name) {
+			continue
+		}
+		w.raw("<user")
+		w.attr("id", e.Name+"-"+snap.Tenant.Tenant)
+		w.raw(" type=\"pointer\"/>\n")
+	}
+	w.raw("</users>\n</group>\n</groups>\n")
+	closeDomain(w)
+	return w.bytes()
+}
+
+func openDomain(w *xw, opts Options) {
+	openSection(w, "directory")
+	w.raw("<domain")
+	w.attr("name", opts.Domain)
+	w.raw(">\n<params>\n")
+	w.param("param", "dial-string", dialString)
+	w.raw("</params>\n<variables>\n")
+	w.param("variable", "record_stereo", "true")
+	w.raw("</variables>\n")
+}
+
+func closeDomain(w *xw) {
+	w.raw("</domain>\n")
+	closeSection(w)
+}
+
+// writeUser renders one extension as a directory user.
+func writeUser(w *xw, opts Options, snap *TenantSnapshot, e *Extension, reverse bool) {
+	t := &snap.Tenant
+	id := e.Name + "-" + t.Tenant
+	w.raw("<user")
+	w.attr("id", id)
+	w.attr("cacheable", itoa(cacheMS(opts)))
+	w.raw(">\n<params>\n")
+	w.param("param", "a1-hash", a1Hash(id, opts.Domain, e.SIPSecret))
+	if reverse {
+		w.param("param", "reverse-auth-user", id)
+		w.param("param", "reverse-auth-pass", e.SIPSecret)
+	}
+	writeVoicemailParams(w, e.VoicemailEnabled, e.VoicemailPIN, []string{firstNonEmpty(e.VoicemailEmail, e.Email)}, e.VoicemailAttachAudio, e.VoicemailDeleteAfterEmail)
+	maxReg := e.MaxRegistrations
+	if maxReg <= 0 {
+		maxReg = 5
+	}
+	w.param("param", "max-registrations-per-extension", itoa(maxReg))
+	w.param("param", "directory-visible", boolStr(e.DirectoryVisible))
+	w.param("param", "directory-exten-visible", boolStr(e.DirectoryExtensionVisible))
+	w.raw("</params>\n<variables>\n")
+	w.param("variable", "user_context", t.Tenant)
+	w.param("variable", "sb_tenant", t.Tenant)
+	w.param("variable", "sb_ext", e.Name)
+	name, number := internalCallerID(e)
+	w.param("variable", "effective_caller_id_name", name)
+	w.param("variable", "effective_caller_id_number", number)
+	if num := firstValid(validCallerNumber, e.OutboundCallerID, t.CallerID); num != "" {
+		w.param("variable", "outbound_caller_id_number", num)
+	}
+	if n := sanitizeName(t.OutboundCallerIDName); n != "" {
+		w.param("variable", "outbound_caller_id_name", n)
+	}
+	if num := snap.emergencyCallerID(e); num != "" {
+		w.param("variable", "emergency_caller_id_number", num)
+	}
+	if validToken(e.AccountCode, "") {
+		w.param("variable", "accountcode", e.AccountCode)
+	}
+	w.param("variable", "toll_allow", tollAllow(e.CallPermission))
+	w.param("variable", "call_timeout", itoa(ringSeconds(e)))
+	if lang := firstValid(validLanguage, e.Language, t.Language); lang != "" {
+		w.param("variable", "default_language", lang)
+	}
+	if tz := firstValid(validZone, e.Timezone, t.Timezone); tz != "" {
+		w.param("variable", "timezone", tz)
+	}
+	w.raw("</variables>\n</user>\n")
+}
+
+// writeMailboxUser renders a special mailbox: a user that can never register
+// and has no password, only voicemail settings.
+func writeMailboxUser(w *xw, opts Options, snap *TenantSnapshot, m *SpecialMailbox) {
+	t := &snap.Tenant
+	w.raw("<user")
+	w.attr("id", m.Number+"-"+t.Tenant)
+	w.attr("cacheable", itoa(cacheMS(opts)))
+	w.raw(">\n<params>\n")
+	w.param("param", "sip-forbid-register", "true")
+	w.param("param", "allow-empty-password", "false")
+	writeVoicemailParams(w, true, m.PIN, m.Emails, m.AttachAudio, m.DeleteAfterEmail)
+	w.raw("</params>\n<variables>\n")
+	w.param("variable", "user_context", t.Tenant)
+	w.param("variable", "sb_tenant", t.Tenant)
+	w.param("variable", "sb_mailbox", m.Number)
+	if lang := firstValid(validLanguage, m.Language, t.Language); lang != "" {
+		w.param("variable", "default_language", lang)
+	}
+	w.raw("</variables>\n</user>\n")
+}
+
+func writeVoicemailParams(w *xw, enabled bool, pin string, emails []string, attach, deleteAfter bool) {
+	if validPIN(pin) {
+		w.param("param", "vm-password", pin)
+	}
+	w.param("param", "vm-enabled", boolStr(enabled))
+	var valid []string
+	for _, e := range emails {
+		if validEmail(e) {
+			valid = append(valid, e)
+		}
+	}
+	if len(valid) > 0 {
+		w.param("param", "vm-mailto", strings.Join(valid, ","))
+		w.param("param", "vm-email-all-messages", "true")
+		w.param("param", "vm-attach-file", boolStr(attach))
+		w.param("param", "vm-keep-local-after-email", boolStr(!deleteAfter))
+	}
+}
+
+// a1Hash is md5("<user>:<realm>:<password>") in lowercase hex, which
+// FreeSWITCH uses instead of a clear password (freeswitch.md §3).
+func a1Hash(user, realm, secret string) string {
+	sum := md5.Sum([]byte(user + ":" + realm + ":" + secret))
+	return hex.EncodeToString(sum[:])
+}
+
+func cacheMS(opts Options) int {
+	if opts.UserCacheMS > 0 {
+		return opts.UserCacheMS
+	}
+	return 60000
+}
+
+func ringSeconds(e *Extension) int {
+	if e.RingSeconds < 5 || e.RingSeconds > 300 {
+		return 30
+	}
+	return e.RingSeconds
+}
+
+// internalCallerID splits the display form `"Name" <1001>`; the default is
+// first and last name with the extension number. The name is sanitised
+// (see sanitizeName), the number must be dialable.
+func internalCallerID(e *Extension) (name, number string) {
+	name, number = e.FirstName+" "+e.LastName, e.Name
+	if cid := strings.TrimSpace(e.CallerID); strings.HasSuffix(cid, ">") {
+		if lt := strings.LastIndexByte(cid, '<'); lt >= 0 {
+			if n := cid[lt+1 : len(cid)-1]; validDialable(n) {
+				number = n
+				name = strings.Trim(strings.TrimSpace(cid[:lt]), `"`)
+			}
+		}
+	}
+	name = sanitizeName(name)
+	if name == "" {
+		name = number
+	}
+	return name, number
+}
+
+// tollAllow lists what call_permission allows, lowest first; routes check
+// for their min_permission in this list.
+func tollAllow(permission string) string {
+	switch permission {
+	case "internal":
+		return "internal"
+	case "local":
+		return "internal,local"
+	case "international":
+		return "internal,local,national,international"
+	}
+	return "internal,local,national"
+}
+
+func validZone(s string) bool { return validToken(s, "/+") }
+
+func firstValid(ok func(string) bool, values ...string) string {
+	for _, v := range values {
+		if v != "" && ok(v) {
+			return v
+		}
+	}
+	return ""
+}

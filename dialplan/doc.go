@@ -1,0 +1,38 @@
+// Package dialplan renders the XML FreeSWITCH fetches through mod_xml_curl:
+// directory users, dialplan extensions and sofia.conf. It is pure: it takes a
+// configuration snapshot (plain structs the loader fills by JSON-decoding
+// stored records), the parsed request and the current time, and returns
+// bytes. No database, Redis, HTTP or clock is touched here.
+//
+// Typical use by the /fs/xml handler:
+//
+//	req := dialplan.ParseRequest(body)
+//	switch req.Section {
+//	case "directory":     // load the tenant named by SplitUserID(req.User) or req.Group
+//		doc = dialplan.Directory(opts, req, snap)
+//	case "dialplan":      // "public": load the DID for req.DestinationNumber(); else the tenant req.Context()
+//		doc, trace = dialplan.Dialplan(opts, req, pub, snap, now)
+//	case "configuration":
+//		doc = dialplan.Configuration(opts, req, servers, trunks)
+//	}
+//
+// # Caching
+//
+// Directory documents depend only on the snapshot and the request's
+// action/user/domain/group, so they cache per tenant generation. Dialplan
+// documents may also depend on the time and on the caller (number, name,
+// sb_ext); Trace.TimeDependent and Trace.CallerDependent say when, and a cache
+// key must then include those inputs (or the render must not be cached past
+// the current minute).
+//
+// # Safety
+//
+// Every value is XML-escaped and '$' is written as &#36; (see escapeTo), so
+// FreeSWITCH's preprocessor never sees "$${". Values that FreeSWITCH expands
+// at run time (action data, dial strings, channel variables) only ever carry
+// whitelisted numbers, tenant names and fixed words; the only "${...}"
+// references in output are our own fixed variable names (sb_ext, toll_allow,
+// originate_disposition, uuid). Display names are stripped of $ { } \ and
+// dial-string metacharacters (sanitizeName). Outbound patterns are matched in
+// Go; FreeSWITCH only sees the escaped dialled number.
+package dialplan

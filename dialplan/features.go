@@ -1,0 +1,116 @@
+package dialplan
+
+import "strings"
+
+// confirmTone is played after a feature code that changes a setting.
+const confirmTone = "tone_stream://%(200,0,500,600,700)"
+
+// featureEvent fires a CUSTOM event that the control plane's ESL consumer
+// applies (toggle DND, set a forward, change office mode, agent state...).
+// The event carries the channel's variables (sb_tenant, sb_ext), so only the
+// feature name and a validated argument are written here.
+func featureEvent(feature, arg string) action {
+	data := "Event-Name=CUSTOM,Event-Subclass=switchboard::feature,sb_feature=" + feature
+	if arg != "" {
+		data += ",sb_arg=" + arg
+	}
+	return act("event", data)
+}
+
+// suffixFeatures take a number after their code (*99<ext>, *72<number>).
+var suffixFeatures = map[string]bool{"voicemail_direct": true, "forward_all_on": true, "directed_pickup": true}
+
+// validCode matches ^\*{1,2}[0-9]{1,6}$.
+func validCode(c string) bool {
+	d := strings.TrimPrefix(strings.TrimPrefix(c, "*"), "*")
+	return len(d) < len(c) && len(d) >= 1 && len(d) <= 6 && allIn(d, "0123456789")
+}
+
+// feature matches the tenant's enabled feature codes: exact codes first,
+// then codes that take a suffix.
+func (p *planner) feature(num string) *ext {
+	if !strings.HasPrefix(num, "*") {
+		return nil
+	}
+	for pass := 0; pass < 2; pass++ {
+		for i := range p.snap.FeatureExtensions {
+			f := &p.snap.FeatureExtensions[i]
+			if !f.Enabled || !validCode(f.Code) || suffixFeatures[f.Feature] != (pass == 1) {
+				continue
+			}
+			arg := ""
+			if pass == 0 && num != f.Code {
+				continue
+			}
+			if pass == 1 {
+				if !strings.HasPrefix(num, f.Code) || len(num) == len(f.Code) {
+					continue
+				}
+				arg = num[len(f.Code):]
+			}
+			acts := p.featureActions(f, arg)
+			if acts == nil {
+				continue
+			}
+			p.trace.Match, p.trace.Feature = "feature", f.Feature
+			return single(f.Feature, num, acts)
+		}
+	}
+	return nil
+}
+
+// featureActions maps a feature to actions; nil when it cannot be served.
+func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
+	var acts []action
+	if f.PINRequired {
+		// The collected digits travel in the event; the consumer checks them.
+		acts = append(acts, act("answer", ""), act("read", "4 10 tone_stream://%(200,0,800) sb_pin 5000 #"))
+	}
+	switch f.Feature {
+	case "voicemail_own":
+		// sb_ext is set by our directory on every user: our variable, never
+		// a user-supplied value, is expanded here.
+		return []action{act("answer", ""), act("voicemail", "check default "+p.opts.Domain+" ${sb_ext}-"+p.tenant)}
+	case "voicemail_any":
+		return []action{act("answer", ""), act("voicemail", "check default "+p.opts.Domain)}
+	case "voicemail_direct":
+		if !validNumber(arg) {
+			return nil
+		}
+		if x := p.snap.extension(arg); x != nil && x.Enabled && x.VoicemailEnabled {
+			return p.voicemail(arg)
+		}
+		if m := p.snap.mailbox(arg); m != nil && m.Enabled {
+			return p.voicemail(arg)
+		}
+		return nil
+	case "echo_test":
+		return []action{act("answer", ""), act("echo", "")}
+	case "moh_test":
+		return []action{act("answer", ""), act("playback", "local_stream://moh")}
+	case "park":
+		return []action{act("answer", ""), act("park", "")}
+	case "forward_all_on":
+		if !validDialable(arg) {
+			return nil
+		}
+	case "dnd_toggle", "forward_all_off", "office_mode_toggle", "office_mode_day", "office_mode_night",
+		"agent_login_logout", "agent_pause_toggle":
+	case "record_prompt":
+		dir := strings.TrimRight(p.opts.SoundsDir, "/")
+		if dir == "" || !validToken(strings.ReplaceAll(dir, "/", "_"), "") {
+			return nil
+		}
+		acts = append(acts, act("answer", ""), act("playback", "tone_stream://%(500,0,800)"),
+			act("record", dir+"/"+p.tenant+"/phone-${uuid}.wav 300 200 3"))
+		return append(acts, featureEvent(f.Feature, ""), act("hangup", "NORMAL_CLEARING"))
+	default:
+		// group_pickup and directed_pickup need pickup groups, which the
+		// snapshot does not carry yet.
+		return nil
+	}
+	if !f.PINRequired {
+		acts = append(acts, act("answer", ""))
+	}
+	return append(acts, featureEvent(f.Feature, arg), act("playback", confirmTone), act("hangup", "NORMAL_CLEARING"))
+}

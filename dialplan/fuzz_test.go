@@ -1,0 +1,112 @@
+package dialplan
+
+import (
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var fuzzSeeds = []string{
+	"", "plain", `Eve "<x>" & $${default_password} ${system(id)}`, `<action application="system"/>`,
+	"]]><!--", "\x00\x01\x1f\x7f", "\xff\xfe", "é ü 漢字 🎉", "\t\r\n", "&amp;&#36;&#x24;", "'\"",
+	"<X-PRE-PROCESS cmd=\"exec\" data=\"id\"/>", "\uFFFE\uFFFF", "\xed\xa0\x80",
+}
+
+// carried reports whether s can travel through XML unchanged (escapeTo only
+// alters characters XML 1.0 cannot hold).
+func carried(s string) bool {
+	if !utf8.ValidString(s) {
+		return false
+	}
+	for _, r := range s {
+		if r < 0x20 && r != '\t' && r != '\n' && r != '\r' || r == 0x7f || r == 0xFFFE || r == 0xFFFF {
+			return false
+		}
+	}
+	return true
+}
+
+func FuzzDirectoryEscaping(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	snap := loadSnap(f)
+	req := ParseRequest(withFields(capture(f, "013"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme", "action", "reverse-auth-lookup"))
+	f.Fuzz(func(t *testing.T, s string) {
+		x := snap.extension("1001")
+		saved := *x
+		defer func() { *x = saved }()
+		x.FirstName, x.LastName, x.CallerID, x.SIPSecret = s, s, s+" <1001>", s
+		x.AccountCode, x.VoicemailEmail, x.VoicemailPIN, x.Language = s, s, s, s
+		doc := Directory(testOpts, req, snap)
+		if err := xmlCheck(doc); err != nil {
+			t.Fatalf("not well-formed: %v\n%s", err, doc)
+		}
+		if strings.Contains(string(doc), "$") {
+			t.Fatal("raw '$' in document")
+		}
+		tree := decodeTree(t, doc)
+		if pass := tree.find("param", "name", "reverse-auth-pass", "value"); carried(s) && (len(pass) != 1 || pass[0] != s) {
+			t.Fatalf("secret not intact: %q vs %q", pass, s)
+		}
+		for _, name := range tree.find("variable", "name", "effective_caller_id_name", "value") {
+			if strings.ContainsAny(name, "${}\\") {
+				t.Fatalf("expandable name %q", name)
+			}
+		}
+	})
+}
+
+func FuzzDialplanEscaping(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	snap := loadSnap(f)
+	snap.InboundRoutes[0].RoutingConditionID = 0
+	now := at(f, "2026-11-23 10:00")
+	outReq := callRequest(f, "acme", "0825550123")
+	f.Fuzz(func(t *testing.T, s string) {
+		saved := snap.OutboundRoutes[0]
+		savedIn := snap.InboundRoutes[0]
+		savedName := snap.Tenant.OutboundCallerIDName
+		defer func() {
+			snap.OutboundRoutes[0], snap.InboundRoutes[0], snap.Tenant.OutboundCallerIDName = saved, savedIn, savedName
+		}()
+		snap.OutboundRoutes[0].Name = s
+		snap.Tenant.OutboundCallerIDName = s
+		snap.InboundRoutes[0].Name = s
+		snap.InboundRoutes[0].CallerIDNamePrefix = s
+		snap.InboundRoutes[0].Destination = Destination{Type: "external", Target: s}
+
+		doc, _ := TenantContext(testOpts, outReq, snap, now)
+		checkFuzzDoc(t, doc, s)
+		req := callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", s)
+		doc, _ = Public(testOpts, req, publicFor(snap, "+27115550100"), now)
+		if !IsNotFound(doc) { // an invalid external target is refused: fine
+			checkFuzzDoc(t, doc, s)
+		}
+	})
+}
+
+func checkFuzzDoc(t *testing.T, doc []byte, s string) {
+	t.Helper()
+	if err := xmlCheck(doc); err != nil {
+		t.Fatalf("not well-formed: %v\n%s", err, doc)
+	}
+	tree := decodeTree(t, doc)
+	if names := tree.find("extension", "", "", "name"); s != "" && carried(s) && (len(names) != 1 || names[0] != s) {
+		t.Fatalf("extension name not intact: %q vs %q", names, s)
+	}
+	for _, data := range tree.find("action", "application", "set", "data") {
+		if strings.HasPrefix(data, "effective_caller_id_name=") && strings.ContainsAny(data, "${}\\") {
+			t.Fatalf("expandable caller name %q", data)
+		}
+	}
+	for _, app := range tree.find("action", "", "", "application") {
+		switch app {
+		case "set", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback":
+		default:
+			t.Fatalf("unexpected application %q", app)
+		}
+	}
+}

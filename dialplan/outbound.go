@@ -1,0 +1,182 @@
+package dialplan
+
+import "strconv"
+
+// emergency routes the tenant's emergency numbers: always allowed, no limit,
+// with the emergency caller id, through the emergency outbound route (else
+// the first route by priority).
+func (p *planner) emergency(req Request, num string) *ext {
+	if !hasString(p.snap.Tenant.EmergencyNumbers, num) {
+		return nil
+	}
+	routes := p.snap.sortedOutbound()
+	var route *OutboundRoute
+	for _, r := range routes {
+		if r.Emergency {
+			route = r
+			break
+		}
+	}
+	if route == nil && len(routes) > 0 {
+		route = routes[0]
+	}
+	p.trace.Match = "emergency"
+	if route == nil {
+		p.trace.Reason = "no outbound route for emergency call"
+		return nil
+	}
+	dialled := num
+	for _, pt := range route.Patterns {
+		if MatchPattern(pt.Match, num) {
+			if d, ok := transform(pt, num); ok {
+				dialled = d
+				p.trace.Pattern = pt.Match
+			}
+			break
+		}
+	}
+	trunks := p.usableTrunks(route)
+	if len(trunks) == 0 {
+		p.trace.Reason = "no usable trunk for emergency call"
+		return nil
+	}
+	p.trace.RouteID, p.trace.RouteName = route.ID, route.Name
+	acts := []action{set("sb_emergency", "true")}
+	if cid := p.emergencyCallerID(req); cid != "" {
+		acts = append(acts, set("effective_caller_id_number", cid))
+	}
+	acts = append(acts, p.bridges(trunks, dialled)...)
+	return single("emergency-"+num, num, acts)
+}
+
+// emergencyCallerID is the calling extension's emergency number (from our
+// snapshot, via the sb_ext variable our directory set), else the tenant's.
+func (p *planner) emergencyCallerID(req Request) string {
+	var x *Extension
+	if validNumber(req.Ext) && (req.Tenant == "" || req.Tenant == p.tenant) {
+		x = p.snap.extension(req.Ext)
+		p.trace.CallerDependent = true
+	}
+	return p.snap.emergencyCallerID(x)
+}
+
+// outbound picks the first enabled route (by priority) with a pattern that
+// matches and at least one usable trunk, and renders its bridge chain.
+func (p *planner) outbound(req Request, num string) *ext {
+	for _, r := range p.snap.sortedOutbound() {
+		for _, pt := range r.Patterns {
+			if !MatchPattern(pt.Match, num) {
+				continue
+			}
+			dialled, ok := transform(pt, num)
+			trunks := p.usableTrunks(r)
+			if !ok || len(trunks) == 0 {
+				continue
+			}
+			p.trace.Match, p.trace.RouteID, p.trace.RouteName = "outbound", r.ID, r.Name
+			p.trace.Pattern, p.trace.Dialled = pt.Match, dialled
+			return p.outboundExt(req, r, num, dialled, trunks)
+		}
+	}
+	return nil
+}
+
+func (p *planner) outboundExt(req Request, r *OutboundRoute, num, dialled string, trunks []string) *ext {
+	var acts []action
+	acts = append(acts, p.callerID(req, r)...)
+	if !r.Emergency && p.snap.Tenant.MaxConcurrentCalls > 0 {
+		acts = append(acts, act("limit", "hash "+p.tenant+" outbound "+itoa(p.snap.Tenant.MaxConcurrentCalls)+" !USER_BUSY"))
+	}
+	if r.MaxDurationSeconds > 0 {
+		acts = append(acts, act("sched_hangup", "+"+itoa(r.MaxDurationSeconds)+" ALLOTTED_TIMEOUT"))
+	}
+	acts = append(acts, p.bridges(trunks, dialled)...)
+	name := r.Name
+	if name == "" {
+		name = "outbound-" + strconv.FormatInt(r.ID, 10)
+	}
+	e := &ext{name: name, conds: []cond{{field: "destination_number", expr: numberExpr(num)}}}
+	if r.Emergency {
+		e.conds[0].actions = acts
+		return e
+	}
+	level := r.MinPermission
+	if !validPermission(level) {
+		level = "national"
+	}
+	// toll_allow is set by our directory from call_permission: our variable.
+	e.conds = append(e.conds, cond{field: "${toll_allow}", expr: tollExpr(level), actions: acts,
+		anti: []action{act("hangup", "CALL_REJECTED")}})
+	return e
+}
+
+// callerID sets the caller id per the route's policy. Values are computed
+// here as literals (validated digits) rather than referenced as variables.
+func (p *planner) callerID(req Request, r *OutboundRoute) []action {
+	t := &p.snap.Tenant
+	var num string
+	switch r.CallerIDPolicy {
+	case "passthrough":
+		return nil
+	case "fixed":
+		num = firstValid(validCallerNumber, r.CallerIDFixed)
+	case "tenant":
+		num = firstValid(validCallerNumber, t.CallerID)
+	default: // extension
+		var own string
+		if validNumber(req.Ext) && (req.Tenant == "" || req.Tenant == p.tenant) {
+			p.trace.CallerDependent = true
+			if x := p.snap.extension(req.Ext); x != nil {
+				own = x.OutboundCallerID
+			}
+		}
+		num = firstValid(validCallerNumber, own, t.CallerID)
+	}
+	var acts []action
+	if num != "" {
+		acts = append(acts, set("effective_caller_id_number", num))
+	}
+	if name := sanitizeName(t.OutboundCallerIDName); name != "" {
+		acts = append(acts, set("effective_caller_id_name", name))
+	}
+	return acts
+}
+
+// transform applies strip_digits and prepend; the result must be dialable.
+func transform(pt Pattern, num string) (string, bool) {
+	if pt.StripDigits < 0 || pt.StripDigits >= len(num) {
+		return "", false
+	}
+	if pt.Prepend != "" && !validDialable(pt.Prepend) {
+		return "", false
+	}
+	out := pt.Prepend + num[pt.StripDigits:]
+	return out, validDialable(out)
+}
+
+// usableTrunks lists the route's trunks, in failover order, that this tenant
+// may use, that are enabled and whose names are safe for a dial string.
+func (p *planner) usableTrunks(r *OutboundRoute) []string {
+	var out []string
+	for _, name := range r.Trunks {
+		if t := p.snap.trunk(name); t != nil && t.Enabled && validTrunkName(name) {
+			out = append(out, name)
+		}
+	}
+	p.trace.Trunks = out
+	return out
+}
+
+// validTrunkName matches ^[a-z0-9_]{1,40}$.
+func validTrunkName(s string) bool {
+	return len(s) >= 1 && len(s) <= 40 && allIn(s, "abcdefghijklmnopqrstuvwxyz0123456789_")
+}
+
+// bridges tries each trunk in turn.
+func (p *planner) bridges(trunks []string, dialled string) []action {
+	acts := []action{set("continue_on_fail", "true"), set("hangup_after_bridge", "true")}
+	for _, t := range trunks {
+		acts = append(acts, act("bridge", "sofia/gateway/"+t+"/"+dialled))
+	}
+	return acts
+}

@@ -1,0 +1,199 @@
+package dialplan
+
+import (
+	"bytes"
+	"net/url"
+)
+
+// Request is one mod_xml_curl fetch. The fields routing needs are decoded
+// once; everything else stays in the raw body for Get. When a name occurs
+// twice the last value wins: FreeSWITCH appends its own key/user/domain after
+// the dial-string variables of a user_call, so a dial string cannot spoof them.
+type Request struct {
+	Hostname, Section, TagName, KeyName, KeyValue string
+
+	Action, User, Domain, Key, Profile, Purpose, Group string
+
+	// IPv4 is FreeSWITCH-IPv4: the node's own address.
+	IPv4 string
+
+	huntContext, huntDest, huntCaller       string
+	callerContext, callerDest, callerCaller string
+
+	// Tenant and Ext are the channel variables sb_tenant and sb_ext that our
+	// directory sets on every user, when the call has them.
+	Tenant, Ext string
+	// EmergencyCallerID is the caller's emergency_caller_id_number variable.
+	EmergencyCallerID string
+	// TollAllow is the caller's toll_allow variable.
+	TollAllow string
+
+	body []byte
+	form url.Values
+}
+
+// ParseRequest decodes a mod_xml_curl POST body (freeswitch.md §1.2). It scans
+// the body once and unescapes only the fields it keeps, because the dialplan
+// body of a call is ~6 KB with ~200 fields and arrives for every call.
+// The body is copied, so the caller may reuse its buffer.
+func ParseRequest(body []byte) Request {
+	r := Request{body: bytes.Clone(body)}
+	rest := r.body
+	for len(rest) > 0 {
+		var pair []byte
+		if i := bytes.IndexByte(rest, '&'); i >= 0 {
+			pair, rest = rest[:i], rest[i+1:]
+		} else {
+			pair, rest = rest, nil
+		}
+		eq := bytes.IndexByte(pair, '=')
+		if eq < 0 {
+			continue
+		}
+		if dst := r.field(pair[:eq]); dst != nil {
+			*dst = unescape(pair[eq+1:])
+		}
+	}
+	return r
+}
+
+// ParseForm builds a Request from already decoded form values (for callers
+// whose HTTP framework parsed the body). The last value of each name is used.
+func ParseForm(form url.Values) Request {
+	r := Request{form: form}
+	for name, vals := range form {
+		if dst := r.field([]byte(name)); dst != nil && len(vals) > 0 {
+			*dst = vals[len(vals)-1]
+		}
+	}
+	return r
+}
+
+// field maps a form name to the struct field that keeps it.
+func (r *Request) field(name []byte) *string {
+	switch string(name) { // no allocation: the compiler optimises this conversion
+	case "hostname":
+		return &r.Hostname
+	case "section":
+		return &r.Section
+	case "tag_name":
+		return &r.TagName
+	case "key_name":
+		return &r.KeyName
+	case "key_value":
+		return &r.KeyValue
+	case "action":
+		return &r.Action
+	case "user":
+		return &r.User
+	case "domain":
+		return &r.Domain
+	case "key":
+		return &r.Key
+	case "profile":
+		return &r.Profile
+	case "purpose":
+		return &r.Purpose
+	case "group":
+		return &r.Group
+	case "FreeSWITCH-IPv4":
+		return &r.IPv4
+	case "Hunt-Context":
+		return &r.huntContext
+	case "Hunt-Destination-Number":
+		return &r.huntDest
+	case "Hunt-Caller-ID-Number":
+		return &r.huntCaller
+	case "Caller-Context":
+		return &r.callerContext
+	case "Caller-Destination-Number":
+		return &r.callerDest
+	case "Caller-Caller-ID-Number":
+		return &r.callerCaller
+	case "variable_sb_tenant":
+		return &r.Tenant
+	case "variable_sb_ext":
+		return &r.Ext
+	case "variable_emergency_caller_id_number":
+		return &r.EmergencyCallerID
+	case "variable_toll_allow":
+		return &r.TollAllow
+	}
+	return nil
+}
+
+// Context is the dialplan context being hunted (Hunt-Context, else Caller-Context).
+func (r *Request) Context() string { return firstNonEmpty(r.huntContext, r.callerContext) }
+
+// DestinationNumber is the number being routed (Hunt-, else Caller-Destination-Number).
+func (r *Request) DestinationNumber() string { return firstNonEmpty(r.huntDest, r.callerDest) }
+
+// CallerNumber is the caller id number (Hunt-, else Caller-Caller-ID-Number).
+func (r *Request) CallerNumber() string { return firstNonEmpty(r.huntCaller, r.callerCaller) }
+
+// Get returns the decoded value of any field ("" when absent; last one wins).
+func (r *Request) Get(name string) string {
+	if r.form != nil {
+		v := r.form[name]
+		if len(v) == 0 {
+			return ""
+		}
+		return v[len(v)-1]
+	}
+	var val []byte
+	found := false
+	rest := r.body
+	for len(rest) > 0 {
+		var pair []byte
+		if i := bytes.IndexByte(rest, '&'); i >= 0 {
+			pair, rest = rest[:i], rest[i+1:]
+		} else {
+			pair, rest = rest, nil
+		}
+		if len(pair) > len(name) && pair[len(name)] == '=' && string(pair[:len(name)]) == name {
+			val, found = pair[len(name)+1:], true
+		}
+	}
+	if !found {
+		return ""
+	}
+	return unescape(val)
+}
+
+// unescape decodes %XX sequences. A '+' stays a '+' (FreeSWITCH encodes
+// spaces as %20 and never produces '+' for a space), and a malformed escape
+// is kept literally.
+func unescape(v []byte) string {
+	if bytes.IndexByte(v, '%') < 0 {
+		return string(v)
+	}
+	out := make([]byte, 0, len(v))
+	for i := 0; i < len(v); i++ {
+		if v[i] == '%' && i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]) {
+			out = append(out, unhex(v[i+1])<<4|unhex(v[i+2]))
+			i += 2
+			continue
+		}
+		out = append(out, v[i])
+	}
+	return string(out)
+}
+
+func isHex(c byte) bool { return c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F' }
+
+func unhex(c byte) byte {
+	switch {
+	case c >= 'a':
+		return c - 'a' + 10
+	case c >= 'A':
+		return c - 'A' + 10
+	}
+	return c - '0'
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

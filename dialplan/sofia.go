@@ -1,0 +1,180 @@
+package dialplan
+
+import (
+	"strings"
+)
+
+// Sofia renders sofia.conf for the node that asks (matched on req.Hostname):
+// its internal and external profiles and, on the external profile, one
+// gateway per enabled trunk the node carries (trunk servers empty = all
+// nodes). With profile=<name> in the request only that profile is rendered.
+//
+// An unknown node gets the default profiles, internal on 5060 and external
+// on 5080, bound to the FreeSWITCH-IPv4 it reported, and only the trunks
+// meant for every node: a new node then works before an administrator has
+// registered it, without receiving trunks pinned to other nodes.
+func Sofia(opts Options, req Request, servers []Server, trunks []SIPTrunk) []byte {
+	srv := defaultServer(req)
+	known := false
+	for i := range servers {
+		if servers[i].Hostname != "" && servers[i].Hostname == req.Hostname {
+			srv, known = &servers[i], true
+			break
+		}
+	}
+	w := newXW(2048 + 512*len(trunks))
+	w.raw(docOpen)
+	w.raw("<section name=\"configuration\">\n<configuration name=\"sofia.conf\" description=\"sofia Endpoint\">\n")
+	w.raw("<global_settings>\n")
+	w.param("param", "log-level", "0")
+	w.param("param", "debug-presence", "0")
+	w.raw("</global_settings>\n<profiles>\n")
+	for _, prof := range srv.SIPProfiles {
+		if prof.Name != "internal" && prof.Name != "external" {
+			continue
+		}
+		if req.Profile != "" && req.Profile != prof.Name {
+			continue
+		}
+		writeProfile(w, opts, prof, srv.Name, known, trunks)
+	}
+	w.raw("</profiles>\n</configuration>\n")
+	closeSection(w)
+	return w.bytes()
+}
+
+func defaultServer(req Request) *Server {
+	ip := req.IPv4
+	if !validHost(ip) {
+		ip = "auto"
+	}
+	return &Server{Name: "", SIPProfiles: []SIPProfile{
+		{Name: "internal", SIPIP: ip, SIPPort: 5060},
+		{Name: "external", SIPIP: ip, SIPPort: 5080},
+	}}
+}
+
+func writeProfile(w *xw, opts Options, prof SIPProfile, server string, known bool, trunks []SIPTrunk) {
+	internal := prof.Name == "internal"
+	w.raw("<profile")
+	w.attr("name", prof.Name)
+	w.raw(">\n<gateways>\n")
+	if !internal {
+		for i := range trunks {
+			t := &trunks[i]
+			if !t.Enabled || !validTrunkName(t.Name) || !validHost(t.Host) || !carries(t, server, known) {
+				continue
+			}
+			writeGateway(w, t)
+		}
+	}
+	w.raw("</gateways>\n<domains>\n<domain name=\"all\" alias=\"false\" parse=\"false\"/>\n</domains>\n<settings>\n")
+	port := prof.SIPPort
+	if port <= 0 {
+		port = map[bool]int{true: 5060, false: 5080}[internal]
+	}
+	ip := firstNonEmpty(prof.SIPIP, "auto")
+	w.param("param", "context", "public")
+	w.param("param", "dialplan", "XML")
+	w.param("param", "sip-ip", ip)
+	w.param("param", "rtp-ip", ip)
+	w.param("param", "sip-port", itoa(port))
+	if prof.ExtSIPIP != "" {
+		w.param("param", "ext-sip-ip", prof.ExtSIPIP)
+	}
+	if prof.ExtRTPIP != "" {
+		w.param("param", "ext-rtp-ip", prof.ExtRTPIP)
+	}
+	if prof.TLSPort > 0 {
+		w.param("param", "tls", "true")
+		w.param("param", "tls-sip-port", itoa(prof.TLSPort))
+	}
+	if prof.WSSPort > 0 {
+		w.param("param", "wss-binding", ":"+itoa(prof.WSSPort))
+	}
+	w.param("param", "auth-calls", boolStr(internal))
+	if internal {
+		w.param("param", "apply-nat-acl", "nat.auto")
+		w.param("param", "force-register-domain", opts.Domain)
+		w.param("param", "force-subscription-domain", opts.Domain)
+		w.param("param", "force-register-db-domain", opts.Domain)
+		w.param("param", "challenge-realm", "auto_from")
+		w.param("param", "inbound-reg-force-matching-username", "true")
+	}
+	w.raw("</settings>\n</profile>\n")
+}
+
+// carries reports whether the node loads the trunk.
+func carries(t *SIPTrunk, server string, known bool) bool {
+	if len(t.Servers) == 0 {
+		return true
+	}
+	return known && hasString(t.Servers, server)
+}
+
+// writeGateway renders a trunk as a sofia gateway (resources.md §1.8). The
+// password is carried verbatim (escaped, '$' as &#36;).
+func writeGateway(w *xw, t *SIPTrunk) {
+	w.raw("<gateway")
+	w.attr("name", t.Name)
+	w.raw(">\n")
+	port := t.Port
+	if port <= 0 {
+		port = 5060
+	}
+	proxy := t.Host
+	if port != 5060 {
+		proxy += ":" + itoa(port)
+	}
+	w.param("param", "proxy", proxy)
+	w.param("param", "register", boolStr(t.Register))
+	user := firstNonEmpty(t.Username, "switchboard")
+	w.param("param", "username", user)
+	w.param("param", "password", firstNonEmpty(t.Password, "none"))
+	optional := [][2]string{
+		{"auth-username", t.AuthUsername}, {"realm", t.Realm}, {"from-user", t.FromUser},
+		{"from-domain", t.FromDomain}, {"outbound-proxy", t.OutboundProxy},
+	}
+	for _, kv := range optional {
+		if kv[1] != "" {
+			w.param("param", kv[0], kv[1])
+		}
+	}
+	switch t.Transport {
+	case "tcp", "tls":
+		w.param("param", "register-transport", t.Transport)
+	default:
+		w.param("param", "register-transport", "udp")
+	}
+	expire := t.ExpireSeconds
+	if expire <= 0 {
+		expire = 3600
+	}
+	retry := t.RetrySeconds
+	if retry <= 0 {
+		retry = 30
+	}
+	w.param("param", "expire-seconds", itoa(expire))
+	w.param("param", "retry-seconds", itoa(retry))
+	if t.PingSeconds > 0 {
+		w.param("param", "ping", itoa(t.PingSeconds))
+	}
+	w.param("param", "caller-id-in-from", boolStr(t.CallerIDInFrom))
+	codecs := t.Codecs
+	if len(codecs) == 0 {
+		codecs = []string{"PCMA", "PCMU"}
+	}
+	var ok []string
+	for _, c := range codecs {
+		switch c {
+		case "PCMA", "PCMU", "G722", "OPUS", "G729":
+			ok = append(ok, c)
+		}
+	}
+	w.raw("<variables>\n")
+	w.raw("<variable")
+	w.attr("name", "absolute_codec_string")
+	w.attr("value", strings.Join(ok, ","))
+	w.raw(" direction=\"outbound\"/>\n")
+	w.raw("</variables>\n</gateway>\n")
+}

@@ -1,0 +1,187 @@
+package dialplan
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// failPrefix marks the internal destination an extension's bridge transfers
+// to when it fails and busy / no-answer / unregistered lead to different
+// places. It contains a '-', so no number-plan object can collide with it.
+const failPrefix = "fail-"
+
+// TenantContext renders the tenant's own context (named after the tenant)
+// for the dialled number: only the one extension that handles it, decided
+// here in Go. In order: a local extension, a special mailbox, a routing
+// condition number, a feature code, an emergency number, then the outbound
+// routes by priority. Unknown tenant or no match: NotFound.
+func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Time) ([]byte, Trace) {
+	num := req.DestinationNumber()
+	tr := Trace{Context: req.Context(), Number: num, Caller: req.CallerNumber()}
+	if snap == nil || !validTenant(snap.Tenant.Tenant) || !strings.EqualFold(req.Context(), snap.Tenant.Tenant) || !validHost(opts.Domain) {
+		tr.Reason = "unknown context"
+		return NotFound(), tr
+	}
+	if !snap.Tenant.Enabled {
+		tr.Reason = "tenant disabled"
+		return NotFound(), tr
+	}
+	p := &planner{opts: opts, snap: snap, tenant: snap.Tenant.Tenant, now: now, trace: &tr}
+	var e *ext
+	switch {
+	case strings.HasPrefix(num, failPrefix):
+		e = p.failover(strings.TrimPrefix(num, failPrefix))
+	case !validDialable(num):
+		tr.Reason = "number not dialable"
+	default:
+		e = p.local(num)
+		if e == nil {
+			e = p.feature(num)
+		}
+		if e == nil {
+			e = p.emergency(req, num)
+		}
+		if e == nil {
+			e = p.outbound(req, num)
+		}
+	}
+	if e == nil {
+		if tr.Reason == "" {
+			tr.Reason = "no match"
+		}
+		tr.Match = ""
+		return NotFound(), tr
+	}
+	return writeDialplan(p.tenant, []ext{*e}), tr
+}
+
+// single is an extension with one condition on destination_number.
+func single(name, number string, acts []action) *ext {
+	return &ext{name: name, conds: []cond{{field: "destination_number", expr: numberExpr(number), actions: acts}}}
+}
+
+// local handles the tenant's own numbers: extensions, special mailboxes and
+// routing conditions.
+func (p *planner) local(num string) *ext {
+	if !validNumber(num) {
+		return nil
+	}
+	if x := p.snap.extension(num); x != nil {
+		if !x.Enabled {
+			p.trace.Reason = "extension disabled"
+			return nil
+		}
+		p.trace.Match = "extension"
+		return single("ext-"+num, num, p.extensionActions(x))
+	}
+	if m := p.snap.mailbox(num); m != nil && m.Enabled {
+		p.trace.Match = "special_mailbox"
+		return single("mailbox-"+num, num, p.voicemail(num))
+	}
+	for i := range p.snap.RoutingConditions {
+		c := &p.snap.RoutingConditions[i]
+		if c.Number != num || !c.Enabled {
+			continue
+		}
+		p.trace.Match = "routing_condition"
+		d := p.conditionDestination(c, p.trace.Caller)
+		acts, ok := p.destination(d)
+		if !ok {
+			p.trace.Reason = "destination invalid"
+			return nil
+		}
+		p.trace.Destination = &d
+		name := c.Name
+		if name == "" {
+			name = "condition-" + num
+		}
+		return single(name, num, acts)
+	}
+	return nil
+}
+
+// extensionActions rings an extension: DND and forward-all first, else
+// bridge to the user with failover for busy, no answer and unregistered.
+func (p *planner) extensionActions(x *Extension) []action {
+	if x.DND {
+		p.trace.Reason = "dnd"
+		return p.busyActions(x)
+	}
+	if forwardOK(x, x.ForwardAll) {
+		p.trace.Reason = "forward_all"
+		return p.forward(x, x.ForwardAll.Destination)
+	}
+	acts := []action{
+		set("call_timeout", itoa(ringSeconds(x))),
+		set("continue_on_fail", "true"),
+		set("hangup_after_bridge", "true"),
+		set("sb_called_ext", x.Name),
+		act("bridge", "user/"+x.Name+"-"+p.tenant+"@"+p.opts.Domain),
+	}
+	busy, noAnswer, unreg := p.busyActions(x), p.noAnswerActions(x), p.unregisteredActions(x)
+	if slices.Equal(busy, noAnswer) && slices.Equal(busy, unreg) {
+		return append(acts, busy...)
+	}
+	return append(acts, p.transfer(failPrefix+x.Name))
+}
+
+// failover renders "fail-<ext>": after a failed bridge, branch on
+// originate_disposition (a variable FreeSWITCH sets; no user value in ${}).
+func (p *planner) failover(num string) *ext {
+	x := p.snap.extension(num)
+	if !validNumber(num) || x == nil || !x.Enabled {
+		return nil
+	}
+	p.trace.Match = "extension_failover"
+	const disp = "${originate_disposition}"
+	return &ext{name: failPrefix + num, conds: []cond{
+		{field: "destination_number", expr: numberExpr(failPrefix + num)},
+		{field: disp, expr: "^(USER_BUSY|CALL_REJECTED)$", brk: "on-true", actions: p.busyActions(x)},
+		{field: disp, expr: "^(USER_NOT_REGISTERED|SUBSCRIBER_ABSENT)$", brk: "on-true", actions: p.unregisteredActions(x)},
+		{field: "destination_number", expr: numberExpr(failPrefix + num), actions: p.noAnswerActions(x)},
+	}}
+}
+
+// forward transfers to an extension's forward target under the extension
+// owner's call permission (the forward is the owner's choice, not the
+// caller's), so a forward cannot reach numbers the owner could not dial.
+func (p *planner) forward(x *Extension, target string) []action {
+	return []action{
+		set("toll_allow", tollAllow(x.CallPermission)),
+		set("sb_forwarded_by", x.Name),
+		p.transfer(target),
+	}
+}
+
+// Failover choices: an enabled forward wins, then voicemail, then hangup.
+func (p *planner) busyActions(x *Extension) []action {
+	return p.fallback(x, x.ForwardBusy, "USER_BUSY")
+}
+
+func (p *planner) noAnswerActions(x *Extension) []action {
+	return p.fallback(x, x.ForwardNoAnswer, "NO_ANSWER")
+}
+
+func (p *planner) unregisteredActions(x *Extension) []action {
+	if forwardOK(x, x.ForwardUnregistered) {
+		return p.forward(x, x.ForwardUnregistered.Destination)
+	}
+	return p.noAnswerActions(x)
+}
+
+func (p *planner) fallback(x *Extension, f Forward, cause string) []action {
+	if forwardOK(x, f) {
+		return p.forward(x, f.Destination)
+	}
+	if x.VoicemailEnabled {
+		return p.voicemail(x.Name)
+	}
+	return []action{act("hangup", cause)}
+}
+
+// forwardOK reports whether a forward is usable: enabled, dialable, and not
+// back to the extension itself (which would transfer in a loop).
+func forwardOK(x *Extension, f Forward) bool {
+	return f.Enabled && validDialable(f.Destination) && f.Destination != x.Name
+}

@@ -1,0 +1,261 @@
+package dialplan
+
+import "github.com/switchboard/switchboard/schedule"
+
+// The types below mirror the stored records of resources.md with the same
+// snake_case JSON names, so the loader can fill them by decoding stored JSON.
+// Only the fields rendering needs are present. Secrets arrive in clear text
+// from the loader (which decrypts them) and leave only as FreeSWITCH needs them.
+
+// Tenant is a customer organisation (resources.md §1.1).
+type Tenant struct {
+	Tenant               string   `json:"tenant"`
+	CallerID             string   `json:"callerid"`
+	EmergencyCallerID    string   `json:"emergency_callerid"`
+	OutboundCallerIDName string   `json:"outbound_callerid_name"`
+	Enabled              bool     `json:"enabled"`
+	Timezone             string   `json:"timezone"`
+	Language             string   `json:"language"`
+	EmergencyNumbers     []string `json:"emergency_numbers"`
+	MaxConcurrentCalls   int      `json:"max_concurrent_calls"`
+	RecordingPolicy      string   `json:"recording_policy"`
+}
+
+// Forward is one of an extension's four call-forward settings.
+type Forward struct {
+	Enabled     bool   `json:"enabled"`
+	Destination string `json:"destination"`
+}
+
+// Extension is a user's number and SIP account (resources.md §2.1).
+type Extension struct {
+	Name                      string  `json:"name"`
+	FirstName                 string  `json:"first_name"`
+	LastName                  string  `json:"last_name"`
+	CallerID                  string  `json:"callerid"`
+	Email                     string  `json:"email"`
+	Mobile                    string  `json:"mobile"`
+	SIPSecret                 string  `json:"sip_secret"`
+	VoicemailEnabled          bool    `json:"voicemail_enabled"`
+	VoicemailPIN              string  `json:"voicemail_pin"`
+	VoicemailEmail            string  `json:"voicemail_email"`
+	VoicemailAttachAudio      bool    `json:"voicemail_attach_audio"`
+	VoicemailDeleteAfterEmail bool    `json:"voicemail_delete_after_email"`
+	RingSeconds               int     `json:"ring_seconds"`
+	ForwardAll                Forward `json:"forward_all"`
+	ForwardBusy               Forward `json:"forward_busy"`
+	ForwardNoAnswer           Forward `json:"forward_no_answer"`
+	ForwardUnregistered       Forward `json:"forward_unregistered"`
+	DND                       bool    `json:"dnd"`
+	CallWaiting               bool    `json:"call_waiting"`
+	MaxRegistrations          int     `json:"max_registrations"`
+	CallPermission            string  `json:"call_permission"`
+	Record                    string  `json:"record"`
+	AccountCode               string  `json:"accountcode"`
+	DirectoryVisible          bool    `json:"directory_visible"`
+	DirectoryExtensionVisible bool    `json:"directory_extension_visible"`
+	OutboundCallerID          string  `json:"outbound_callerid"`
+	EmergencyLocationID       int64   `json:"emergency_location_id"`
+	Language                  string  `json:"language"`
+	Timezone                  string  `json:"timezone"`
+	Enabled                   bool    `json:"enabled"`
+}
+
+// Destination is where a call is sent (resources.md §0).
+type Destination struct {
+	Type   string `json:"type"`
+	Target string `json:"target"`
+}
+
+// DID is a public number assigned to a tenant (resources.md §1.7).
+type DID struct {
+	ID             int64  `json:"id"`
+	Number         string `json:"number"`
+	Tenant         string `json:"tenant"`
+	TrunkID        int64  `json:"trunk_id"`
+	InboundRouteID int64  `json:"inbound_route_id"`
+	CallerIDName   string `json:"caller_id_name"`
+	Enabled        bool   `json:"enabled"`
+}
+
+// InboundRoute sends calls to a DID somewhere (resources.md §2.6).
+// Optional destinations are nil when unset; RoutingConditionID is 0 when unset.
+type InboundRoute struct {
+	ID                 int64        `json:"id"`
+	Name               string       `json:"name"`
+	DID                string       `json:"did"`
+	CallerMatch        string       `json:"caller_match"`
+	Destination        Destination  `json:"destination"`
+	RoutingConditionID int64        `json:"routing_condition_id"`
+	DayDestination     *Destination `json:"day_destination"`
+	NightDestination   *Destination `json:"night_destination"`
+	HolidayDestination *Destination `json:"holiday_destination"`
+	CallerIDNamePrefix string       `json:"callerid_name_prefix"`
+	Language           string       `json:"language"`
+	Enabled            bool         `json:"enabled"`
+}
+
+// Pattern is one dialled-number pattern of an outbound route.
+type Pattern struct {
+	Match       string `json:"match"`
+	StripDigits int    `json:"strip_digits"`
+	Prepend     string `json:"prepend"`
+}
+
+// OutboundRoute sends dialled numbers out through trunks (resources.md §2.7).
+type OutboundRoute struct {
+	ID                 int64     `json:"id"`
+	Name               string    `json:"name"`
+	Priority           int       `json:"priority"`
+	Patterns           []Pattern `json:"patterns"`
+	Trunks             []string  `json:"trunks"`
+	CallerIDPolicy     string    `json:"callerid_policy"`
+	CallerIDFixed      string    `json:"callerid_fixed"`
+	MinPermission      string    `json:"min_permission"`
+	Emergency          bool      `json:"emergency"`
+	MaxDurationSeconds int       `json:"max_duration_seconds"`
+	Enabled            bool      `json:"enabled"`
+}
+
+// SIPTrunk is a carrier connection, rendered as a sofia gateway (resources.md §1.8).
+type SIPTrunk struct {
+	ID             int64    `json:"id"`
+	Name           string   `json:"name"`
+	Tenants        []string `json:"tenants"`
+	Host           string   `json:"host"`
+	Port           int      `json:"port"`
+	Transport      string   `json:"transport"`
+	Register       bool     `json:"register"`
+	Username       string   `json:"username"`
+	Password       string   `json:"password"`
+	AuthUsername   string   `json:"auth_username"`
+	Realm          string   `json:"realm"`
+	FromUser       string   `json:"from_user"`
+	FromDomain     string   `json:"from_domain"`
+	OutboundProxy  string   `json:"outbound_proxy"`
+	ExpireSeconds  int      `json:"expire_seconds"`
+	RetrySeconds   int      `json:"retry_seconds"`
+	PingSeconds    int      `json:"ping_seconds"`
+	CallerIDInFrom bool     `json:"caller_id_in_from"`
+	Codecs         []string `json:"codecs"`
+	Servers        []string `json:"servers"`
+	Enabled        bool     `json:"enabled"`
+}
+
+// Schedule is a tenant's opening hours; evaluated by package schedule.
+type Schedule = schedule.Schedule
+
+// RoutingCondition is a named two-way switch (resources.md §2.8).
+type RoutingCondition struct {
+	ID                 int64       `json:"id"`
+	Name               string      `json:"name"`
+	Number             string      `json:"number"`
+	Kind               string      `json:"kind"`
+	ScheduleID         int64       `json:"schedule_id"`
+	OfficeModes        []string    `json:"office_modes"`
+	CallerPrefixes     []string    `json:"caller_prefixes"`
+	MatchDestination   Destination `json:"match_destination"`
+	NomatchDestination Destination `json:"nomatch_destination"`
+	Override           string      `json:"override"`
+	OverrideUntil      string      `json:"override_until"`
+	Enabled            bool        `json:"enabled"`
+}
+
+// FeatureExtension is a star code bound to a built-in feature (resources.md §2.11).
+type FeatureExtension struct {
+	ID          int64  `json:"id"`
+	Feature     string `json:"feature"`
+	Code        string `json:"code"`
+	PINRequired bool   `json:"pin_required"`
+	Enabled     bool   `json:"enabled"`
+}
+
+// OfficeMode is the tenant's business state switch (resources.md §2.12).
+type OfficeMode struct {
+	Mode       string `json:"mode"`
+	ScheduleID int64  `json:"schedule_id"`
+	Until      string `json:"until"`
+}
+
+// EmergencyLocation gives extensions their emergency callback number (resources.md §2.19).
+type EmergencyLocation struct {
+	ID                int64  `json:"id"`
+	Name              string `json:"name"`
+	EmergencyCallerID string `json:"emergency_callerid"`
+	IsDefault         bool   `json:"is_default"`
+}
+
+// SpecialMailbox is a voicemail box owned by no extension (resources.md §2.14).
+type SpecialMailbox struct {
+	ID               int64    `json:"id"`
+	Name             string   `json:"name"`
+	Number           string   `json:"number"`
+	PIN              string   `json:"pin"`
+	Emails           []string `json:"emails"`
+	AttachAudio      bool     `json:"attach_audio"`
+	DeleteAfterEmail bool     `json:"delete_after_email"`
+	Language         string   `json:"language"`
+	Enabled          bool     `json:"enabled"`
+}
+
+// VoicePrompt is a stored prompt; Filename is server-chosen (resources.md §2.22).
+type VoicePrompt struct {
+	ID       int64  `json:"id"`
+	Filename string `json:"filename"`
+}
+
+// SIPProfile is one sofia profile of a server.
+type SIPProfile struct {
+	Name     string `json:"name"`
+	SIPIP    string `json:"sip_ip"`
+	SIPPort  int    `json:"sip_port"`
+	ExtSIPIP string `json:"ext_sip_ip"`
+	ExtRTPIP string `json:"ext_rtp_ip"`
+	TLSPort  int    `json:"tls_port"`
+	WSSPort  int    `json:"wss_port"`
+}
+
+// Server is a FreeSWITCH node (resources.md §1.5).
+type Server struct {
+	ID          int64        `json:"id"`
+	Name        string       `json:"name"`
+	Hostname    string       `json:"hostname"`
+	SIPProfiles []SIPProfile `json:"sip_profiles"`
+	Enabled     bool         `json:"enabled"`
+}
+
+// TenantSnapshot is everything one tenant's renders need. Trunks holds only
+// the trunks this tenant may use.
+type TenantSnapshot struct {
+	Tenant             Tenant              `json:"tenant"`
+	Extensions         []Extension         `json:"extensions"`
+	InboundRoutes      []InboundRoute      `json:"inbound_routes"`
+	OutboundRoutes     []OutboundRoute     `json:"outbound_routes"`
+	Schedules          []Schedule          `json:"schedules"`
+	RoutingConditions  []RoutingCondition  `json:"routing_conditions"`
+	FeatureExtensions  []FeatureExtension  `json:"feature_extensions"`
+	OfficeMode         *OfficeMode         `json:"office_mode"`
+	EmergencyLocations []EmergencyLocation `json:"emergency_locations"`
+	SpecialMailboxes   []SpecialMailbox    `json:"special_mailboxes"`
+	Trunks             []SIPTrunk          `json:"trunks"`
+	VoicePrompts       []VoicePrompt       `json:"voice_prompts"`
+}
+
+// PublicSnapshot is the input for the public context: the DID being called
+// and the snapshot of the tenant it belongs to.
+type PublicSnapshot struct {
+	DID    DID             `json:"did"`
+	Tenant *TenantSnapshot `json:"tenant"`
+}
+
+// Options are installation settings every render needs.
+type Options struct {
+	// Domain is the installation's one SIP domain.
+	Domain string
+	// SoundsDir is where tenant prompt files live: <SoundsDir>/<tenant>/<filename>.
+	SoundsDir string
+	// DefaultTimezone applies when neither schedule nor tenant names a zone.
+	DefaultTimezone string
+	// UserCacheMS is the cacheable="" value on directory users (0 = 60000).
+	UserCacheMS int
+}

@@ -1,0 +1,147 @@
+package dialplan
+
+import "strings"
+
+// Whitelists for values that end up in dialplan action data, dial strings or
+// channel variables. FreeSWITCH expands "${...}" in those at run time (and
+// runs API commands through it), and dial strings give meaning to {}[]<>,|
+// and spaces, so escaping cannot make arbitrary text safe there: values are
+// checked against these byte-level whitelists and skipped when they fail.
+// Hand-written loops instead of regexp keep renders allocation-free.
+
+// validTenant matches ^[A-Za-z0-9_]{2,32}$.
+func validTenant(s string) bool {
+	if len(s) < 2 || len(s) > 32 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
+			return false
+		}
+	}
+	return true
+}
+
+// validNumber matches ^[0-9]{2,10}$ (extensions and other number-plan objects).
+func validNumber(s string) bool {
+	return len(s) >= 2 && len(s) <= 10 && allIn(s, "0123456789")
+}
+
+// validDialable matches ^[0-9+*#]{1,32}$.
+func validDialable(s string) bool {
+	return len(s) >= 1 && len(s) <= 32 && allIn(s, "0123456789+*#")
+}
+
+// validCallerNumber matches ^\+?[0-9]{3,15}$.
+func validCallerNumber(s string) bool {
+	d := strings.TrimPrefix(s, "+")
+	return len(d) >= 3 && len(d) <= 15 && allIn(d, "0123456789")
+}
+
+// validToken matches ^[A-Za-z0-9_.-]{1,64}$: trunk names, account codes,
+// prompt file names, IANA zone names (plus '/' and '+').
+func validToken(s string, extra string) bool {
+	if len(s) < 1 || len(s) > 64 || strings.HasPrefix(s, ".") {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '.' || c == '-' || strings.IndexByte(extra, c) >= 0) {
+			return false
+		}
+	}
+	return true
+}
+
+// validHost matches a host name or IPv4/IPv6 literal: [A-Za-z0-9.:-], 1-253.
+func validHost(s string) bool {
+	if len(s) < 1 || len(s) > 253 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// validLanguage matches ^[a-z]{2}(-[A-Z]{2})?$.
+func validLanguage(s string) bool {
+	switch len(s) {
+	case 2:
+		return allIn(s, "abcdefghijklmnopqrstuvwxyz")
+	case 5:
+		return allIn(s[:2], "abcdefghijklmnopqrstuvwxyz") && s[2] == '-' && allIn(s[3:], "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
+	}
+	return false
+}
+
+// validPIN matches ^[0-9]{4,10}$.
+func validPIN(s string) bool { return len(s) >= 4 && len(s) <= 10 && allIn(s, "0123456789") }
+
+// validEmail is a loose address check that also refuses anything FreeSWITCH
+// could expand or split on: mod_voicemail expands its mail settings.
+func validEmail(s string) bool {
+	at := strings.IndexByte(s, '@')
+	if at < 1 || at == len(s)-1 || len(s) > 254 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c <= ' ' || c >= 0x7f || strings.IndexByte("${}\\<>\"',;|[]^()", c) >= 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func allIn(s, set string) bool {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(set, s[i]) < 0 {
+			return false
+		}
+	}
+	return true
+}
+
+// sanitizeName neutralises a display name for channel variables such as
+// effective_caller_id_name. Those values are expanded again whenever a
+// dialplan or dial string references them, so "${system(id)}" in a first name
+// would run an API command at call time. We strip rather than refuse (a
+// name with a stray quote still shows): the characters $ { } \ are removed
+// (no expansion is possible without them), and so are the dial-string
+// metacharacters ' " , ^ [ ] < > | and control characters, because caller
+// names get copied into originate/bridge strings. At most 64 bytes remain.
+func sanitizeName(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c < 0x20 || c == 0x7f || strings.IndexByte("${}\\'\",^[]<>|", c) >= 0 {
+			continue
+		}
+		b.WriteByte(c)
+	}
+	out := strings.Join(strings.Fields(b.String()), " ")
+	if len(out) > 64 {
+		out = strings.ToValidUTF8(out[:64], "")
+	}
+	return out
+}
+
+// SplitUserID splits a directory user id "<extension>-<tenant>" (for example
+// "1001-acme") into its parts. Tenant names contain no hyphen, so the split is
+// at the last '-'; both parts must pass their whitelists.
+func SplitUserID(id string) (ext, tenant string, ok bool) {
+	i := strings.LastIndexByte(id, '-')
+	if i < 0 {
+		return "", "", false
+	}
+	ext, tenant = id[:i], id[i+1:]
+	if !validNumber(ext) || !validTenant(tenant) {
+		return "", "", false
+	}
+	return ext, tenant, true
+}

@@ -1,0 +1,113 @@
+package dialplan
+
+import (
+	"strconv"
+	"unicode/utf8"
+)
+
+// xw is a tiny append-only XML writer. encoding/xml's reflection costs too
+// much on the hot path (every REGISTER and every call fetches XML), and our
+// documents are flat enough to write by hand.
+type xw struct {
+	b []byte
+}
+
+func newXW(size int) *xw { return &xw{b: make([]byte, 0, size)} }
+
+// raw appends trusted, fixed markup.
+func (w *xw) raw(s string) { w.b = append(w.b, s...) }
+
+// text appends an escaped value; see escapeTo.
+func (w *xw) text(s string) { w.b = escapeTo(w.b, s) }
+
+// attr appends ` name="value"` with value escaped.
+func (w *xw) attr(name, value string) {
+	w.b = append(w.b, ' ')
+	w.b = append(w.b, name...)
+	w.b = append(w.b, '=', '"')
+	w.b = escapeTo(w.b, value)
+	w.b = append(w.b, '"')
+}
+
+// param writes <param name=.. value=../>, the shape used by params,
+// variables and gateway settings alike.
+func (w *xw) param(tag, name, value string) {
+	w.raw("<")
+	w.raw(tag)
+	w.attr("name", name)
+	w.attr("value", value)
+	w.raw("/>\n")
+}
+
+func (w *xw) bytes() []byte { return w.b }
+
+// escapeTo appends s escaped for XML text and attribute values.
+//
+// Besides the five XML entities, every '$' becomes "&#36;". FreeSWITCH runs
+// its config preprocessor over the raw HTTP response before parsing the XML:
+// it replaces each "$${name}" with a global variable (so a display name
+// "$${default_password}" would leak the default password into the document)
+// whatever the surrounding escaping. Written as &#36; the dollar is invisible
+// to the preprocessor and the XML parser turns it back into '$', so values we
+// carry verbatim (passwords, names) arrive intact. Run-time expansion of
+// "${...}" is a separate danger that escaping cannot solve; see sanitizeName
+// and the whitelists in validate.go. Control characters other than tab, LF
+// and CR are dropped because XML 1.0 cannot carry them; invalid UTF-8 bytes
+// become U+FFFD for the same reason.
+func escapeTo(b []byte, s string) []byte {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < 0x80 {
+			switch c {
+			case '&':
+				b = append(b, "&amp;"...)
+			case '<':
+				b = append(b, "&lt;"...)
+			case '>':
+				b = append(b, "&gt;"...)
+			case '"':
+				b = append(b, "&quot;"...)
+			case '\'':
+				b = append(b, "&apos;"...)
+			case '$':
+				b = append(b, "&#36;"...)
+			case '\t':
+				b = append(b, "&#9;"...)
+			case '\n':
+				b = append(b, "&#10;"...)
+			case '\r':
+				b = append(b, "&#13;"...)
+			default:
+				if c >= 0x20 && c != 0x7f {
+					b = append(b, c)
+				}
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == '\uFFFD' && size == 1 || !xmlChar(r) {
+			b = append(b, "\uFFFD"...)
+		} else {
+			b = append(b, s[i:i+size]...)
+		}
+		i += size
+	}
+	return b
+}
+
+// xmlChar reports whether r is allowed in XML 1.0 text (non-ASCII part).
+func xmlChar(r rune) bool {
+	return (r >= 0x80 && r <= 0xD7FF) || (r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
+}
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
+
+func boolStr(v bool) string {
+	if v {
+		return "true"
+	}
+	return "false"
+}

@@ -1,0 +1,242 @@
+package esl
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+)
+
+// subscribeLine is the one subscription of an event connection: the channel
+// lifecycle the tracker needs, recordings and job results, nothing more.
+const subscribeLine = "event plain CHANNEL_CREATE CHANNEL_PROGRESS CHANNEL_PROGRESS_MEDIA CHANNEL_ANSWER " +
+	"CHANNEL_BRIDGE CHANNEL_UNBRIDGE CHANNEL_HOLD CHANNEL_UNHOLD CHANNEL_HANGUP_COMPLETE " +
+	"RECORD_START RECORD_STOP BACKGROUND_JOB"
+
+// PoolOptions configures a Pool. Zero values select the defaults.
+type PoolOptions struct {
+	Logger *slog.Logger
+	// OnEvent receives every event of the nodes whose event stream this
+	// replica holds, plus the BACKGROUND_JOB of its own BgAPI calls. It is
+	// called from one goroutine per node, in Event-Sequence order, and
+	// should not block for long.
+	OnEvent func(Event)
+	// OnConnect is called after each (re)connect of a node's event
+	// connection, once subscribed, so the caller can resync (e.g. from
+	// "show channels as json" through API). The node's events are held back
+	// until it returns, so it must be bounded (use ctx with a timeout).
+	OnConnect func(ctx context.Context, node string)
+	// EventLease, when set, limits event consumption to the nodes whose
+	// lease this replica holds. Without it this replica consumes every node.
+	EventLease *RedisLease
+	// BackoffBase and BackoffMax bound the capped exponential reconnect
+	// delay, jittered between half and all of it (defaults 200ms and 10s).
+	BackoffBase time.Duration
+	BackoffMax  time.Duration
+	// DialTimeout bounds TCP connect plus authentication (default 5s).
+	DialTimeout time.Duration
+	// HealthInterval is how often an idle connection is probed with
+	// "api status"; HealthTimeout bounds the probe (defaults 5s and 2s).
+	// eslgo's reader dies silently on an unexpected frame, so only a probe
+	// finds such a connection.
+	HealthInterval time.Duration
+	HealthTimeout  time.Duration
+	// ReorderWindow is how long events are held to restore Event-Sequence
+	// order (default 20ms; negative delivers at once).
+	ReorderWindow time.Duration
+}
+
+func (o *PoolOptions) defaults() {
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.BackoffBase <= 0 {
+		o.BackoffBase = 200 * time.Millisecond
+	}
+	if o.BackoffMax <= 0 {
+		o.BackoffMax = 10 * time.Second
+	}
+	if o.DialTimeout <= 0 {
+		o.DialTimeout = 5 * time.Second
+	}
+	if o.HealthInterval <= 0 {
+		o.HealthInterval = 5 * time.Second
+	}
+	if o.HealthTimeout <= 0 {
+		o.HealthTimeout = 2 * time.Second
+	}
+	switch {
+	case o.ReorderWindow == 0:
+		o.ReorderWindow = 20 * time.Millisecond
+	case o.ReorderWindow < 0:
+		o.ReorderWindow = 0
+	}
+}
+
+// Pool holds a command connection to every FreeSWITCH node, and an event
+// connection to each node whose event stream this replica consumes. It
+// reconnects by itself; Run drives it.
+type Pool struct {
+	opts   PoolOptions
+	nodes  []*node
+	byName map[string]*node
+}
+
+// NewPool returns a pool for nodes; nothing connects before Run.
+func NewPool(nodes []NodeConfig, opts PoolOptions) *Pool {
+	opts.defaults()
+	p := &Pool{opts: opts, byName: make(map[string]*node, len(nodes))}
+	for _, cfg := range nodes {
+		n := &node{
+			cfg:  cfg,
+			p:    p,
+			log:  opts.Logger.With("node", cfg.Name, "addr", cfg.Addr),
+			disp: newDispatcher(opts.OnEvent, opts.ReorderWindow),
+			sem:  make(chan struct{}, 1),
+		}
+		p.nodes = append(p.nodes, n)
+		p.byName[cfg.Name] = n
+	}
+	return p
+}
+
+// Run connects to every node and keeps reconnecting until ctx ends; then
+// it closes the connections, releases held leases and returns nil.
+func (p *Pool) Run(ctx context.Context) error {
+	var wg sync.WaitGroup
+	for _, n := range p.nodes {
+		wg.Add(3)
+		go func() { defer wg.Done(); n.disp.run(ctx) }()
+		go func() { defer wg.Done(); n.commandLoop(ctx) }()
+		go func() { defer wg.Done(); n.eventLoop(ctx) }()
+	}
+	wg.Wait()
+	<-ctx.Done() // with no nodes, still run until told to stop
+	return nil
+}
+
+func (p *Pool) node(name string) (*node, error) {
+	n, ok := p.byName[name]
+	if !ok {
+		return nil, fmt.Errorf("esl node %q: %w", name, ErrUnknownNode)
+	}
+	return n, nil
+}
+
+// API runs "api <cmd>" on node's command connection and returns the body.
+// A body starting with -ERR or -USAGE becomes a *CommandError. A down node
+// fails at once with ErrNodeDown. Commands on one node run one at a time,
+// as FreeSWITCH runs them; a command whose ctx ends before its reply makes
+// the pool reconnect, because the reply would otherwise answer the next
+// command. Callers build cmd from validated parts (see SafeArg, QuoteVar).
+func (p *Pool) API(ctx context.Context, node, cmd string) (string, error) {
+	n, err := p.node(node)
+	if err != nil {
+		return "", err
+	}
+	if err := checkLine(cmd); err != nil {
+		return "", err
+	}
+	r, err := n.send(ctx, "api "+cmd)
+	if err != nil {
+		return "", err
+	}
+	body := string(r.Body)
+	if isFailure(body) {
+		return "", &CommandError{Node: node, Command: "api " + cmd, Reply: body}
+	}
+	return body, nil
+}
+
+// BgAPI runs "bgapi <cmd>" on node and returns the Job-UUID at once; the
+// result arrives later as a BACKGROUND_JOB event through OnEvent, on this
+// replica whether or not it holds the node's event lease. Use it for
+// originate, which blocks the connection until answered if run with API.
+func (p *Pool) BgAPI(ctx context.Context, node, cmd string) (string, error) {
+	n, err := p.node(node)
+	if err != nil {
+		return "", err
+	}
+	if err := checkLine(cmd); err != nil {
+		return "", err
+	}
+	job := uuid.NewString()
+	n.disp.expectJob(job)
+	r, err := n.send(ctx, "bgapi "+cmd+"\nJob-UUID: "+job)
+	if err != nil {
+		n.disp.forgetJob(job)
+		return "", err
+	}
+	reply := r.GetReply()
+	if !strings.HasPrefix(reply, "+OK") {
+		n.disp.forgetJob(job)
+		return "", &CommandError{Node: node, Command: "bgapi " + cmd, Reply: reply}
+	}
+	got := r.GetHeader("Job-UUID")
+	if got == "" {
+		_, got, _ = strings.Cut(reply, "Job-UUID: ")
+		got = strings.TrimSpace(got)
+	}
+	if got != job {
+		n.disp.forgetJob(job)
+		n.disp.expectJob(got)
+	}
+	return got, nil
+}
+
+func checkLine(cmd string) error {
+	if strings.TrimSpace(cmd) == "" {
+		return fmt.Errorf("esl command: empty")
+	}
+	if strings.ContainsAny(cmd, "\r\n") {
+		return fmt.Errorf("esl command %q: contains a line break", verb(cmd))
+	}
+	return nil
+}
+
+func isFailure(body string) bool {
+	return strings.HasPrefix(body, "-ERR") || strings.HasPrefix(body, "-USAGE")
+}
+
+// NodeStatus is a node's connection state for health checks and /readyz.
+type NodeStatus struct {
+	Name string
+	Addr string
+	// Up is true while the command connection is usable.
+	Up bool
+	// Since is when Up last changed (zero before the first attempt ends).
+	Since time.Time
+	// EventsHeld is true while this replica consumes the node's events.
+	EventsHeld bool
+}
+
+// Nodes returns every node's status in configuration order.
+func (p *Pool) Nodes() []NodeStatus {
+	out := make([]NodeStatus, 0, len(p.nodes))
+	for _, n := range p.nodes {
+		out = append(out, n.status())
+	}
+	return out
+}
+
+// AnyUp reports whether at least one node's command connection is up.
+func (p *Pool) AnyUp() bool {
+	_, ok := p.FirstUp()
+	return ok
+}
+
+// FirstUp returns the first node, in configuration order, whose command
+// connection is up: where new originates go.
+func (p *Pool) FirstUp() (string, bool) {
+	for _, n := range p.nodes {
+		if n.status().Up {
+			return n.cfg.Name, true
+		}
+	}
+	return "", false
+}
