@@ -144,4 +144,3 @@ func call(t *testing.T, method, url, key, body string, want int) []byte {
 	}
 	return data
 }
-
