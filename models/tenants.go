@@ -182,3 +182,77 @@ func (s *Store) Tenant(ctx context.Context, name string) (Owner, error) {
 	}
 	return o, nil
 }
+
+var _ beforeDeleter = tenantHooks{}
+
+// beforeDelete removes the tenant's configuration with it, in the same
+// transaction: every tenant resource (children before the objects they
+// reference), its number plan, and its DIDs go back to the unassigned pool;
+// its API keys are revoked and kept for audit.
+func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old Record) error {
+	o, err := ts.tenantOwner(ctx, ts.tx, old["tenant"].(string))
+	if err != nil {
+		return err
+	}
+	ts2 := now()
+	// DIDs reference inbound routes: release them before the routes go.
+	if _, err := ts.tx.ExecContext(ctx, "UPDATE dids SET tenant = NULL, inbound_route_id = NULL, updated_at = ? WHERE tenant = ?", ts2, o.Tenant); err != nil {
+		return fmt.Errorf("delete tenant %s: release DIDs: %w", o.Tenant, ts.dialect.translate(err))
+	}
+	for _, res := range tenantDeleteOrder(ts.reg) {
+		if _, err := ts.tx.ExecContext(ctx, "DELETE FROM "+res.Table+" WHERE tenant_id = ?", o.TenantID); err != nil {
+			return fmt.Errorf("delete tenant %s: %s: %w", o.Tenant, res.Name, ts.dialect.translate(err))
+		}
+	}
+	stmts := []struct {
+		q    string
+		args []any
+	}{
+		{"DELETE FROM numbers WHERE tenant_id = ?", []any{o.TenantID}},
+		{"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?), tenant_id = NULL, updated_at = ? WHERE tenant_id = ?", []any{ts2, ts2, o.TenantID}},
+	}
+	for _, st := range stmts {
+		if _, err := ts.tx.ExecContext(ctx, st.q, st.args...); err != nil {
+			return fmt.Errorf("delete tenant %s: %w", o.Tenant, ts.dialect.translate(err))
+		}
+	}
+	return nil
+}
+
+// tenantDeleteOrder sorts tenant resources so that each comes before every
+// resource it references (a topological order over Ref fields).
+func tenantDeleteOrder(reg *Registry) []*Resource {
+	var pending []*Resource
+	for _, r := range reg.Resources() {
+		if r.Scope == TenantScope && !r.Custom() {
+			pending = append(pending, r)
+		}
+	}
+	var out []*Resource
+	for len(pending) > 0 {
+		progressed := false
+		for i, r := range pending {
+			referenced := false
+			for _, other := range pending {
+				if other == r {
+					continue
+				}
+				for _, f := range other.Fields {
+					if f.Ref == r.Name {
+						referenced = true
+					}
+				}
+			}
+			if !referenced {
+				out = append(out, r)
+				pending = append(pending[:i], pending[i+1:]...)
+				progressed = true
+				break
+			}
+		}
+		if !progressed { // a reference cycle: fall back to declaration order
+			return append(out, pending...)
+		}
+	}
+	return out
+}

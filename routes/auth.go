@@ -134,7 +134,7 @@ func (a *authenticator) byKey(ctx context.Context, value string) (*Principal, er
 func (a *authenticator) byPassword(ctx context.Context, user, pass string) (*Principal, error) {
 	adm, err := a.store.AdminByUsername(ctx, user)
 	if errors.Is(err, models.ErrNotFound) {
-		models.CheckPassword(dummyHash, pass) // same cost as a real check: no user enumeration by timing
+		models.CheckPassword(dummyHash(), pass) // same cost as a real check: no user enumeration by timing
 		return nil, errUnauthorized
 	}
 	if err != nil {
@@ -163,7 +163,13 @@ func nonNil(s []string) []string {
 
 // dummyHash is a bcrypt hash of a random string, compared against when the
 // user does not exist.
-var dummyHash = "$2a$10$7EqJtq98hPqEX7fNZaFWoOhi5BWX4Z6G6Jp1Dq6J8QKkQeR4s0t5e"
+var dummyHash = sync.OnceValue(func() string {
+	h, err := models.HashPassword(models.NewAPIKeyValue())
+	if err != nil {
+		panic(err)
+	}
+	return h
+})
 
 func parseBasic(header string) (user, pass string, ok bool) {
 	raw, err := base64.StdEncoding.DecodeString(strings.TrimPrefix(header, "Basic "))

@@ -287,3 +287,26 @@ func TestRequestIDAndHealth(t *testing.T) {
 		}
 	})
 }
+
+func TestTenantDeleteRemovesItsConfiguration(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := s.Tenant(t, "gone")
+		base := "/api/tenants/" + tenant
+		loc := s.Do(t, "POST", base+"/emergency_locations/", s.Key, map[string]any{
+			"name": "HQ", "address_line1": "1 Main Rd", "country": "ZA", "emergency_callerid": "+27110000001",
+		}).Expect(t, 201).Map(t)
+		s.Do(t, "POST", base+"/extensions/", s.Key, map[string]any{"name": "1001", "emergency_location_id": loc["id"]}).Expect(t, 201)
+		tk := s.KeyFor(t, map[string]any{"tenant": tenant})
+		// A tenant key may read its tenant but not change or delete it.
+		s.Do(t, "GET", "/api/tenants/"+tenant, tk, nil).Expect(t, 200)
+		s.Do(t, "PUT", "/api/tenants/"+tenant, tk, map[string]any{"max_extensions": 0}).Expect(t, 403)
+		s.Do(t, "DELETE", "/api/tenants/"+tenant, tk, nil).Expect(t, 403)
+
+		s.Do(t, "DELETE", "/api/tenants/"+tenant, s.Key, nil).Expect(t, 204)
+		s.Do(t, "GET", "/api/tenants/"+tenant, s.Key, nil).Expect(t, 404)
+		s.Do(t, "GET", "/api/tenants/", tk, nil).Expect(t, 401)
+		// The name and the numbers are free again.
+		s.Do(t, "POST", "/api/tenants/", s.Key, map[string]any{"tenant": tenant}).Expect(t, 201)
+		s.Do(t, "POST", base+"/extensions/", s.Key, map[string]any{"name": "1001"}).Expect(t, 201)
+	})
+}

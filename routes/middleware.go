@@ -57,7 +57,8 @@ func requestContext(base *slog.Logger, timeout time.Duration) fiber.Handler {
 	}
 }
 
-// quietPaths are polled constantly (FreeSWITCH, probes); their access logs go to debug.
+// levelFor keeps access logs at debug (FreeSWITCH and probes poll all the
+// time) and raises server errors, so a production log shows what matters.
 func levelFor(status int) slog.Level {
 	if status >= 500 {
 		return slog.LevelError

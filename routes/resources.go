@@ -48,8 +48,9 @@ func (s *server) owner(c *fiber.Ctx, res *models.Resource, perm string) (models.
 		if key := c.Params("key"); key != "" && !p.MayTenant(key) {
 			return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "this credential may not act in tenant "+key)
 		}
-		if perm == "config.write" && c.Params("key") == "" && !p.Platform() {
-			return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "creating tenants needs a platform credential")
+		if perm == "config.write" && !p.Platform() {
+			// A tenant credential must not raise its own limits or delete itself.
+			return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "changing tenants needs a platform credential")
 		}
 		return models.Owner{}, nil
 	}
