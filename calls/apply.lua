@@ -1,0 +1,253 @@
+-- apply.lua merges one patch into a channel record atomically. ARGV holds the
+-- patch fields in the order of patchFields (patch.go); the line NewTracker
+-- prepends to this source names them as the table p. A record is stored as
+-- "<public JSON>\n<internal JSON>": the public part is the Channel shown to
+-- users and published as is; the internal part ("_" in Lua) holds the merge
+-- state: g (last Event-Sequence per field group), lr (lifecycle rank), br
+-- (bridged), held, su (start, unix microseconds), ended, stub.
+-- Returns {changed (0/1), CDR envelope or ""}.
+local pre = p.prefix
+local kind = p.kind
+local seq = tonumber(p.seq)
+local ttl = tonumber(p.ttl)
+local member = p.node .. ':' .. p.uuid
+local key = pre .. 'ch:' .. member
+
+local dirty = {}   -- records whose public fields changed (save and publish)
+local touched = {} -- records whose internal state changed (save)
+
+local function load(k)
+  local raw = redis.call('GET', k)
+  if not raw then return nil end
+  local i = string.find(raw, '\n', 1, true)
+  local r = cjson.decode(string.sub(raw, 1, i - 1))
+  r._ = cjson.decode(string.sub(raw, i + 1))
+  return r
+end
+
+-- encode returns the public JSON and the full stored value of r.
+local function encode(r)
+  local x = r._
+  r._ = nil
+  local pub = cjson.encode(r)
+  r._ = x
+  return pub, pub .. '\n' .. cjson.encode(x)
+end
+
+local function ended(r, m)
+  if r then return r._.ended == true end
+  return redis.call('EXISTS', pre .. 'cdr:once:' .. m) == 1
+end
+
+local function put(r, k, v)
+  if v ~= nil and r[k] ~= v then
+    r[k] = v
+    dirty[r] = true
+  end
+end
+
+local function putNE(r, k, v)
+  if v ~= nil and v ~= '' then put(r, k, v) end
+end
+
+local function fill(r, k, v)
+  if (r[k] == nil or r[k] == '') and v ~= nil and v ~= '' then put(r, k, v) end
+end
+
+local function setI(r, k, v)
+  if r._[k] ~= v then
+    r._[k] = v
+    touched[r] = true
+  end
+end
+
+-- newer reports whether this event is newer than the last one applied to the
+-- field group of r, and records it if so.
+local function newer(r, group)
+  local last = r._.g[group]
+  if last == nil or seq > last then
+    r._.g[group] = seq
+    touched[r] = true
+    return true
+  end
+  return false
+end
+
+local lifeNames = {[0] = 'ringing', [1] = 'ringing', [2] = 'early', [3] = 'answered'}
+
+local function derive(r)
+  local x = r._
+  if x.ended then return 'hangup' end
+  if x.held then return 'held' end
+  if x.br then return 'bridged' end
+  return lifeNames[x.lr or 0] or 'answered'
+end
+
+local function publish(typ, r, pub)
+  local msg = '{"type":"' .. typ .. '","channel":' .. pub .. '}'
+  redis.call('PUBLISH', pre .. 'events', msg)
+  if r.tenant ~= '' then redis.call('PUBLISH', pre .. 'events:' .. r.tenant, msg) end
+end
+
+local function applyBridge(r, on, peer)
+  if not newer(r, 'b') then return end
+  setI(r, 'br', on)
+  if on then
+    put(r, 'peer_uuid', peer)
+    fill(r, 'bridged_at', p.bridged_at)
+  else
+    put(r, 'peer_uuid', '')
+    put(r, 'bridged_to', '')
+  end
+end
+
+local c = load(key)
+if ended(c, member) then return {0, ''} end
+
+if kind == 'resync_end' then
+  if not c or not c.id then
+    redis.call('SREM', pre .. 'live:node:' .. p.node, member)
+    redis.call('ZREM', pre .. 'live', member)
+    return {0, ''}
+  end
+  if tonumber(c._.su) > tonumber(p.cutoff_us) then return {0, ''} end
+end
+-- A listed channel we already know keeps its event-built state; the listing
+-- may only move its lifecycle forward (it may have answered while we were
+-- away).
+local known = kind == 'resync' and c ~= nil and c.id ~= nil
+
+-- First real sighting: give the channel its identity (c may be a stub made
+-- by the peer's bridge event).
+local created = false
+if not c then c = {node = p.node, uuid = p.uuid, _ = {g = {}}} end
+if not c.id then
+  local n = redis.call('INCR', pre .. 'chseq:' .. p.tenant) % 4294967296
+  c.id = p.tech .. '/' .. p.name .. '-' .. p.tenant .. '-' .. string.format('%08x', n)
+  c.tenant = p.tenant
+  c.direction = p.direction
+  c.extension = p.extension
+  c.context = p.context
+  c.call_uuid = p.call_uuid
+  c.started_at = p.started_at
+  c.caller_id_name = ''
+  c.caller_id_number = ''
+  c.destination = ''
+  c.peer_uuid = c.peer_uuid or ''
+  c.bridged_to = c.bridged_to or ''
+  c.recording = false
+  c.recording_path = ''
+  c.state = ''
+  c.last_seq = 0
+  local x = c._
+  x.su = p.started_us
+  x.lr = x.lr or 0
+  x.br = x.br or false
+  x.held = false
+  x.stub = nil
+  redis.call('SET', pre .. 'chid:' .. c.id, member)
+  created = true
+  dirty[c] = true
+end
+
+if not known and newer(c, 'i') then
+  putNE(c, 'caller_id_name', p.caller_id_name)
+  putNE(c, 'caller_id_number', p.caller_id_number)
+  putNE(c, 'destination', p.destination)
+end
+local rank = tonumber(p.rank)
+if rank > (c._.lr or 0) and rank < 9 then setI(c, 'lr', rank) end
+fill(c, 'answered_at', p.answered_at)
+
+local peer, peerKey
+if kind == 'bridge' or kind == 'unbridge' then
+  local on = kind == 'bridge'
+  applyBridge(c, on, p.peer)
+  if p.peer ~= '' then
+    local pm = p.node .. ':' .. p.peer
+    peerKey = pre .. 'ch:' .. pm
+    peer = load(peerKey)
+    if ended(peer, pm) then
+      peer = nil
+    else
+      if not peer then peer = {node = p.node, uuid = p.peer, _ = {g = {}, stub = true}} end
+      applyBridge(peer, on, p.uuid)
+    end
+  end
+elseif kind == 'hold' or kind == 'unhold' then
+  if newer(c, 'h') then setI(c, 'held', kind == 'hold') end
+elseif kind == 'record_start' or kind == 'record_stop' then
+  if newer(c, 'r') then
+    put(c, 'recording', kind == 'record_start')
+    putNE(c, 'recording_path', p.record_path)
+  end
+elseif kind == 'resync' and not known then
+  if newer(c, 'h') then setI(c, 'held', p.held == '1') end
+end
+
+-- Link bridged_to both ways once both legs have ids.
+if c._.br and c.peer_uuid ~= '' and c.bridged_to == '' then
+  if not peer then
+    peerKey = pre .. 'ch:' .. p.node .. ':' .. c.peer_uuid
+    peer = load(peerKey)
+  end
+  if peer and peer.id then
+    put(c, 'bridged_to', peer.id)
+    if peer._.br and peer.peer_uuid == c.uuid and not peer._.ended then put(peer, 'bridged_to', c.id) end
+  end
+end
+
+local ending = kind == 'hangup' or kind == 'resync_end'
+if ending then
+  c._.ended = true
+  put(c, 'recording', false)
+end
+put(c, 'state', derive(c))
+
+local envelope = ''
+if dirty[c] or touched[c] then
+  if seq > (c.last_seq or 0) then c.last_seq = seq end
+  if dirty[c] then c.updated_at = p.now end
+end
+if ending then
+  local pub, stored = encode(c)
+  redis.call('SET', key, stored, 'EX', ttl)
+  redis.call('EXPIRE', pre .. 'chid:' .. c.id, ttl)
+  redis.call('ZREM', pre .. 'live', member)
+  if c.tenant ~= '' then redis.call('ZREM', pre .. 'live:' .. c.tenant, member) end
+  redis.call('SREM', pre .. 'live:node:' .. p.node, member)
+  if redis.call('SET', pre .. 'cdr:once:' .. member, '1', 'NX', 'EX', p.guard_ttl) and p.queue_cdr == '1' then
+    envelope = cjson.encode({hangup_cause = p.hangup_cause, ended_at = p.ended_at, duration = tonumber(p.duration),
+      billsec = tonumber(p.billsec), queued_at = tonumber(p.now_unix)}) .. '\n' .. pub
+    redis.call('RPUSH', pre .. 'cdr:pending', envelope)
+  end
+  publish('channel.ended', c, pub)
+elseif dirty[c] or touched[c] then
+  local pub, stored = encode(c)
+  redis.call('SET', key, stored)
+  if created then
+    redis.call('ZADD', pre .. 'live', p.score, member)
+    if c.tenant ~= '' then redis.call('ZADD', pre .. 'live:' .. c.tenant, p.score, member) end
+    redis.call('SADD', pre .. 'live:node:' .. p.node, member)
+    publish('channel.created', c, pub)
+  elseif dirty[c] then
+    publish('channel.updated', c, pub)
+  end
+end
+
+if peer and (dirty[peer] or touched[peer]) then
+  if peer.id then
+    put(peer, 'state', derive(peer))
+    if seq > (peer.last_seq or 0) then peer.last_seq = seq end
+    if dirty[peer] then peer.updated_at = p.now end
+    local pub, stored = encode(peer)
+    redis.call('SET', peerKey, stored)
+    if dirty[peer] then publish('channel.updated', peer, pub) end
+  else
+    local _, stored = encode(peer)
+    redis.call('SET', peerKey, stored, 'EX', ttl)
+  end
+end
+
+if dirty[c] then return {1, envelope} end
+return {0, envelope}
