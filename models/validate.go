@@ -131,15 +131,9 @@ func normalise(f *Field, raw any) (any, string) {
 	case Object:
 		return normaliseObject(f.Props, raw)
 	case ObjectList:
-		list, ok := raw.([]any)
-		if !ok {
-			return nil, "must be an array"
-		}
-		if f.MaxItems > 0 && len(list) > f.MaxItems {
-			return nil, fmt.Sprintf("at most %d items", f.MaxItems)
-		}
-		if f.Required && len(list) == 0 {
-			return nil, "at least one item is required"
+		list, msg := asList(f, raw)
+		if msg != "" {
+			return nil, msg
 		}
 		out := make([]any, len(list))
 		for i, item := range list {
@@ -196,16 +190,24 @@ func checkString(f *Field, s string) (any, string) {
 	return s, ""
 }
 
-func normaliseList(f *Field, raw any) (any, string) {
+// asList checks that raw is an array within the field's item bounds.
+func asList(f *Field, raw any) ([]any, string) {
 	list, ok := raw.([]any)
-	if !ok {
+	switch {
+	case !ok:
 		return nil, "must be an array"
-	}
-	if f.MaxItems > 0 && len(list) > f.MaxItems {
+	case f.MaxItems > 0 && len(list) > f.MaxItems:
 		return nil, fmt.Sprintf("at most %d items", f.MaxItems)
-	}
-	if f.Required && len(list) == 0 {
+	case f.Required && len(list) == 0:
 		return nil, "at least one item is required"
+	}
+	return list, ""
+}
+
+func normaliseList(f *Field, raw any) (any, string) {
+	list, msg := asList(f, raw)
+	if msg != "" {
+		return nil, msg
 	}
 	item := &Field{Type: String, MaxLen: f.MaxLen, Pattern: f.Pattern, Enum: f.Enum, re: f.re, NoExpand: true}
 	if f.Type == IntList {

@@ -57,6 +57,16 @@ func (s *server) owner(c *fiber.Ctx, res *models.Resource, perm string) (models.
 	return models.Owner{}, requirePlatform(c, perm)
 }
 
+// writeInput authorises a write and decodes its JSON body.
+func (s *server) writeInput(c *fiber.Ctx, res *models.Resource) (models.Owner, map[string]any, error) {
+	o, err := s.owner(c, res, "config.write")
+	if err != nil {
+		return o, nil, err
+	}
+	in, err := decodeObject(c)
+	return o, in, err
+}
+
 func (s *server) listObjects(res *models.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		o, err := s.owner(c, res, "config.read")
@@ -105,11 +115,7 @@ func (s *server) getObject(res *models.Resource) fiber.Handler {
 
 func (s *server) createObject(res *models.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		o, err := s.owner(c, res, "config.write")
-		if err != nil {
-			return err
-		}
-		in, err := decodeObject(c)
+		o, in, err := s.writeInput(c, res)
 		if err != nil {
 			return err
 		}
@@ -128,11 +134,7 @@ func (s *server) createObject(res *models.Resource) fiber.Handler {
 
 func (s *server) updateObject(res *models.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		o, err := s.owner(c, res, "config.write")
-		if err != nil {
-			return err
-		}
-		in, err := decodeObject(c)
+		o, in, err := s.writeInput(c, res)
 		if err != nil {
 			return err
 		}

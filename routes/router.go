@@ -90,7 +90,17 @@ func New(d Deps) *fiber.App {
 		IdleTimeout:           120 * time.Second,
 	})
 	app.Use(requestContext(d.Logger, 30*time.Second))
-	routes := s.routeTable()
+	var doc openAPIDoc
+	routes := append(s.routeTable(),
+		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+			return c.Send(doc.JSON)
+		}},
+		Route{Method: "GET", Path: "/api/openapi.yaml", Summary: "This OpenAPI 3.1 document as YAML", Tag: "operations", Produces: "application/yaml", Handler: func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, "application/yaml")
+			return c.Send(doc.YAML)
+		}},
+	)
 	for _, r := range routes {
 		handlers := []fiber.Handler{}
 		switch r.Auth {
@@ -101,15 +111,7 @@ func New(d Deps) *fiber.App {
 		}
 		app.Add(r.Method, r.Path, append(handlers, r.Handler)...)
 	}
-	doc := openAPIDocument(routes, models.Resources, d.BaseURL, d.Schemas)
-	app.Get("/api/openapi.json", func(c *fiber.Ctx) error {
-		c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-		return c.Send(doc.JSON)
-	})
-	app.Get("/api/openapi.yaml", func(c *fiber.Ctx) error {
-		c.Set(fiber.HeaderContentType, "application/yaml")
-		return c.Send(doc.YAML)
-	})
+	doc = openAPIDocument(routes, models.Resources, d.BaseURL, d.Schemas)
 	app.Use(func(c *fiber.Ctx) error {
 		return newError(fiber.StatusNotFound, "not_found", "no route for "+c.Method()+" "+c.Path())
 	})

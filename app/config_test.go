@@ -1,0 +1,42 @@
+package app
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestLoadConfigDefaults(t *testing.T) {
+	cfg, err := LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.Listen != ":8080" || cfg.DatabaseURL != "sqlite:data/switchboard.db" || cfg.RedisURL != "" || cfg.ESLPassword != "ClueCon" {
+		t.Errorf("defaults: %+v", cfg)
+	}
+}
+
+func TestLoadConfigNamesTheBadVariable(t *testing.T) {
+	cases := []struct {
+		name string
+		env  map[string]string
+		want string
+	}{
+		{"listen", map[string]string{"SWITCHBOARD_LISTEN": "8080"}, "SWITCHBOARD_LISTEN"},
+		{"database", map[string]string{"SWITCHBOARD_DATABASE_URL": "postgres://x"}, "SWITCHBOARD_DATABASE_URL"},
+		{"redis", map[string]string{"SWITCHBOARD_REDIS_URL": "http://x"}, "SWITCHBOARD_REDIS_URL"},
+		{"base url", map[string]string{"SWITCHBOARD_BASE_URL": "ftp://x"}, "SWITCHBOARD_BASE_URL"},
+		{"log level", map[string]string{"SWITCHBOARD_LOG_LEVEL": "loud"}, "SWITCHBOARD_LOG_LEVEL"},
+		{"secret key", map[string]string{"SWITCHBOARD_SECRET_KEY": "short"}, "SWITCHBOARD_SECRET_KEY"},
+		{"mysql without key", map[string]string{"SWITCHBOARD_DATABASE_URL": "mysql://u:p@h/db"}, "SWITCHBOARD_SECRET_KEY"},
+		{"allow list", map[string]string{"SWITCHBOARD_XMLCURL_ALLOW": "10.0.0.0/33"}, "SWITCHBOARD_XMLCURL_ALLOW"},
+		{"half basic", map[string]string{"SWITCHBOARD_XMLCURL_USER": "fs"}, "SWITCHBOARD_XMLCURL_PASSWORD"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := LoadConfig(func(k string) string { return tc.env[k] })
+			if err == nil || !strings.HasPrefix(err.Error(), tc.want+":") || strings.Contains(err.Error(), "\n") {
+				t.Fatalf("got %v, want one line starting with %s:", err, tc.want)
+			}
+		})
+	}
+}
