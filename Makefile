@@ -17,7 +17,7 @@ test:
 	$(GO) test -count=1 -timeout 15m ./...
 
 bench:
-	$(GO) run ./cmd/switchboard bench
+	$(GO) run ./cmd/sbbench xml
 
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s

@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/fsxml"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
 )
@@ -18,6 +19,9 @@ type services struct {
 	ready   map[string]func(context.Context) error
 	changed func(ctx context.Context, tenant string)
 	stops   []func()
+	// xml serves /fs/xml; its OnDirectoryChange hook is free for the ESL
+	// wiring (xml_flush_cache).
+	xml *fsxml.Service
 }
 
 func (s *services) stop() {
@@ -29,5 +33,28 @@ func (s *services) stop() {
 func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) (*services, error) {
 	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}}
 	s.changed = func(context.Context, string) {}
+	newXMLService(s, cfg, st, rdb, log)
 	return s, nil
+}
+
+// --- FreeSWITCH XML (/fs/xml, routing trace) ---
+
+// newXMLService wires the mod_xml_curl endpoint and the routing trace, and
+// makes every configuration write bump the XML cache generations.
+func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
+	s.xml = fsxml.New(st, rdb, fsxml.Config{
+		Domain:   cfg.SIPDomain,
+		User:     cfg.XMLCurlUser,
+		Password: cfg.XMLCurlPass,
+		Allow:    cfg.XMLCurlAllow,
+	}, log)
+	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml)...)
+	for name, sch := range routes.XMLSchemas() {
+		s.schemas[name] = sch
+	}
+	prev := s.changed
+	s.changed = func(ctx context.Context, tenant string) {
+		s.xml.Changed(ctx, tenant)
+		prev(ctx, tenant)
+	}
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
 )
 
@@ -50,7 +51,7 @@ func (s *Store) SetAdmin(ctx context.Context, username, password string) (create
 	if err == nil {
 		return true, nil
 	}
-	if _, ok := err.(*ConflictError); !ok {
+	if !errors.Is(err, ErrConflict) {
 		return false, err
 	}
 	hash, err := HashPassword(password)

@@ -97,6 +97,7 @@ var serversResource = &Resource{
 var didsResource = &Resource{
 	Unique: [][]string{{"number"}},
 	Name:   "dids", Title: "DID", Scope: Platform, Table: "dids", Order: "number",
+	Hooks: didHooks{},
 	Fields: []*Field{
 		{Name: "number", Type: String, Required: true, Pattern: patE164},
 		{Name: "tenant", Type: String, Pattern: patTenant, Ref: "tenants", Doc: "assigned tenant; empty = unassigned pool"},

@@ -53,6 +53,7 @@ var extensionsResource = &Resource{
 var emergencyLocationsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "emergency_locations", Title: "emergency location", Scope: TenantScope, Table: "emergency_locations",
+	Hooks:     emergencyLocHooks{},
 	CloneFlag: "tenant_routes",
 	Fields: []*Field{
 		nameField(),
@@ -102,6 +103,7 @@ var schedulesResource = &Resource{
 var inboundRoutesResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "inbound_routes", Title: "inbound route", Scope: TenantScope, Table: "inbound_routes", CloneFlag: "tenant_routes",
+	Hooks: inboundRouteHooks{},
 	Fields: []*Field{
 		nameField(),
 		{Name: "did", Type: String, Pattern: patE164, Doc: "a DID assigned to this tenant"},
@@ -123,6 +125,7 @@ var inboundRoutesResource = &Resource{
 var outboundRoutesResource = &Resource{
 	Unique: [][]string{{"name"}, {"priority"}},
 	Name:   "outbound_routes", Title: "outbound route", Scope: TenantScope, Table: "outbound_routes", Order: "priority",
+	Hooks:     outboundRouteHooks{},
 	CloneFlag: "tenant_routes",
 	Fields: []*Field{
 		nameField(),
@@ -148,6 +151,7 @@ var outboundRoutesResource = &Resource{
 var routingConditionsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "routing_conditions", Title: "routing condition", Scope: TenantScope, Table: "routing_conditions",
+	Hooks:     routingConditionHooks{},
 	CloneFlag: "tenant_routes",
 	Fields: []*Field{
 		nameField(),
@@ -200,6 +204,7 @@ var featureExtensionsResource = &Resource{
 
 var officeModeResource = &Resource{
 	Name: "office_mode", Title: "office mode", Scope: TenantScope, Table: "office_modes", Singleton: true,
+	Hooks:     officeModeHooks{},
 	CloneFlag: "tenant_schedules",
 	Fields: []*Field{
 		enumField("mode", "auto", "auto", "day", "night", "holiday", "break"),

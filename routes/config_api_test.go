@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/models/storetest"
 )
 
 func TestTenantAndExtensionLifecycle(t *testing.T) {
@@ -104,7 +105,7 @@ func TestBadInputWritesNothing(t *testing.T) {
 			{"FreeSWITCH expansion", map[string]any{"name": "1001", "first_name": "${system(id)}"}, 400, "validation_failed", "first_name"},
 			{"missing required", map[string]any{"first_name": "Eve"}, 400, "validation_failed", "name"},
 			{"read-only field", map[string]any{"name": "1001", "sip_auth_id": "x"}, 400, "validation_failed", "sip_auth_id"},
-			{"body too large", `{"name":"1001","description":"` + strings.Repeat("x", 2<<20) + `"}`, 413, "body_too_large", ""},
+			{"body too large", `{"name":"1001","description":"` + strings.Repeat("x", 1<<20) + `"}`, 413, "body_too_large", ""},
 		}
 		for _, tc := range cases {
 			t.Run(tc.name, func(t *testing.T) {
@@ -158,14 +159,19 @@ func TestAuthentication(t *testing.T) {
 		}
 		s.Do(t, "GET", "/api/tenants/", "sb_not-a-key", nil).Expect(t, 401)
 
-		if _, err := s.Store.SetAdmin(t.Context(), "ops", "correct horse battery"); err != nil {
+		admin := storetest.Name("ops")
+		if _, err := s.Store.SetAdmin(t.Context(), admin, "correct horse battery"); err != nil {
 			t.Fatal(err)
+		}
+		// Creating it again resets the password (the CLI's admin create).
+		if created, err := s.Store.SetAdmin(t.Context(), admin, "correct horse battery"); err != nil || created {
+			t.Fatalf("second admin create: created=%v err=%v", created, err)
 		}
 		basic := func(user, pass string) map[string]string {
 			return map[string]string{"Authorization": "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))}
 		}
-		s.DoHeaders(t, "GET", "/api/tenants/", basic("ops", "correct horse battery"), nil).Expect(t, 200)
-		s.DoHeaders(t, "GET", "/api/tenants/", basic("ops", "wrong password!!"), nil).Expect(t, 401)
+		s.DoHeaders(t, "GET", "/api/tenants/", basic(admin, "correct horse battery"), nil).Expect(t, 200)
+		s.DoHeaders(t, "GET", "/api/tenants/", basic(admin, "wrong password!!"), nil).Expect(t, 401)
 		s.DoHeaders(t, "GET", "/api/tenants/", basic("nobody", "correct horse battery"), nil).Expect(t, 401)
 
 		// A revoked key answers 401 on its very next use.

@@ -1,0 +1,97 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/models"
+)
+
+// benchKey encrypts secrets in the bench database (never a real key).
+const benchKey = "6263626362636263626362636263626362636263626362636263626362636263"
+
+// backend is the database and Redis a run uses.
+type backend struct {
+	name     string
+	dbURL    string
+	st       *models.Store
+	rdb      redis.UniversalClient
+	closeFns []func()
+}
+
+func (b *backend) close() {
+	for i := len(b.closeFns) - 1; i >= 0; i-- {
+		b.closeFns[i]()
+	}
+}
+
+func firstEnv(names ...string) string {
+	for _, n := range names {
+		if v := os.Getenv(n); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// openBackend picks MySQL + Redis from the environment, else SQLite +
+// miniredis in a temporary directory.
+func openBackend(ctx context.Context) (*backend, error) {
+	b := &backend{}
+	dbURL := firstEnv("SWITCHBOARD_BENCH_MYSQL_URL", "SWITCHBOARD_TEST_MYSQL_URL")
+	redisURL := firstEnv("SWITCHBOARD_BENCH_REDIS_URL", "SWITCHBOARD_TEST_REDIS_URL")
+	if dbURL != "" && redisURL != "" {
+		b.name = "MySQL + Redis"
+	} else {
+		dir, err := os.MkdirTemp("", "sbbench")
+		if err != nil {
+			return nil, err
+		}
+		b.closeFns = append(b.closeFns, func() { os.RemoveAll(dir) })
+		dbURL = "sqlite:" + filepath.Join(dir, "bench.db")
+		m := miniredis.NewMiniRedis()
+		if err := m.Start(); err != nil {
+			return nil, fmt.Errorf("start miniredis: %w", err)
+		}
+		b.closeFns = append(b.closeFns, m.Close)
+		redisURL = "redis://" + m.Addr() + "/0"
+		b.name = "SQLite + miniredis (in-process)"
+	}
+	b.dbURL = dbURL
+	reg, err := models.NewRegistry(models.Resources)
+	if err != nil {
+		return nil, err
+	}
+	key, err := hexKey(benchKey)
+	if err != nil {
+		return nil, err
+	}
+	sealer, err := models.NewSealer(key)
+	if err != nil {
+		return nil, err
+	}
+	b.st, err = models.Open(ctx, dbURL, reg, sealer)
+	if err != nil {
+		return nil, err
+	}
+	b.closeFns = append(b.closeFns, func() { b.st.Close() })
+	if err := b.st.Migrate(ctx); err != nil {
+		return nil, fmt.Errorf("migrate: %w", err)
+	}
+	opts, err := redis.ParseURL(redisURL)
+	if err != nil {
+		return nil, err
+	}
+	opts.PoolSize = 64
+	b.rdb = redis.NewClient(opts)
+	b.closeFns = append(b.closeFns, func() { b.rdb.Close() })
+	if err := b.rdb.Ping(ctx).Err(); err != nil {
+		return nil, fmt.Errorf("redis: %w", err)
+	}
+	return b, nil
+}

@@ -1,0 +1,112 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net/http"
+	"slices"
+	"sync"
+	"time"
+)
+
+// result summarises one load run.
+type result struct {
+	name     string
+	requests int
+	errors   int
+	elapsed  time.Duration
+	lat      []time.Duration
+}
+
+func (r result) rps() float64 { return float64(r.requests) / r.elapsed.Seconds() }
+
+func (r result) pct(p float64) time.Duration {
+	if len(r.lat) == 0 {
+		return 0
+	}
+	return r.lat[min(len(r.lat)-1, int(float64(len(r.lat))*p))]
+}
+
+func (r result) String() string {
+	return fmt.Sprintf("%-26s %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  (%d requests, %d errors)",
+		r.name, r.rps(), ms(r.pct(0.50)), ms(r.pct(0.99)), r.requests, r.errors)
+}
+
+func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
+
+// request is one prepared HTTP request.
+type request struct {
+	method, url string
+	body        []byte
+	header      map[string]string
+}
+
+func newClient(conns int) *http.Client {
+	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
+		MaxIdleConns: conns, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, IdleConnTimeout: time.Minute,
+	}}
+}
+
+// do sends one request and drains the answer; it reports non-200s as errors.
+func do(ctx context.Context, c *http.Client, r request) error {
+	var body io.Reader
+	if r.body != nil {
+		body = bytes.NewReader(r.body)
+	}
+	req, err := http.NewRequestWithContext(ctx, r.method, r.url, body)
+	if err != nil {
+		return err
+	}
+	for k, v := range r.header {
+		req.Header.Set(k, v)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	if err == nil && resp.StatusCode != 200 {
+		err = fmt.Errorf("%s %s: status %d", r.method, r.url, resp.StatusCode)
+	}
+	return err
+}
+
+// load runs workers keep-alive clients for d, each sending pick(worker, n)
+// in a loop, and collects every latency.
+func load(ctx context.Context, name string, workers int, d time.Duration, pick func(worker, n int) request) result {
+	client := newClient(workers)
+	defer client.CloseIdleConnections()
+	var mu sync.Mutex
+	res := result{name: name}
+	deadline := time.Now().Add(d)
+	start := time.Now()
+	var wg sync.WaitGroup
+	for w := 0; w < workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			lat := make([]time.Duration, 0, 1<<14)
+			errs := 0
+			for n := 0; time.Now().Before(deadline) && ctx.Err() == nil; n++ {
+				t0 := time.Now()
+				if err := do(ctx, client, pick(w, n)); err != nil {
+					errs++
+					continue
+				}
+				lat = append(lat, time.Since(t0))
+			}
+			mu.Lock()
+			res.lat = append(res.lat, lat...)
+			res.errors += errs
+			mu.Unlock()
+		}()
+	}
+	wg.Wait()
+	res.elapsed = time.Since(start)
+	res.requests = len(res.lat)
+	slices.Sort(res.lat)
+	return res
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/calls"
+	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/esl/fakefs"
+)
+
+// benchTracker drives channel events from a fake FreeSWITCH over TCP,
+// through the real esl.Pool, into calls.Tracker on Redis, and checks that
+// the live set is exactly the fake's channels afterwards.
+func benchTracker(ctx context.Context, args []string) error {
+	fl := flag.NewFlagSet("tracker", flag.ContinueOnError)
+	total := fl.Int("events", 100000, "events to replay")
+	redisURL := fl.String("redis", firstEnv("SWITCHBOARD_BENCH_REDIS_URL", "SWITCHBOARD_TEST_REDIS_URL"), "Redis URL (empty: in-process miniredis)")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	rdb, closeRedis, err := benchRedis(ctx, *redisURL)
+	if err != nil {
+		return err
+	}
+	defer closeRedis()
+	var trips atomic.Int64
+	rdb.AddHook(countHook{&trips})
+	prefix := fmt.Sprintf("bench%d:", rand.Uint32())
+	quiet := slog.New(slog.NewTextHandler(io.Discard, nil))
+	tracker := calls.NewTracker(rdb, calls.Options{Prefix: prefix, Logger: quiet})
+
+	fs := fakefs.New(fakefs.Options{Hostname: "bench1"})
+	if err := fs.Start("127.0.0.1:0"); err != nil {
+		return err
+	}
+	defer fs.Close()
+	var received atomic.Int64
+	events := make(chan esl.Event, 65536)
+	nodes := []esl.NodeConfig{{Name: "bench1", Addr: fs.Addr(), Password: esl.DefaultPassword}}
+	ready := make(chan struct{}, 1)
+	pool := esl.NewPool(nodes, esl.PoolOptions{
+		Logger:    quiet,
+		OnEvent:   func(e esl.Event) { received.Add(1); events <- e },
+		OnConnect: func(context.Context, string) { ready <- struct{}{} },
+	})
+	runCtx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go pool.Run(runCtx)
+	go tracker.Consume(runCtx, events)
+	select {
+	case <-ready:
+	case <-time.After(10 * time.Second):
+		return fmt.Errorf("pool never connected to the fake")
+	}
+
+	// Calls of 7 events (create, progress, answer, hangup, hangup complete,
+	// destroy, ...); a third stay up so the live set is non-trivial.
+	start := time.Now()
+	emitted := 0
+	var live []string
+	placed := 0
+	for emitted < *total {
+		placed++
+		id, err := fs.CreateChannel(fakefs.ChannelSpec{CIDNum: fmt.Sprint(1000 + emitted%500), Dest: "5551234", Context: "bench", Answer: true,
+			Vars: []fakefs.Header{{Name: "sb_tenant", Value: "bench"}}})
+		if err != nil {
+			return err
+		}
+		emitted += 3
+		if rand.IntN(3) == 0 || emitted >= *total {
+			live = append(live, id)
+			continue
+		}
+		if err := fs.Hangup(id, "NORMAL_CLEARING"); err != nil {
+			return err
+		}
+		emitted += 3
+	}
+	genDone := time.Since(start)
+	want := len(fs.Channels())
+	deadline := time.Now().Add(2 * time.Minute)
+	var got int
+	for {
+		_, got, err = tracker.List(ctx, "", 1, 0)
+		if err == nil && got == want && len(events) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("live set %d, want %d (events received %d of %d)", got, want, received.Load(), emitted)
+		}
+		time.Sleep(2 * time.Millisecond)
+	}
+	elapsed := time.Since(start)
+	// Exactly right: same members, not just the same count.
+	list, _, err := tracker.List(ctx, "", 0, 0)
+	if err != nil {
+		return err
+	}
+	fsLive := map[string]bool{}
+	for _, c := range fs.Channels() {
+		fsLive[c.UUID] = true
+	}
+	for _, c := range list {
+		if !fsLive[c.UUID] {
+			return fmt.Errorf("tracker lists %s, which the fake does not have", c.UUID)
+		}
+	}
+	n := received.Load()
+	fmt.Printf("tracker: %d events (%d calls, %d left live) over TCP via esl.Pool into %s\n", n, placed, want, rdbName(*redisURL))
+	fmt.Printf("  fake emitted them in %.2fs; all applied after %.2fs: %.0f events/s end to end\n", genDone.Seconds(), elapsed.Seconds(), float64(n)/elapsed.Seconds())
+	fmt.Printf("  redis round trips: %d (%.3f per event)\n", trips.Load(), float64(trips.Load())/float64(n))
+	fmt.Printf("  live set check: %d channels, exactly the fake's\n", len(list))
+	cleanup(ctx, rdb, prefix)
+	return nil
+}
+
+func rdbName(url string) string {
+	if url == "" {
+		return "in-process miniredis"
+	}
+	return "Redis " + url
+}
+
+// benchRedis connects to url, or starts a miniredis when it is empty.
+func benchRedis(ctx context.Context, url string) (*redis.Client, func(), error) {
+	closeFn := func() {}
+	if url == "" {
+		b, err := openBackend(ctx)
+		if err != nil {
+			return nil, nil, err
+		}
+		return b.rdb.(*redis.Client), b.close, nil
+	}
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		return nil, nil, err
+	}
+	opts.PoolSize = 64
+	rdb := redis.NewClient(opts)
+	if err := rdb.Ping(ctx).Err(); err != nil {
+		return nil, nil, fmt.Errorf("redis: %w", err)
+	}
+	return rdb, func() { rdb.Close(); closeFn() }, nil
+}
+
+// cleanup removes the run's keys.
+func cleanup(ctx context.Context, rdb *redis.Client, prefix string) {
+	iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
+	var keys []string
+	for iter.Next(ctx) {
+		keys = append(keys, iter.Val())
+		if len(keys) == 1000 {
+			rdb.Del(ctx, keys...)
+			keys = keys[:0]
+		}
+	}
+	if len(keys) > 0 {
+		rdb.Del(ctx, keys...)
+	}
+}
+
+// countHook counts Redis round trips: one per command or pipeline sent.
+type countHook struct{ n *atomic.Int64 }
+
+func (h countHook) DialHook(next redis.DialHook) redis.DialHook { return next }
+
+func (h countHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmd)
+	}
+}
+
+func (h countHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error {
+		h.n.Add(1)
+		return next(ctx, cmds)
+	}
+}

@@ -1,0 +1,304 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/pprof"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/switchboard/switchboard/app"
+	"github.com/switchboard/switchboard/routes"
+)
+
+// benchXML measures /fs/xml: a bare 1 KB route for reference, cached
+// directory and dialplan fetches, and fetches right after a write.
+func benchXML(ctx context.Context, args []string) error {
+	fs := flag.NewFlagSet("xml", flag.ContinueOnError)
+	dur := fs.Duration("duration", 8*time.Second, "length of each load run")
+	workers := fs.Int("workers", 16, "concurrent keep-alive clients")
+	captures := fs.String("captures", "dialplan/testdata/captures", "directory of mod_xml_curl capture files")
+	misses := fs.Int("misses", 300, "write-then-fetch rounds")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cached runs to this file")
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	b, err := openBackend(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	fmt.Printf("backend: %s\n", b.name)
+	t0 := time.Now()
+	if err := seed(ctx, b.st); err != nil {
+		return err
+	}
+	fmt.Printf("seed: %d tenants, %d extensions, %d DIDs ready in %s\n", tenantCount, tenantCount*extsPerTenant, didTenants, time.Since(t0).Round(time.Millisecond))
+
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	xmlURL, stopXML, err := startServer(ctx, b, log)
+	if err != nil {
+		return err
+	}
+	defer stopXML()
+	bareURL, stopBare, err := startBare(b, log)
+	if err != nil {
+		return err
+	}
+	defer stopBare()
+	key, err := b.st.CreateKey(ctx, map[string]any{"name": "sbbench"}, "sbbench")
+	if err != nil {
+		return err
+	}
+	apiKey := key["key"].(string)
+
+	bodies, err := newBodies(*captures)
+	if err != nil {
+		return err
+	}
+	// The cached working set: 2,000 users over 1,000 tenants, 500 local
+	// calls and the 100 DIDs, each fetched once first so the runs hit.
+	const dirUsers, localCalls = 2000, 500
+	// Bodies are built before the runs so the load generator spends its
+	// CPU on requests, not on formatting them.
+	dirReqs := make([]request, dirUsers)
+	for i := range dirReqs {
+		dirReqs[i] = xmlRequest(xmlURL, bodies.directory(tenantName(i%tenantCount), extName((i/tenantCount)%extsPerTenant)))
+	}
+	dpReqs := make([]request, localCalls)
+	for i := range dpReqs {
+		if i%5 == 0 {
+			dpReqs[i] = xmlRequest(xmlURL, bodies.public(didNumber(i/5%didTenants)))
+			continue
+		}
+		dpReqs[i] = xmlRequest(xmlURL, bodies.local(tenantName(i%tenantCount), extName(1), extName(2+i%40)))
+	}
+	warm := newClient(1)
+	for _, r := range append(append([]request{}, dirReqs...), dpReqs...) {
+		if err := do(ctx, warm, r); err != nil {
+			return fmt.Errorf("warm the cache: %w", err)
+		}
+	}
+	dir := func(i int) request { return dirReqs[i] }
+	dp := func(i int) request { return dpReqs[i] }
+	bare := load(ctx, "bare 1 KB route", *workers, *dur, func(int, int) request { return request{method: "GET", url: bareURL} })
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer f.Close()
+	}
+	dirRes := load(ctx, "directory sip_auth (cached)", *workers, *dur, func(w, n int) request { return dir((w*7919 + n) % dirUsers) })
+	dpRes := load(ctx, "dialplan (cached)", *workers, *dur, func(w, n int) request { return dp((w*7919 + n) % localCalls) })
+	pprof.StopCPUProfile()
+	miss := writeThenFetch(ctx, xmlURL, apiKey, bodies, *misses)
+
+	fmt.Println()
+	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s; %d workers, %s per run\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), *workers, *dur)
+	for _, r := range []result{bare, dirRes, dpRes} {
+		fmt.Println(r)
+	}
+	fmt.Printf("%-26s cached/bare: directory %.0f%%, dialplan %.0f%%\n", "", 100*dirRes.rps()/bare.rps(), 100*dpRes.rps()/bare.rps())
+	fmt.Println(miss)
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	fmt.Printf("memory: heap in use %.1f MiB, Go runtime total %.1f MiB, RSS %s\n",
+		float64(m.HeapInuse)/(1<<20), float64(m.Sys)/(1<<20), rss())
+	return nil
+}
+
+// startServer runs the real server (app.Build) on a real listener.
+func startServer(ctx context.Context, b *backend, log *slog.Logger) (string, func(), error) {
+	env := map[string]string{
+		"SWITCHBOARD_DATABASE_URL": b.dbURL,
+		"SWITCHBOARD_LISTEN":       "127.0.0.1:0",
+		"SWITCHBOARD_SECRET_KEY":   benchKey,
+		"SWITCHBOARD_SIP_DOMAIN":   "sip.bench",
+	}
+	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		return "", nil, err
+	}
+	fapp, stop, err := app.Build(ctx, cfg, b.st, b.rdb, log)
+	if err != nil {
+		return "", nil, err
+	}
+	return listen(fapp, stop)
+}
+
+// startBare runs a second app from routes.New with the same middleware
+// and configuration as the real one, serving only GET /bench/bare (a fixed
+// 1 KB body): the reference for what the HTTP stack itself costs.
+func startBare(b *backend, log *slog.Logger) (string, func(), error) {
+	page := bytes.Repeat([]byte("x"), 1024)
+	fapp := routes.New(routes.Deps{Store: b.st, Redis: b.rdb, Logger: log, Extra: []routes.Route{{
+		Method: "GET", Path: "/bench/bare", Summary: "benchmark reference", Tag: "bench",
+		Handler: func(c *fiber.Ctx) error { return c.Send(page) },
+	}}})
+	url, stop, err := listen(fapp, func() {})
+	return url + "/bench/bare", stop, err
+}
+
+func listen(fapp *fiber.App, stop func()) (string, func(), error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	go fapp.Listener(ln) //nolint:errcheck // ends at shutdown
+	return "http://" + ln.Addr().String(), func() {
+		_ = fapp.ShutdownWithTimeout(5 * time.Second)
+		stop()
+	}, nil
+}
+
+// writeThenFetch changes an extension through the API, then fetches its
+// directory entry: the fetch must miss the cache and render from the
+// database. Only the fetch is timed.
+func writeThenFetch(ctx context.Context, xmlURL, apiKey string, bodies *bodyset, rounds int) result {
+	c := newClient(1)
+	res := result{name: "directory after a write"}
+	base := strings.TrimSuffix(xmlURL, "/fs/xml")
+	start := time.Now()
+	var busy time.Duration
+	for i := 0; i < rounds; i++ {
+		t, ext := tenantName(i%tenantCount), extName(i%extsPerTenant)
+		put := request{method: "PUT", url: base + "/api/tenants/" + t + "/extensions/" + ext,
+			body:   []byte(fmt.Sprintf(`{"first_name":"Round%d"}`, i)),
+			header: map[string]string{"X-API-Key": apiKey, "Content-Type": "application/json"}}
+		if err := do(ctx, c, put); err != nil {
+			res.errors++
+			continue
+		}
+		t0 := time.Now()
+		if err := do(ctx, c, xmlRequest(xmlURL, bodies.directory(t, ext))); err != nil {
+			res.errors++
+			continue
+		}
+		d := time.Since(t0)
+		busy += d
+		res.lat = append(res.lat, d)
+	}
+	res.elapsed = busy
+	if busy == 0 {
+		res.elapsed = time.Since(start)
+	}
+	res.requests = len(res.lat)
+	slices.Sort(res.lat)
+	return res
+}
+
+func rss() string {
+	data, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, line := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(line, "VmRSS:") {
+			return strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:"))
+		}
+	}
+	return "unknown"
+}
+
+// bodyset builds mod_xml_curl bodies from the real captures.
+type bodyset struct{ sipAuth, call []byte }
+
+func newBodies(dir string) (*bodyset, error) {
+	read := func(prefix string) ([]byte, error) {
+		m, err := filepath.Glob(filepath.Join(dir, prefix+"-*.http"))
+		if err != nil || len(m) != 1 {
+			return nil, fmt.Errorf("capture %s in %s: run from the repository root or pass -captures", prefix, dir)
+		}
+		raw, err := os.ReadFile(m[0])
+		if err != nil {
+			return nil, err
+		}
+		_, body, ok := bytes.Cut(raw, []byte("\r\n\r\n"))
+		if !ok {
+			return nil, errors.New("capture " + prefix + ": no body")
+		}
+		return body, nil
+	}
+	var b bodyset
+	var err error
+	if b.sipAuth, err = read("009"); err != nil {
+		return nil, err
+	}
+	if b.call, err = read("011"); err != nil {
+		return nil, err
+	}
+	return &b, nil
+}
+
+func (b *bodyset) directory(tenant, ext string) []byte {
+	user := ext + "-" + tenant
+	return withFields(b.sipAuth, "user", user, "domain", "sip.bench", "key_value", "sip.bench",
+		"sip_auth_username", user, "sip_auth_realm", "sip.bench")
+}
+
+func (b *bodyset) local(tenant, from, to string) []byte {
+	return withFields(b.call, "Caller-Context", tenant, "Hunt-Context", tenant, "variable_user_context", tenant,
+		"Caller-Destination-Number", to, "Hunt-Destination-Number", to,
+		"Caller-Caller-ID-Number", from, "Hunt-Caller-ID-Number", from,
+		"variable_sb_ext", from, "variable_sb_tenant", tenant)
+}
+
+func (b *bodyset) public(did string) []byte {
+	num := strings.TrimPrefix(did, "+")
+	return withFields(b.call, "Caller-Context", "public", "Hunt-Context", "public", "variable_user_context", "public",
+		"Caller-Destination-Number", num, "Hunt-Destination-Number", num,
+		"Caller-Caller-ID-Number", "0825550001", "Hunt-Caller-ID-Number", "0825550001")
+}
+
+func xmlRequest(url string, body []byte) request {
+	return request{method: "POST", url: url + "/fs/xml", body: body,
+		header: map[string]string{"Content-Type": "application/x-www-form-urlencoded", "User-Agent": "freeswitch-xml/1.0"}}
+}
+
+// withFields replaces fields of a form body and appends missing ones,
+// encoding values as FreeSWITCH does.
+func withFields(body []byte, kv ...string) []byte {
+	pairs := strings.Split(string(body), "&")
+	for i := 0; i < len(kv); i += 2 {
+		found := false
+		for j, p := range pairs {
+			if strings.HasPrefix(p, kv[i]+"=") {
+				pairs[j] = kv[i] + "=" + fsEncode(kv[i+1])
+				found = true
+			}
+		}
+		if !found {
+			pairs = append(pairs, kv[i]+"="+fsEncode(kv[i+1]))
+		}
+	}
+	return []byte(strings.Join(pairs, "&"))
+}
+
+func fsEncode(v string) string {
+	var sb strings.Builder
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		if c < 0x20 || c > 0x7e || strings.IndexByte("\r\n #%&+:;<=>?@[\\]^`{|}\"", c) >= 0 {
+			fmt.Fprintf(&sb, "%%%02X", c)
+			continue
+		}
+		sb.WriteByte(c)
+	}
+	return sb.String()
+}

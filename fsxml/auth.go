@@ -1,0 +1,70 @@
+package fsxml
+
+import (
+	"crypto/sha256"
+	"crypto/subtle"
+	"encoding/base64"
+	"errors"
+	"net"
+	"strings"
+)
+
+// Refusals of Authorize; the HTTP layer maps them to 401 and 403.
+var (
+	// ErrUnauthorized means the Basic credentials are missing or wrong.
+	ErrUnauthorized = errors.New("xml fetch: credentials missing or wrong")
+	// ErrForbidden means the peer address may not fetch.
+	ErrForbidden = errors.New("xml fetch: address not allowed")
+)
+
+// Authorize decides whether a fetch from the TCP peer with the given
+// Authorization header may be served. Every configured check must pass:
+// the allow list (on the peer address, never a forwarded header) and the
+// Basic credentials. With neither configured only loopback may fetch.
+func (s *Service) Authorize(peer net.IP, authorization string) error {
+	if len(s.cfg.Allow) > 0 {
+		ok := false
+		for _, n := range s.cfg.Allow {
+			if peer != nil && n.Contains(peer) {
+				ok = true
+				break
+			}
+		}
+		if !ok {
+			return ErrForbidden
+		}
+	}
+	if s.cfg.User != "" {
+		user, pass, ok := parseBasic(authorization)
+		// Both compared, always, so timing says nothing about which was wrong.
+		u := equalSecret(user, s.cfg.User)
+		p := equalSecret(pass, s.cfg.Password)
+		if !ok || !u || !p {
+			return ErrUnauthorized
+		}
+		return nil
+	}
+	if len(s.cfg.Allow) == 0 && (peer == nil || !peer.IsLoopback()) {
+		return ErrForbidden
+	}
+	return nil
+}
+
+// parseBasic splits an "Authorization: Basic ..." header.
+func parseBasic(h string) (user, pass string, ok bool) {
+	const prefix = "basic "
+	if len(h) < len(prefix) || !strings.EqualFold(h[:len(prefix)], prefix) {
+		return "", "", false
+	}
+	raw, err := base64.StdEncoding.DecodeString(strings.TrimSpace(h[len(prefix):]))
+	if err != nil {
+		return "", "", false
+	}
+	return strings.Cut(string(raw), ":")
+}
+
+// equalSecret compares in constant time, independent of either length.
+func equalSecret(a, b string) bool {
+	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
+	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
+}

@@ -1,0 +1,119 @@
+// Package fsxml serves the XML FreeSWITCH fetches through mod_xml_curl
+// (POST /fs/xml): it authenticates the node, loads the configuration
+// snapshot a request needs from the store, renders it with package dialplan
+// and caches the rendered document in Redis under per-tenant and platform
+// configuration generations, so a write is visible on the very next fetch
+// without deleting anything. It also answers the routing-trace API.
+package fsxml
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/dialplan"
+	"github.com/switchboard/switchboard/models"
+)
+
+// Config holds the installation settings the service needs.
+type Config struct {
+	// Domain is the installation's one SIP domain.
+	Domain string
+	// User and Password, when set, are the HTTP Basic credentials
+	// mod_xml_curl must send.
+	User, Password string
+	// Allow, when set, lists the networks whose TCP peers may fetch. With
+	// neither credentials nor Allow only loopback peers may fetch.
+	Allow []*net.IPNet
+	// TTL bounds how long a rendered document stays in Redis (default 10 min).
+	TTL time.Duration
+	// DefaultTimezone applies when neither schedule nor tenant names a zone.
+	DefaultTimezone string
+	// SoundsDir is where tenant prompt files live on the nodes.
+	SoundsDir string
+}
+
+// Service renders and caches FreeSWITCH XML. It is safe for concurrent use.
+type Service struct {
+	st   *models.Store
+	rdb  redis.UniversalClient
+	cfg  Config
+	opts dialplan.Options
+	log  *slog.Logger
+	// now is the clock; tests may replace it before serving.
+	now func() time.Time
+
+	// OnDirectoryChange, when set, is called after a tenant's configuration
+	// changed, so FreeSWITCH nodes can be told to flush their user cache
+	// (xml_flush_cache). It runs synchronously on the writer's request.
+	OnDirectoryChange func(ctx context.Context, tenant string)
+
+	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
+	downUntil atomic.Int64 // unix nanos until which Redis is not tried
+}
+
+// New builds the service over an open store and Redis client.
+func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logger) *Service {
+	if cfg.TTL <= 0 {
+		cfg.TTL = 10 * time.Minute
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	return &Service{
+		st:  st,
+		rdb: rdb,
+		cfg: cfg,
+		opts: dialplan.Options{
+			Domain:          cfg.Domain,
+			SoundsDir:       cfg.SoundsDir,
+			DefaultTimezone: cfg.DefaultTimezone,
+		},
+		log: log,
+		now: time.Now,
+	}
+}
+
+// Changed records that a tenant's configuration ("" for platform
+// resources) was written: it bumps the generation that every cached
+// document of that scope is keyed under, then calls OnDirectoryChange.
+func (s *Service) Changed(ctx context.Context, tenant string) {
+	if err := s.rdb.Incr(ctx, genKey(tenant)).Err(); err != nil {
+		// The cached documents of this scope may now be served until their
+		// TTL ends; say so loudly.
+		s.log.Error("xml cache: bump configuration generation", "tenant", tenant, "error", err)
+	}
+	if tenant != "" && s.OnDirectoryChange != nil {
+		s.OnDirectoryChange(ctx, tenant)
+	}
+}
+
+// genKey is the Redis counter of a tenant's (or the platform's) configuration.
+func genKey(tenant string) string {
+	if tenant == "" {
+		return "sb:gen:_platform"
+	}
+	return "sb:gen:" + strings.ToLower(tenant)
+}
+
+// warnRedis logs a Redis failure at most once per 10 seconds: during an
+// outage every fetch would otherwise log.
+func (s *Service) warnRedis(msg string, err error) {
+	now := time.Now().UnixNano()
+	// Skip Redis for a moment: during an outage each try would cost the
+	// client's dial timeout and retries on the FreeSWITCH hot path.
+	s.downUntil.Store(now + int64(time.Second))
+	last := s.lastWarn.Load()
+	if now-last < int64(10*time.Second) || !s.lastWarn.CompareAndSwap(last, now) {
+		return
+	}
+	s.log.Warn(msg+"; serving from the database", "error", err)
+}
+
+// redisUp reports whether the cache should be tried now.
+func (s *Service) redisUp() bool { return time.Now().UnixNano() >= s.downUntil.Load() }
