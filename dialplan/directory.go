@@ -232,7 +232,12 @@ func internalCallerID(e *Extension) (name, number string) {
 		if lt := strings.LastIndexByte(cid, '<'); lt >= 0 {
 			if n := cid[lt+1 : len(cid)-1]; validDialable(n) {
 				number = n
-				name = strings.Trim(strings.TrimSpace(cid[:lt]), `"`)
+				// "<1001>" alone keeps the first and last name: the API
+				// leaves the display part empty when a name cannot be
+				// written in it (quotes, angle brackets).
+				if display := strings.Trim(strings.TrimSpace(cid[:lt]), `"`); display != "" {
+					name = display
+				}
 			}
 		}
 	}

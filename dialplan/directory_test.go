@@ -105,10 +105,11 @@ func TestDirectoryInjection(t *testing.T) {
 		t.Fatalf("secret not carried intact: %q", got)
 	}
 	name := tree.find("variable", "name", "effective_caller_id_name", "value")
-	if len(name) != 1 || name[0] != "Eve x & default_password system(id) ONeil" {
+	// Carried intact except the dollars that would start an expansion.
+	if len(name) != 1 || name[0] != `Eve "<x>" & {default_password} {system(id)} O'Neil` {
 		t.Fatalf("effective_caller_id_name = %q", name)
 	}
-	if got := tree.find("variable", "name", "outbound_caller_id_name", "value"); len(got) != 1 || strings.ContainsAny(got[0], "${}") {
+	if got := tree.find("variable", "name", "outbound_caller_id_name", "value"); len(got) != 1 || strings.Contains(got[0], "${") {
 		t.Fatalf("outbound_caller_id_name = %q", got)
 	}
 	if got := tree.find("variable", "name", "accountcode", "value"); len(got) != 0 {

@@ -32,7 +32,7 @@
 // at run time (action data, dial strings, channel variables) only ever carry
 // whitelisted numbers, tenant names and fixed words; the only "${...}"
 // references in output are our own fixed variable names (sb_ext, toll_allow,
-// originate_disposition, uuid). Display names are stripped of $ { } \ and
-// dial-string metacharacters (sanitizeName). Outbound patterns are matched in
+// originate_disposition, uuid). Display names lose every "$" that starts "${" or "$$", and
+// control characters (sanitizeName). Outbound patterns are matched in
 // Go; FreeSWITCH only sees the escaped dialled number.
 package dialplan

@@ -50,7 +50,7 @@ func FuzzDirectoryEscaping(f *testing.F) {
 			t.Fatalf("secret not intact: %q vs %q", pass, s)
 		}
 		for _, name := range tree.find("variable", "name", "effective_caller_id_name", "value") {
-			if strings.ContainsAny(name, "${}\\") {
+			if strings.Contains(name, "${") || strings.Contains(name, "$$") {
 				t.Fatalf("expandable name %q", name)
 			}
 		}
@@ -98,7 +98,7 @@ func checkFuzzDoc(t *testing.T, doc []byte, s string) {
 		t.Fatalf("extension name not intact: %q vs %q", names, s)
 	}
 	for _, data := range tree.find("action", "application", "set", "data") {
-		if strings.HasPrefix(data, "effective_caller_id_name=") && strings.ContainsAny(data, "${}\\") {
+		if strings.HasPrefix(data, "effective_caller_id_name=") && (strings.Contains(data, "${") || strings.Contains(data, "$$")) {
 			t.Fatalf("expandable caller name %q", data)
 		}
 	}

@@ -109,17 +109,22 @@ func allIn(s, set string) bool {
 
 // sanitizeName neutralises a display name for channel variables such as
 // effective_caller_id_name. Those values are expanded again whenever a
-// dialplan or dial string references them, so "${system(id)}" in a first name
-// would run an API command at call time. We strip rather than refuse (a
-// name with a stray quote still shows): the characters $ { } \ are removed
-// (no expansion is possible without them), and so are the dial-string
-// metacharacters ' " , ^ [ ] < > | and control characters, because caller
-// names get copied into originate/bridge strings. At most 64 bytes remain.
+// dialplan references them, so "${system(id)}" in a first name would run an
+// API command at call time. The API refuses "${" in such fields at input;
+// this is the second line, for data that arrives any other way (a caller's
+// SIP From name, rows written before validation): every '$' that starts
+// "${" or "$$" is dropped, so no expansion can form, and control characters
+// go. Everything else (quotes, angle brackets, ampersands) is kept: XML
+// escaping carries it intact, and these values never enter a dial string
+// we write. At most 64 bytes remain.
 func sanitizeName(s string) string {
 	var b strings.Builder
 	for i := 0; i < len(s); i++ {
 		c := s[i]
-		if c < 0x20 || c == 0x7f || strings.IndexByte("${}\\'\",^[]<>|", c) >= 0 {
+		if c < 0x20 || c == 0x7f {
+			continue
+		}
+		if c == '$' && i+1 < len(s) && (s[i+1] == '{' || s[i+1] == '$') {
 			continue
 		}
 		b.WriteByte(c)

@@ -115,3 +115,25 @@ func TestDirectoryCacheInvalidation(t *testing.T) {
 		}
 	})
 }
+
+// TestDirectoryCarriesNamesIntact follows a hostile first name from the API
+// to the XML FreeSWITCH gets: it arrives exactly as typed and adds no
+// element or attribute; FreeSWITCH variable syntax is refused at input.
+func TestDirectoryCarriesNamesIntact(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := s.Tenant(t, "names")
+		const name = `Eve "<x>" & 'co'`
+		base := "/api/tenants/" + tenant + "/extensions/"
+		s.Do(t, "POST", base, s.Key, map[string]any{"name": "1000", "first_name": name, "sip_secret": secret1000}).Expect(t, 201)
+		s.Do(t, "PUT", base+"1000", s.Key, map[string]any{"last_name": "${system(id)}"}).Expect(t, 400)
+		user := "1000-" + tenant
+		doc := fetchXML(t, s, with(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test",
+			"sip_auth_username", user, "sip_auth_realm", "sip.test"))
+		if got := doc.param("variable", "effective_caller_id_name"); got != name {
+			t.Fatalf("effective_caller_id_name %q, want %q exactly", got, name)
+		}
+		if n := len(doc.all("user")); n != 1 {
+			t.Fatalf("%d users in the document", n)
+		}
+	})
+}
