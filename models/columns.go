@@ -14,7 +14,16 @@ func (s *Store) toColumn(f *Field, v any) (any, error) {
 	}
 	switch f.Secret {
 	case Encrypted:
-		return s.sealer.Seal(v.(string)), nil
+		if plain, ok := v.(string); ok {
+			return s.sealer.Seal(plain), nil
+		}
+		// Structured secrets (Map credentials, header values) are sealed
+		// as their JSON text.
+		b, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("encode %s: %w", f.Name, err)
+		}
+		return s.sealer.Seal(string(b)), nil
 	case Hashed:
 		return HashPassword(v.(string))
 	}
@@ -39,6 +48,10 @@ func (s *Store) toColumn(f *Field, v any) (any, error) {
 func fromColumn(f *Field, v any) (any, error) {
 	if v == nil {
 		return nil, nil
+	}
+	if f.Secret != NotSecret {
+		// Sealed or hashed text whatever the field's API type.
+		return asString(v), nil
 	}
 	switch f.Type {
 	case Int:

@@ -85,6 +85,9 @@ func (d Dialect) timeType() string {
 	return "VARCHAR(32)"
 }
 
+// maxVarchar is the longest string kept in a MySQL VARCHAR column.
+const maxVarchar = 4096
+
 func (d Dialect) columnType(f *Field, unique bool) string {
 	null := " NULL"
 	if f.Required {
@@ -118,6 +121,11 @@ func (d Dialect) columnType(f *Field, unique bool) string {
 		}
 		if f.Secret != NotSecret {
 			return "TEXT" + null
+		}
+		if n > maxVarchar {
+			// data: URLs (logos, pictures) and long bodies do not fit a
+			// VARCHAR within InnoDB's 64 KiB row limit.
+			return "MEDIUMTEXT" + null
 		}
 		return fmt.Sprintf("VARCHAR(%d)%s", n, null)
 	}

@@ -34,6 +34,10 @@ const (
 	Object      // JSON object with Props
 	ObjectList  // JSON array of objects with Props
 	Destination // {"type","target"}: where a call goes
+	// Map is a JSON object with free-form keys (custom fields, provider
+	// credentials, HTTP headers) and string, number or boolean values;
+	// MaxItems bounds the number of keys, MaxLen each string value.
+	Map
 )
 
 // SecretKind says how a write-only secret is kept.
@@ -81,7 +85,7 @@ type Field struct {
 	NumberPlan bool
 	// Props are the members of Object and ObjectList fields.
 	Props []*Field
-	// MaxItems bounds list fields.
+	// MaxItems bounds list fields and the keys of Map fields.
 	MaxItems int
 	// DestTypes limits Destination fields to these types (nil: all).
 	DestTypes []string

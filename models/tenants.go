@@ -61,6 +61,9 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 			return fmt.Errorf("office mode: %w", err)
 		}
 	}
+	if err := ts.singletonDefaults(ctx, dst); err != nil {
+		return err
+	}
 	if src == "" {
 		return nil
 	}
@@ -87,6 +90,25 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 		return fmt.Errorf("clone tenant %s: %w", src, err)
 	}
 	rec["clone_report"] = report
+	return nil
+}
+
+// singletonDefaults gives a new tenant its other singletons (branding,
+// directory settings) with their defaults: singletons are only ever read
+// and changed, never created through the API.
+func (ts *txStore) singletonDefaults(ctx context.Context, o Owner) error {
+	for _, res := range ts.reg.Resources() {
+		if res.Scope != TenantScope || !res.Singleton || res == officeModeResource || res.Custom() {
+			continue
+		}
+		rec, err := Validate(res, map[string]any{}, Create)
+		if err != nil {
+			return fmt.Errorf("default %s: %w", res.Name, err)
+		}
+		if _, err := ts.insertRow(ctx, ts.tx, res, o, rec); err != nil {
+			return fmt.Errorf("default %s: %w", res.Name, err)
+		}
+	}
 	return nil
 }
 
@@ -200,6 +222,16 @@ func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old R
 		return fmt.Errorf("delete tenant %s: release DIDs: %w", o.Tenant, ts.dialect.translate(err))
 	}
 	for _, res := range tenantDeleteOrder(ts.reg) {
+		// Self-references (department and account parents) are cut first:
+		// InnoDB checks foreign keys row by row, so one DELETE could
+		// otherwise remove a parent before its child.
+		for _, f := range res.Fields {
+			if f.Ref == res.Name && f.Type == Int && f.Stored() {
+				if _, err := ts.tx.ExecContext(ctx, "UPDATE "+res.Table+" SET "+f.Name+" = NULL WHERE tenant_id = ?", o.TenantID); err != nil {
+					return fmt.Errorf("delete tenant %s: %s: %w", o.Tenant, res.Name, ts.dialect.translate(err))
+				}
+			}
+		}
 		if _, err := ts.tx.ExecContext(ctx, "DELETE FROM "+res.Table+" WHERE tenant_id = ?", o.TenantID); err != nil {
 			return fmt.Errorf("delete tenant %s: %s: %w", o.Tenant, res.Name, ts.dialect.translate(err))
 		}
@@ -220,7 +252,8 @@ func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old R
 }
 
 // tenantDeleteOrder sorts tenant resources so that each comes before every
-// resource it references (a topological order over Ref fields).
+// resource it references (a topological order over Ref fields). A
+// self-reference does not block a resource: beforeDelete cuts it first.
 func tenantDeleteOrder(reg *Registry) []*Resource {
 	var pending []*Resource
 	for _, r := range reg.Resources() {

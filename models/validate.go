@@ -146,6 +146,8 @@ func normalise(f *Field, raw any) (any, string) {
 		return out, ""
 	case Destination:
 		return normaliseDestination(f, raw)
+	case Map:
+		return normaliseMap(f, raw)
 	}
 	return nil, "unsupported type"
 }
@@ -313,6 +315,58 @@ func normaliseDestination(f *Field, raw any) (any, string) {
 		return nil, "target has an invalid format for type " + typ
 	}
 	return map[string]any{"type": typ, "target": target}, ""
+}
+
+// mapKeyRE bounds the keys of Map fields: they become JSON keys, HTTP
+// header names or custom-field keys, never free text.
+var mapKeyRE = regexp.MustCompile(`^[A-Za-z0-9_.-]{1,64}$`)
+
+// defaultMapKeys bounds Map fields that declare no MaxItems.
+const defaultMapKeys = 50
+
+// normaliseMap checks a free-form object: bounded keys, flat values.
+func normaliseMap(f *Field, raw any) (any, string) {
+	obj, ok := raw.(map[string]any)
+	if !ok {
+		return nil, "must be an object"
+	}
+	max := f.MaxItems
+	if max == 0 {
+		max = defaultMapKeys
+	}
+	if len(obj) > max {
+		return nil, fmt.Sprintf("at most %d keys", max)
+	}
+	str := &Field{Type: String, MaxLen: f.MaxLen, NoExpand: f.NoExpand}
+	out := make(map[string]any, len(obj))
+	for k, v := range obj {
+		if !mapKeyRE.MatchString(k) {
+			return nil, fmt.Sprintf("key %q has an invalid format (%s)", k, mapKeyRE)
+		}
+		switch x := v.(type) {
+		case string:
+			nv, msg := checkString(str, x)
+			if msg != "" {
+				return nil, k + ": " + msg
+			}
+			out[k] = nv
+		case bool:
+			out[k] = x
+		case json.Number:
+			if n, err := x.Int64(); err == nil {
+				out[k] = n
+				continue
+			}
+			n, msg := normalise(&Field{Type: Number}, x)
+			if msg != "" {
+				return nil, k + ": " + msg
+			}
+			out[k] = n
+		default:
+			return nil, k + ": must be a string, number or boolean"
+		}
+	}
+	return out, ""
 }
 
 func contains(list []string, s string) bool {

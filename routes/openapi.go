@@ -249,6 +249,12 @@ func fieldSchema(f *models.Field) obj {
 				s["maxItems"] = f.MaxItems
 			}
 		}
+	case models.Map:
+		s["type"] = []string{"object", "null"}
+		s["additionalProperties"] = true
+		if f.MaxItems > 0 {
+			s["maxProperties"] = f.MaxItems
+		}
 	case models.Destination:
 		s["type"] = []string{"object", "null"}
 		s["properties"] = obj{"type": obj{"type": "string", "enum": models.DestinationTypes()}, "target": obj{"type": "string"}}
