@@ -122,8 +122,16 @@ local known = kind == 'resync' and c ~= nil and c.id ~= nil
 local created = false
 if not c then c = {node = p.node, uuid = p.uuid, _ = {g = {}}} end
 if not c.id then
-  local n = redis.call('INCR', pre .. 'chseq:' .. p.tenant) % 4294967296
-  c.id = p.tech .. '/' .. p.name .. '-' .. p.tenant .. '-' .. string.format('%08x', n)
+  -- An id reserved by ReserveID (an originate that answered its API
+  -- request before FreeSWITCH's first event) wins over a new one.
+  local reserved = redis.call('GET', pre .. 'chres:' .. member)
+  if reserved then
+    c.id = reserved
+    redis.call('DEL', pre .. 'chres:' .. member)
+  else
+    local n = redis.call('INCR', pre .. 'chseq:' .. p.tenant) % 4294967296
+    c.id = p.tech .. '/' .. p.name .. '-' .. p.tenant .. '-' .. string.format('%08x', n)
+  end
   c.tenant = p.tenant
   c.direction = p.direction
   c.extension = p.extension

@@ -24,6 +24,8 @@
 //	                          is only a stub made by the peer's bridge event
 //	sb:chid:<id>              string, channel id -> member
 //	sb:chseq:<tenant>         integer, per-tenant id counter (INCR)
+//	sb:chres:<member>         string, an id reserved by ReserveID for a
+//	                          channel not seen yet; taken by its first event
 //	sb:live                   sorted set of members of live channels, scored
 //	                          by start time (unix seconds)
 //	sb:live:<tenant>          the same, per tenant (not for tenantless channels)

@@ -1,6 +1,8 @@
 // Command sbbench measures Switchboard's hot paths on this machine.
 //
-//	go run ./cmd/sbbench xml   # FreeSWITCH XML (/fs/xml)
+//	go run ./cmd/sbbench xml       # FreeSWITCH XML (/fs/xml)
+//	go run ./cmd/sbbench tracker   # ESL events into the live-call state
+//	go run ./cmd/sbbench call      # POST /api/telephony/call to the originate
 //
 // It runs on MySQL and real Redis when SWITCHBOARD_BENCH_MYSQL_URL and
 // SWITCHBOARD_BENCH_REDIS_URL (or the SWITCHBOARD_TEST_ ones) are set, else

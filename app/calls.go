@@ -1,0 +1,272 @@
+package app
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/calls"
+	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/routes"
+)
+
+// cdrRetryEvery is how often queued CDRs (the database was down when the
+// call ended) are handed to the database again.
+const cdrRetryEvery = 30 * time.Second
+
+// newCallServices wires live calls: the FreeSWITCH node pool (events
+// leased to one replica per node through Redis), the channel tracker fed by
+// it, CDRs into the database, the telephony routes, and xml_flush_cache on
+// directory changes.
+func newCallServices(ctx context.Context, s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) error {
+	nodes, err := eslNodes(ctx, cfg, st, log)
+	if err != nil {
+		return err
+	}
+	replica := replicaID()
+	tenants := newTenantCache(st, time.Minute)
+	tracker := calls.NewTracker(rdb, calls.Options{
+		TenantExists: tenants.exists,
+		OnEnd: func(ctx context.Context, c calls.CDR) error {
+			return st.InsertCDR(ctx, modelCDR(c))
+		},
+		Logger: log.With("component", "calls"),
+	})
+	events := make(chan esl.Event, 8192)
+	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	var pool *esl.Pool
+	pool = esl.NewPool(nodes, esl.PoolOptions{
+		Logger:     log.With("component", "esl"),
+		EventLease: esl.NewRedisLease(rdb, replica, 0),
+		OnEvent: func(e esl.Event) {
+			if e.Name() == "BACKGROUND_JOB" {
+				logJob(log, e)
+				return
+			}
+			select {
+			case events <- e:
+			case <-runCtx.Done():
+			}
+		},
+		OnConnect: func(ctx context.Context, node string) {
+			resync(ctx, pool, tracker, node, log)
+		},
+	})
+	var wg sync.WaitGroup
+	wg.Add(3)
+	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
+	go func() { defer wg.Done(); tracker.Consume(runCtx, events) }()
+	go func() { defer wg.Done(); retryCDRs(runCtx, tracker, log) }()
+	s.stops = append(s.stops, func() { cancel(); wg.Wait() })
+	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
+
+	if s.xml != nil {
+		s.xml.OnDirectoryChange = func(_ context.Context, tenant string) { flushXMLCache(pool, tenant, log) }
+	}
+	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
+		Store:      st,
+		Redis:      rdb,
+		Pool:       pool,
+		Tracker:    tracker,
+		Recordings: cfg.Recordings,
+		Streams:    runCtx,
+	})...)
+	for name, sch := range routes.CallSchemas() {
+		s.schemas[name] = sch
+	}
+	return nil
+}
+
+// eslNodes merges SWITCHBOARD_ESL_NODES with the enabled servers resource.
+// A node named twice keeps its environment entry. Servers that cannot be
+// read (database trouble at start) are logged, not fatal: the API serves
+// configuration without FreeSWITCH.
+func eslNodes(ctx context.Context, cfg Config, st *models.Store, log *slog.Logger) ([]esl.NodeConfig, error) {
+	nodes, err := esl.ParseNodes(cfg.ESLNodes, cfg.ESLPassword)
+	if err != nil {
+		return nil, fmt.Errorf("SWITCHBOARD_ESL_NODES: %w", err)
+	}
+	seen := map[string]bool{}
+	for _, n := range nodes {
+		seen[n.Name] = true
+	}
+	res := st.Registry().Resource("servers")
+	if res == nil {
+		return nodes, nil
+	}
+	qctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	recs, err := st.Records(qctx, res, models.Owner{}, nil)
+	if err != nil {
+		log.Warn("servers not read; using SWITCHBOARD_ESL_NODES only", "error", err)
+		return nodes, nil
+	}
+	for _, r := range recs {
+		if on, _ := r["enabled"].(bool); !on {
+			continue
+		}
+		name, _ := r["name"].(string)
+		host, _ := r["esl_host"].(string)
+		if name == "" || host == "" || seen[name] {
+			continue
+		}
+		pw, _ := r["esl_password"].(string)
+		if pw == "" {
+			pw = cfg.ESLPassword
+		}
+		port := 8021
+		if p, err := strconv.Atoi(fmt.Sprint(r["esl_port"])); err == nil && p > 0 {
+			port = p
+		}
+		seen[name] = true
+		nodes = append(nodes, esl.NodeConfig{Name: name, Addr: hostPort(host, port), Password: pw})
+	}
+	return nodes, nil
+}
+
+func hostPort(host string, port int) string {
+	if strings.Contains(host, ":") {
+		host = "[" + host + "]"
+	}
+	return host + ":" + strconv.Itoa(port)
+}
+
+// replicaID names this process in event leases: unique per running replica.
+func replicaID() string {
+	host, _ := os.Hostname()
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	return host + "-" + hex.EncodeToString(b)
+}
+
+// resync rebuilds a node's live channels from its channel list after each
+// (re)connect of its event stream. It is bounded: the pool holds the
+// node's events back until it returns.
+func resync(ctx context.Context, pool *esl.Pool, tracker *calls.Tracker, node string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	body, err := pool.API(ctx, node, "show channels as json")
+	if err == nil {
+		err = tracker.Resync(ctx, node, body)
+	}
+	if err != nil {
+		log.Warn("channel resync failed", "node", node, "error", err)
+		return
+	}
+	log.Info("channels resynced", "node", node)
+}
+
+// logJob reports originates FreeSWITCH refused; the call's channel events
+// and CDR carry the rest.
+func logJob(log *slog.Logger, e esl.Event) {
+	if strings.HasPrefix(e.Body, "-") {
+		log.Info("background job failed", "node", e.Node, "job", e.Get("Job-UUID"),
+			"command", e.Get("Job-Command"), "reply", strings.TrimSpace(e.Body))
+	}
+}
+
+func retryCDRs(ctx context.Context, tracker *calls.Tracker, log *slog.Logger) {
+	tick := time.NewTicker(cdrRetryEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		}
+		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		n, err := tracker.RetryPendingCDRs(rctx)
+		cancel()
+		if err != nil {
+			log.Warn("cdr retry", "error", err, "delivered", n)
+		} else if n > 0 {
+			log.Info("queued cdrs delivered", "count", n)
+		}
+	}
+}
+
+// flushXMLCache tells every up node to drop its cached directory users, so
+// a changed password or extension applies at once. It runs in the
+// background: a slow node must not hold up the configuration write.
+func flushXMLCache(pool *esl.Pool, tenant string, log *slog.Logger) {
+	for _, n := range pool.Nodes() {
+		if !n.Up {
+			continue
+		}
+		go func(node string) {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if _, err := pool.API(ctx, node, "xml_flush_cache"); err != nil {
+				log.Warn("xml_flush_cache", "node", node, "tenant", tenant, "error", err)
+			}
+		}(n.Name)
+	}
+}
+
+func modelCDR(c calls.CDR) models.CDR {
+	out := models.CDR{
+		Tenant: c.Tenant, ChannelID: c.ChannelID, UUID: c.UUID, Node: c.Node, Direction: c.Direction,
+		CallerIDName: c.CallerIDName, CallerIDNumber: c.CallerIDNumber, Destination: c.Destination,
+		Extension: c.Extension, StartedAt: c.StartedAt, EndedAt: c.EndedAt,
+		DurationSeconds: c.DurationSeconds, Billsec: c.Billsec, HangupCause: c.HangupCause,
+		RecordingPath: c.RecordingPath,
+	}
+	if !c.AnsweredAt.IsZero() {
+		at := c.AnsweredAt
+		out.AnsweredAt = &at
+	}
+	return out
+}
+
+// tenantCache answers "is this context a tenant" for every channel event
+// from memory, asking the database at most once per name and TTL.
+type tenantCache struct {
+	st  *models.Store
+	ttl time.Duration
+	mu  sync.Mutex
+	m   map[string]tenantEntry
+}
+
+type tenantEntry struct {
+	ok  bool
+	exp time.Time
+}
+
+func newTenantCache(st *models.Store, ttl time.Duration) *tenantCache {
+	return &tenantCache{st: st, ttl: ttl, m: map[string]tenantEntry{}}
+}
+
+func (c *tenantCache) exists(name string) bool {
+	key := strings.ToLower(name)
+	c.mu.Lock()
+	e, hit := c.m[key]
+	c.mu.Unlock()
+	if hit && time.Now().Before(e.exp) {
+		return e.ok
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	_, err := c.st.Tenant(ctx, name)
+	ok := err == nil
+	if err != nil && !errors.Is(err, models.ErrNotFound) {
+		return hit && e.ok // database trouble: keep the last answer
+	}
+	c.mu.Lock()
+	if len(c.m) > 10000 {
+		c.m = map[string]tenantEntry{}
+	}
+	c.m[key] = tenantEntry{ok: ok, exp: time.Now().Add(c.ttl)}
+	c.mu.Unlock()
+	return ok
+}

@@ -1,0 +1,179 @@
+package routes
+
+import (
+	"context"
+	"errors"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/calls"
+	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/models"
+)
+
+// CallDeps is what the live-call routes need from the wiring in app.
+type CallDeps struct {
+	Store   *models.Store
+	Redis   redis.UniversalClient
+	Pool    *esl.Pool
+	Tracker *calls.Tracker
+	// Recordings is the directory on the FreeSWITCH nodes where the record
+	// endpoint writes (<Recordings>/<tenant>/<file>.wav).
+	Recordings string
+	// Streams ends every open event stream when it is done (shutdown).
+	Streams context.Context
+	// Heartbeat is the interval of SSE comment lines (default 15s).
+	Heartbeat time.Duration
+}
+
+// callRoutes serves live channels, call actions, the event stream and CDRs.
+type callRoutes struct {
+	CallDeps
+	idem *idempotency
+}
+
+// CallRoutes declares the telephony endpoints for app to pass in Deps.Extra.
+func CallRoutes(d CallDeps) []Route {
+	if d.Heartbeat <= 0 {
+		d.Heartbeat = 15 * time.Second
+	}
+	if d.Streams == nil {
+		d.Streams = context.Background()
+	}
+	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, ttl: 24 * time.Hour}}
+	return []Route{
+		{Method: "GET", Path: "/api/telephony/channels", Summary: "List live channels (tenant keys: their tenant; platform: all or ?tenant=)", Tag: "telephony", Auth: AuthAPI, Response: "ChannelList", Query: []string{"tenant", "limit", "offset"}, Handler: r.listChannels},
+		{Method: "GET", Path: "/api/telephony/channels/*", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Response: "Channel", Handler: r.getChannel},
+		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel changes (heartbeat comments every 15 s)", Tag: "telephony", Auth: AuthAPI, Query: []string{"tenant"}, Produces: "text/event-stream", Handler: r.events},
+		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at", Tag: "reports", Auth: AuthAPI, Response: "CDRList", Query: []string{"tenant", "from", "to", "limit", "offset"}, Handler: r.listCDRs},
+		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Request: "CallRequest", Response: "CallPlaced", Status: 202, Handler: r.idem.wrap(r.placeCall)},
+		{Method: "POST", Path: "/api/telephony/hangup", Summary: "Hang a channel up", Tag: "telephony", Auth: AuthKeyOnly, Request: "ChannelAction", Response: "ActionDone", Handler: r.idem.wrap(r.hangup)},
+		{Method: "POST", Path: "/api/telephony/transfer", Summary: "Blind-transfer a channel to an extension or number in its tenant", Tag: "telephony", Auth: AuthKeyOnly, Request: "TransferRequest", Response: "ActionDone", Handler: r.idem.wrap(r.transfer)},
+		{Method: "POST", Path: "/api/telephony/record", Summary: "Start or stop recording a channel into the recordings directory", Tag: "telephony", Auth: AuthKeyOnly, Request: "RecordRequest", Response: "ActionDone", Handler: r.idem.wrap(r.record)},
+	}
+}
+
+// scopeTenant decides which tenant's channels or CDRs a read covers: a
+// tenant or user key its own; a platform caller all ("") or ?tenant=; a
+// tenant-scoped administrator one of theirs.
+func scopeTenant(c *fiber.Ctx, perm string) (string, error) {
+	p := principal(c)
+	if !p.Can(perm) {
+		return "", newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission "+perm)
+	}
+	want := strings.Clone(c.Query("tenant"))
+	switch {
+	case p.Kind == "tenant_key" || p.Kind == "user_key":
+		if want != "" && !strings.EqualFold(want, p.Tenant) {
+			return "", newError(fiber.StatusForbidden, "forbidden", "this credential may not act in tenant "+want)
+		}
+		return p.Tenant, nil
+	case p.Platform():
+		return want, nil
+	case want == "" && len(p.Tenants) == 1:
+		return p.Tenants[0], nil
+	case want == "":
+		return "", models.FieldError("tenant", "required for a credential limited to some tenants")
+	case !p.MayTenant(want):
+		return "", newError(fiber.StatusForbidden, "forbidden", "this credential may not act in tenant "+want)
+	}
+	return want, nil
+}
+
+func (r *callRoutes) listChannels(c *fiber.Ctx) error {
+	tenant, err := scopeTenant(c, "calls.read")
+	if err != nil {
+		return err
+	}
+	page, err := pageParams(c)
+	if err != nil {
+		return err
+	}
+	list, total, err := r.Tracker.List(c.UserContext(), tenant, page.Limit, page.Offset)
+	if err != nil {
+		return err
+	}
+	if list == nil {
+		list = []calls.Channel{}
+	}
+	return sendPage(c, list, total, page)
+}
+
+// channelParam reads the channel id of /api/telephony/channels/*, given
+// URL-encoded (SIP%2F1001-acme-0000002a) or as raw path segments.
+func channelParam(c *fiber.Ctx) string {
+	raw := strings.Clone(c.Params("*"))
+	if v, err := url.PathUnescape(raw); err == nil {
+		return v
+	}
+	return raw
+}
+
+func (r *callRoutes) getChannel(c *fiber.Ctx) error {
+	p := principal(c)
+	if !p.Can("calls.read") {
+		return newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission calls.read")
+	}
+	ch, err := r.channel(c.UserContext(), p, channelParam(c), false)
+	if err != nil {
+		return err
+	}
+	return c.JSON(ch)
+}
+
+var errChannelNotFound = newError(fiber.StatusNotFound, "channel_not_found", "no live channel has this id")
+
+// channel loads a channel the principal may see. Ended channels are 404
+// when live is set (actions), readable otherwise.
+func (r *callRoutes) channel(ctx context.Context, p *Principal, id string, live bool) (calls.Channel, error) {
+	if _, _, _, _, err := calls.ParseID(id); err != nil {
+		if live {
+			return calls.Channel{}, models.FieldError("channel", "must look like SIP/1001-acme-0000002a")
+		}
+		return calls.Channel{}, errChannelNotFound
+	}
+	ch, err := r.Tracker.Get(ctx, id)
+	if errors.Is(err, calls.ErrNotFound) {
+		return ch, errChannelNotFound
+	}
+	if err != nil {
+		return ch, err
+	}
+	if !p.MayTenant(ch.Tenant) || (ch.Tenant == "" && !p.Platform()) {
+		return ch, newError(fiber.StatusForbidden, "forbidden", "this channel belongs to another tenant")
+	}
+	if live && ch.State == calls.StateHangup {
+		return ch, newError(fiber.StatusNotFound, "channel_ended", "this channel has ended")
+	}
+	return ch, nil
+}
+
+func (r *callRoutes) listCDRs(c *fiber.Ctx) error {
+	tenant, err := scopeTenant(c, "calls.read")
+	if err != nil {
+		return err
+	}
+	page, err := pageParams(c)
+	if err != nil {
+		return err
+	}
+	f := models.CDRFilter{Tenant: tenant, AllTenants: tenant == "", Page: page}
+	for name, dst := range map[string]*time.Time{"from": &f.From, "to": &f.To} {
+		if v := c.Query(name); v != "" {
+			t, err := time.Parse(time.RFC3339, v)
+			if err != nil {
+				return models.FieldError(name, "must be an RFC 3339 time")
+			}
+			*dst = t
+		}
+	}
+	list, total, err := r.Store.CDRs(c.UserContext(), f)
+	if err != nil {
+		return err
+	}
+	return sendPage(c, list, total, page)
+}

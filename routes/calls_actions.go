@@ -1,0 +1,292 @@
+package routes
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+
+	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/models"
+)
+
+var (
+	dialableRe = regexp.MustCompile(`^[0-9+*#]{1,32}$`)
+	e164Re     = regexp.MustCompile(`^\+[1-9][0-9]{6,14}$`)
+	fileRe     = regexp.MustCompile(`^[A-Za-z0-9._-]{1,100}$`)
+)
+
+// actionTimeout bounds a command sent to FreeSWITCH. Commands run on a
+// context detached from the client's, so a client hanging up mid-request
+// cannot leave a half-sent command.
+const actionTimeout = 5 * time.Second
+
+func actionContext(c *fiber.Ctx) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.WithoutCancel(c.UserContext()), actionTimeout)
+}
+
+// decodeAction decodes a JSON action body into v, rejecting unknown fields.
+func decodeAction(c *fiber.Ctx, v any) error {
+	dec := json.NewDecoder(strings.NewReader(string(c.Body())))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return newError(fiber.StatusBadRequest, "bad_request", "body must be a JSON object with the documented fields: "+err.Error())
+	}
+	return nil
+}
+
+func requireControl(c *fiber.Ctx) (*Principal, error) {
+	p := principal(c)
+	if !p.Can("calls.control") {
+		return nil, newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission calls.control")
+	}
+	return p, nil
+}
+
+type callRequest struct {
+	From      string `json:"from"`
+	To        string `json:"to"`
+	Extension string `json:"extension"`
+	Tenant    string `json:"tenant"`
+}
+
+// callerExtension resolves who places a call: a user key is bound to its
+// extension; a tenant key names one; a platform key names tenant and one.
+func callerExtension(p *Principal, in callRequest) (tenant, ext string, err error) {
+	switch p.Kind {
+	case "user_key":
+		if in.Extension != "" && in.Extension != p.Extension {
+			return "", "", newError(fiber.StatusForbidden, "forbidden", "a user key places calls only as its own extension")
+		}
+		tenant, ext = p.Tenant, p.Extension
+	case "tenant_key":
+		tenant, ext = p.Tenant, in.Extension
+	default:
+		tenant, ext = in.Tenant, in.Extension
+	}
+	if in.Tenant != "" && !strings.EqualFold(in.Tenant, tenant) {
+		return "", "", newError(fiber.StatusForbidden, "forbidden", "this credential may not act in tenant "+in.Tenant)
+	}
+	verr := &models.ValidationError{Fields: map[string]string{}}
+	if tenant == "" {
+		verr.Fields["tenant"] = "required with a platform key"
+	}
+	if ext == "" {
+		verr.Fields["extension"] = "required unless the key is bound to an extension"
+	}
+	if len(verr.Fields) > 0 {
+		return "", "", verr
+	}
+	return tenant, ext, nil
+}
+
+// placeCall starts a callback call (spec §4 behaviour 1): FreeSWITCH rings
+// the caller's mobile through a loopback leg into the tenant's context (so
+// the tenant's outbound routes pick the trunk); once it answers, to is
+// routed in the same context and bridged. The request never waits for the
+// phone: it answers 202 with the channel id the A leg's events will carry.
+func (r *callRoutes) placeCall(c *fiber.Ctx) error {
+	p, err := requireControl(c)
+	if err != nil {
+		return err
+	}
+	var in callRequest
+	if err := decodeAction(c, &in); err != nil {
+		return err
+	}
+	verr := &models.ValidationError{Fields: map[string]string{}}
+	if !e164Re.MatchString(in.From) {
+		verr.Fields["from"] = "required: the caller's mobile in E.164 (+15551234567)"
+	}
+	if !dialableRe.MatchString(in.To) {
+		verr.Fields["to"] = "required: 1 to 32 of 0-9 + * #"
+	}
+	if len(verr.Fields) > 0 {
+		return verr
+	}
+	tenant, ext, err := callerExtension(p, in)
+	if err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	owner, err := r.Store.Tenant(ctx, tenant)
+	if err != nil {
+		return fmt.Errorf("tenant %q: %w", tenant, err)
+	}
+	tenant = owner.Tenant
+	rec, err := r.Store.Get(ctx, r.Store.Registry().Resource("extensions"), owner, ext)
+	if err != nil {
+		return fmt.Errorf("extension %q: %w", ext, err)
+	}
+	if mobile, _ := rec["mobile"].(string); mobile == "" || mobile != in.From {
+		return newError(fiber.StatusForbidden, "from_not_mobile", "from must equal the mobile configured on extension "+ext)
+	}
+	node, ok := r.Pool.FirstUp()
+	if !ok {
+		return newError(fiber.StatusServiceUnavailable, "freeswitch_unavailable", "no FreeSWITCH node is connected; try again later")
+	}
+	id := uuid.NewString()
+	cmd, err := originateCommand(id, tenant, ext, in.From, in.To)
+	if err != nil {
+		return err
+	}
+	actx, cancel := actionContext(c)
+	defer cancel()
+	chID, err := r.Tracker.ReserveID(actx, tenant, "Local", ext, node, id)
+	if err != nil {
+		return fmt.Errorf("reserve channel id: %w", err)
+	}
+	if _, err := r.Pool.BgAPI(actx, node, cmd); err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusAccepted).JSON(fiber.Map{
+		"status": "dialing", "channel": chID, "uuid": id, "node": node,
+		"tenant": tenant, "extension": ext, "from": in.From, "to": in.To,
+	})
+}
+
+// originateCommand builds the callback originate. Every value goes through
+// esl.QuoteVar or esl.SafeArg even though the inputs were validated.
+func originateCommand(id, tenant, ext, mobile, to string) (string, error) {
+	vars := [][2]string{
+		{"origination_uuid", id},
+		{"sb_tenant", tenant},
+		{"sb_ext", ext},
+		{"sb_callback", "true"},
+		{"origination_caller_id_number", to},
+		{"origination_caller_id_name", to},
+		{"ignore_early_media", "true"},
+		{"originate_timeout", "30"},
+		{"hangup_after_bridge", "true"},
+	}
+	parts := make([]string, 0, len(vars))
+	for _, kv := range vars {
+		v, err := esl.QuoteVar(kv[1])
+		if err != nil {
+			return "", models.FieldError(kv[0], "not usable in a FreeSWITCH command")
+		}
+		parts = append(parts, kv[0]+"="+v)
+	}
+	args := []string{mobile, tenant, to}
+	for _, a := range args {
+		if _, err := esl.SafeArg(a); err != nil {
+			return "", models.FieldError("to", "not usable in a FreeSWITCH command")
+		}
+	}
+	return fmt.Sprintf("originate {%s}loopback/%s/%s %s XML %s", strings.Join(parts, ","), mobile, tenant, to, tenant), nil
+}
+
+type channelRequest struct {
+	Channel  string `json:"channel"`
+	To       string `json:"to"`
+	Action   string `json:"action"`
+	Filename string `json:"filename"`
+}
+
+// actionTarget decodes an action body and loads its live channel.
+func (r *callRoutes) actionTarget(c *fiber.Ctx) (channelRequest, string, string, string, error) {
+	var in channelRequest
+	p, err := requireControl(c)
+	if err != nil {
+		return in, "", "", "", err
+	}
+	if err := decodeAction(c, &in); err != nil {
+		return in, "", "", "", err
+	}
+	if in.Channel == "" {
+		return in, "", "", "", models.FieldError("channel", "required")
+	}
+	ch, err := r.channel(c.UserContext(), p, in.Channel, true)
+	if err != nil {
+		return in, "", "", "", err
+	}
+	if _, err := esl.SafeArg(ch.UUID); err != nil {
+		return in, "", "", "", fmt.Errorf("channel %s: stored uuid unusable: %w", ch.ID, err)
+	}
+	return in, ch.Node, ch.UUID, ch.Tenant, nil
+}
+
+func (r *callRoutes) hangup(c *fiber.Ctx) error {
+	in, node, id, _, err := r.actionTarget(c)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := actionContext(c)
+	defer cancel()
+	if _, err := r.Pool.API(ctx, node, "uuid_kill "+id); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"status": "hangup_requested", "channel": in.Channel})
+}
+
+func (r *callRoutes) transfer(c *fiber.Ctx) error {
+	in, node, id, tenant, err := r.actionTarget(c)
+	if err != nil {
+		return err
+	}
+	if !dialableRe.MatchString(in.To) {
+		return models.FieldError("to", "required: an extension or number (1 to 32 of 0-9 + * #)")
+	}
+	if tenant == "" {
+		return newError(fiber.StatusConflict, "no_tenant_context", "this channel belongs to no tenant, so there is no context to transfer it in")
+	}
+	ctx, cancel := actionContext(c)
+	defer cancel()
+	if _, err := r.Pool.API(ctx, node, fmt.Sprintf("uuid_transfer %s %s XML %s", id, in.To, tenant)); err != nil {
+		return err
+	}
+	return c.JSON(fiber.Map{"status": "transferred", "channel": in.Channel, "to": in.To})
+}
+
+func (r *callRoutes) record(c *fiber.Ctx) error {
+	in, node, id, tenant, err := r.actionTarget(c)
+	if err != nil {
+		return err
+	}
+	action := in.Action
+	if action == "" {
+		action = "start"
+	}
+	if action != "start" && action != "stop" {
+		return models.FieldError("action", "must be start or stop")
+	}
+	name := in.Filename
+	if name != "" && (!fileRe.MatchString(name) || strings.Contains(name, "..")) {
+		return models.FieldError("filename", "letters, digits, '.', '_' and '-' only (at most 100), no '..'")
+	}
+	if name == "" && action == "stop" {
+		name = "all"
+	}
+	path := name
+	if name != "all" {
+		if name == "" {
+			name = time.Now().UTC().Format("20060102-150405") + "-" + id[:min(8, len(id))]
+		}
+		if !strings.HasSuffix(name, ".wav") {
+			name += ".wav"
+		}
+		dir := tenant
+		if dir == "" {
+			dir = "_platform"
+		}
+		path = strings.TrimRight(r.Recordings, "/") + "/" + dir + "/" + name
+	}
+	if _, err := esl.SafeArg(path); err != nil {
+		return fmt.Errorf("recording path %q: %w", path, err)
+	}
+	ctx, cancel := actionContext(c)
+	defer cancel()
+	if _, err := r.Pool.API(ctx, node, fmt.Sprintf("uuid_record %s %s %s", id, action, path)); err != nil {
+		return err
+	}
+	status := "recording_started"
+	if action == "stop" {
+		status = "recording_stopped"
+	}
+	return c.JSON(fiber.Map{"status": status, "channel": in.Channel, "path": path})
+}
