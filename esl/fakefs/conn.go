@@ -66,11 +66,15 @@ func (c *conn) closeAfter(last []byte) {
 	c.send(closeMarker)
 }
 
+// kill closes the connection. It may run with the server lock held (an
+// event delivery that finds the queue full), so the removal from the
+// server's table happens on its own goroutine; until then sends to the dead
+// connection return at once.
 func (c *conn) kill() {
 	c.killOnce.Do(func() {
 		close(c.dead)
 		_ = c.nc.Close()
-		c.srv.removeConn(c)
+		go c.srv.removeConn(c)
 	})
 }
 

@@ -268,3 +268,30 @@ func TestJSONEvents(t *testing.T) {
 		t.Errorf("json event %s", body)
 	}
 }
+
+// TestSlowConsumerIsDroppedWithoutStallingTheServer: a subscriber that
+// stops reading overflows its queue; the fake drops that connection and
+// keeps serving everyone else (it used to deadlock on its own lock).
+func TestSlowConsumerIsDroppedWithoutStallingTheServer(t *testing.T) {
+	srv := startFake(t, Options{})
+	slow := dialRaw(t, srv.Addr())
+	slow.auth()
+	slow.command("event plain ALL")
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := 0; i < 20000; i++ {
+			srv.EmitEvent("CUSTOM", []Header{{Name: "Event-Subclass", Value: "test::flood"}, {Name: "Pad", Value: strings.Repeat("x", 512)}}, "")
+		}
+	}()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second):
+		t.Fatal("emitting events stalled behind a slow consumer")
+	}
+	other := dialRaw(t, srv.Addr())
+	other.auth()
+	if got := other.api("status"); !strings.Contains(got, "is ready") {
+		t.Fatalf("server stopped answering: %q", got)
+	}
+}
