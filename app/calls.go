@@ -177,21 +177,28 @@ func logJob(log *slog.Logger, e esl.Event) {
 }
 
 func retryCDRs(ctx context.Context, tracker *calls.Tracker, log *slog.Logger) {
-	tick := time.NewTicker(cdrRetryEvery)
+	every(ctx, cdrRetryEvery, func() {
+		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+		defer cancel()
+		n, err := tracker.RetryPendingCDRs(rctx)
+		if err != nil {
+			log.Warn("cdr retry", "error", err, "delivered", n)
+		} else if n > 0 {
+			log.Info("queued cdrs delivered", "count", n)
+		}
+	})
+}
+
+// every runs fn every d until ctx ends.
+func every(ctx context.Context, d time.Duration, fn func()) {
+	tick := time.NewTicker(d)
 	defer tick.Stop()
 	for {
 		select {
 		case <-ctx.Done():
 			return
 		case <-tick.C:
-		}
-		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-		n, err := tracker.RetryPendingCDRs(rctx)
-		cancel()
-		if err != nil {
-			log.Warn("cdr retry", "error", err, "delivered", n)
-		} else if n > 0 {
-			log.Info("queued cdrs delivered", "count", n)
+			fn()
 		}
 	}
 }

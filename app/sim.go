@@ -71,14 +71,7 @@ func splitList(s string) []string {
 
 // simStatus logs the live channel count and connected clients every 10 s.
 func simStatus(ctx context.Context, srv *fakefs.Server, log *slog.Logger) {
-	tick := time.NewTicker(10 * time.Second)
-	defer tick.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
-			log.Info("sim status", "live_channels", len(srv.Channels()), "clients", len(srv.Conns()), "commands_received", len(srv.Commands()))
-		}
-	}
+	every(ctx, 10*time.Second, func() {
+		log.Info("sim status", "live_channels", len(srv.Channels()), "clients", len(srv.Conns()), "commands_received", len(srv.Commands()))
+	})
 }

@@ -41,11 +41,7 @@ func ParseRequest(body []byte) Request {
 	rest := r.body
 	for len(rest) > 0 {
 		var pair []byte
-		if i := bytes.IndexByte(rest, '&'); i >= 0 {
-			pair, rest = rest[:i], rest[i+1:]
-		} else {
-			pair, rest = rest, nil
-		}
+		pair, rest = nextPair(rest)
 		eq := bytes.IndexByte(pair, '=')
 		if eq < 0 {
 			continue
@@ -145,11 +141,7 @@ func (r *Request) Get(name string) string {
 	rest := r.body
 	for len(rest) > 0 {
 		var pair []byte
-		if i := bytes.IndexByte(rest, '&'); i >= 0 {
-			pair, rest = rest[:i], rest[i+1:]
-		} else {
-			pair, rest = rest, nil
-		}
+		pair, rest = nextPair(rest)
 		if len(pair) > len(name) && pair[len(name)] == '=' && string(pair[:len(name)]) == name {
 			val, found = pair[len(name)+1:], true
 		}
@@ -196,4 +188,12 @@ func firstNonEmpty(a, b string) string {
 		return a
 	}
 	return b
+}
+
+// nextPair splits the first name=value pair off a form body.
+func nextPair(body []byte) (pair, rest []byte) {
+	if i := bytes.IndexByte(body, '&'); i >= 0 {
+		return body[:i], body[i+1:]
+	}
+	return body, nil
 }

@@ -84,12 +84,18 @@ func scopeTenant(c *fiber.Ctx, perm string) (string, error) {
 	return want, nil
 }
 
-func (r *callRoutes) listChannels(c *fiber.Ctx) error {
+// scopedPage resolves the tenant a read is limited to and its page.
+func scopedPage(c *fiber.Ctx) (string, models.Page, error) {
 	tenant, err := scopeTenant(c, "calls.read")
 	if err != nil {
-		return err
+		return "", models.Page{}, err
 	}
 	page, err := pageParams(c)
+	return tenant, page, err
+}
+
+func (r *callRoutes) listChannels(c *fiber.Ctx) error {
+	tenant, page, err := scopedPage(c)
 	if err != nil {
 		return err
 	}
@@ -153,11 +159,7 @@ func (r *callRoutes) channel(ctx context.Context, p *Principal, id string, live 
 }
 
 func (r *callRoutes) listCDRs(c *fiber.Ctx) error {
-	tenant, err := scopeTenant(c, "calls.read")
-	if err != nil {
-		return err
-	}
-	page, err := pageParams(c)
+	tenant, page, err := scopedPage(c)
 	if err != nil {
 		return err
 	}
