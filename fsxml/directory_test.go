@@ -137,3 +137,26 @@ func TestDirectoryCarriesNamesIntact(t *testing.T) {
 		}
 	})
 }
+
+// TestDirectoryGroupCallAndDomainFetch: group_call lists the tenant's
+// users (the group is the tenant), a domain-only fetch carries the domain
+// and no users.
+func TestDirectoryGroupCallAndDomainFetch(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := seedExtension(t, s)
+		s.Do(t, "POST", "/api/tenants/"+tenant+"/extensions/", s.Key, map[string]any{"name": "1001"}).Expect(t, 201)
+		body := with(capture(t, "013"), "domain", "sip.test", "key_value", "sip.test", "user", "")
+		group := fetchXML(t, s, append(body, []byte("&action=group_call&group="+tenant+"&group_name="+tenant)...))
+		ids := map[string]bool{}
+		for _, u := range group.all("user") {
+			ids[u.attr("id")] = true
+		}
+		if len(ids) != 2 || !ids["1000-"+tenant] || !ids["1001-"+tenant] {
+			t.Fatalf("group_call users %v\n%s", ids, group.raw)
+		}
+		domain := fetchXML(t, s, with(capture(t, "013"), "domain", "sip.test", "key_value", "sip.test", "user", "", "purpose", "gateways"))
+		if n := len(domain.all("user")); n != 0 || len(domain.all("domain")) != 1 {
+			t.Fatalf("domain fetch: %d users\n%s", n, domain.raw)
+		}
+	})
+}

@@ -213,3 +213,25 @@ func TestEventLeaseTakeover(t *testing.T) {
 		})
 	}
 }
+
+// TestDirectoryChangeFlushesFreeSWITCHCache: a changed extension must not
+// linger in FreeSWITCH's own user cache, so Switchboard tells every node.
+func TestDirectoryChangeFlushesFreeSWITCHCache(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		flushes := func() int {
+			n := 0
+			for _, line := range e.fs.Commands() {
+				if line == "api xml_flush_cache" {
+					n++
+				}
+			}
+			return n
+		}
+		// Setting up the tenant already flushed; wait for those to land.
+		eventually(t, 5*time.Second, "setup flushes", func() bool { return flushes() > 0 })
+		time.Sleep(200 * time.Millisecond)
+		before := flushes()
+		e.Do(t, "PUT", "/api/tenants/"+e.tenant+"/extensions/1002", e.Key, map[string]any{"sip_secret": "a-new-secret-123456"}).Expect(t, 200)
+		eventually(t, 5*time.Second, "xml_flush_cache after the change", func() bool { return flushes() > before })
+	})
+}
