@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"hash/fnv"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
@@ -102,12 +101,24 @@ func (t *Tracker) consume(ctx context.Context, in <-chan esl.Event, onErr func(e
 			if !ok {
 				return
 			}
-			h := fnv.New32a()
-			h.Write([]byte(e.Node))
-			h.Write([]byte(e.Get("Unique-ID")))
-			queues[h.Sum32()%uint32(n)] <- e
+			queues[channelHash(e.Node, e.Get("Unique-ID"))%uint32(n)] <- e
 		}
 	}
+}
+
+// channelHash is FNV-1a (32 bit) over node then uuid, computed without the
+// hash.Hash allocation and byte-slice copies of hash/fnv (it runs for every
+// event).
+func channelHash(node, uuid string) uint32 {
+	const offset, prime = 2166136261, 16777619
+	h := uint32(offset)
+	for i := 0; i < len(node); i++ {
+		h = (h ^ uint32(node[i])) * prime
+	}
+	for i := 0; i < len(uuid); i++ {
+		h = (h ^ uint32(uuid[i])) * prime
+	}
+	return h
 }
 
 // worker applies what has queued up in q, up to maxBatch events at a time.

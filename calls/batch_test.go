@@ -215,3 +215,14 @@ func BenchmarkTrackerReplay(b *testing.B) {
 		})
 	}
 }
+
+func TestChannelHashIsFNV1a(t *testing.T) {
+	for _, c := range [][2]string{{"", ""}, {"fs1", "5c2a8f0e-8b1d-4c7e-9f3a-2b6d1e0a9c47"}, {"node-b", "x"}} {
+		h := fnv.New32a()
+		h.Write([]byte(c[0]))
+		h.Write([]byte(c[1]))
+		if got, want := channelHash(c[0], c[1]), h.Sum32(); got != want {
+			t.Errorf("channelHash(%q, %q) = %d, want %d", c[0], c[1], got, want)
+		}
+	}
+}

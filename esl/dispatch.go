@@ -1,7 +1,6 @@
 package esl
 
 import (
-	"container/heap"
 	"context"
 	"sync"
 	"sync/atomic"
@@ -35,7 +34,7 @@ type dispatcher struct {
 
 	mu   sync.Mutex
 	jobs map[string]jobState
-	n    uint64
+	n    atomic.Uint64 // arrival counter
 }
 
 type queued struct {
@@ -107,10 +106,7 @@ func (d *dispatcher) push(ctx context.Context, ev Event, src source) {
 	if d.onEvent == nil || !d.accept(ev, src) {
 		return
 	}
-	d.mu.Lock()
-	d.n++
-	q := queued{ev: ev, seq: ev.Sequence(), n: d.n, at: time.Now()}
-	d.mu.Unlock()
+	q := queued{ev: ev, seq: ev.Sequence(), n: d.n.Add(1), at: time.Now()}
 	select {
 	case d.in <- q:
 	case <-ctx.Done():
@@ -129,7 +125,7 @@ func (d *dispatcher) resume() {
 }
 
 func (d *dispatcher) run(ctx context.Context) {
-	var h eventHeap
+	var w window
 	timer := time.NewTimer(time.Hour)
 	timer.Stop()
 	defer timer.Stop()
@@ -138,7 +134,18 @@ func (d *dispatcher) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case q := <-d.in:
-			heap.Push(&h, q)
+			w.insert(q)
+			// Take what else is already queued before releasing, so a
+			// burst costs one pass over the window, not one per event.
+		drain:
+			for range cap(d.in) {
+				select {
+				case q := <-d.in:
+					w.insert(q)
+				default:
+					break drain
+				}
+			}
 		case <-timer.C:
 		case <-d.wake:
 		}
@@ -146,30 +153,58 @@ func (d *dispatcher) run(ctx context.Context) {
 			continue
 		}
 		now := time.Now()
-		for h.Len() > 0 && now.Sub(h[0].at) >= d.window {
-			d.onEvent(heap.Pop(&h).(queued).ev)
+		for w.len() > 0 && now.Sub(w.first().at) >= d.window {
+			d.onEvent(w.pop().ev)
 		}
-		if h.Len() > 0 {
-			timer.Reset(h[0].at.Add(d.window).Sub(now))
+		if w.len() > 0 {
+			timer.Reset(w.first().at.Add(d.window).Sub(now))
 		}
 	}
 }
 
-// eventHeap orders queued events by Event-Sequence, then arrival.
-type eventHeap []queued
-
-func (h eventHeap) Len() int { return len(h) }
-func (h eventHeap) Less(i, j int) bool {
-	if h[i].seq != h[j].seq {
-		return h[i].seq < h[j].seq
-	}
-	return h[i].n < h[j].n
+// window holds the queued events sorted by Event-Sequence, then arrival.
+// Events nearly always arrive in order, so an insert is usually an append
+// and a release takes the first element: no heap and no boxing per event.
+type window struct {
+	q    []queued
+	head int // q[head:] are the events held
 }
-func (h eventHeap) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
-func (h *eventHeap) Push(x any)   { *h = append(*h, x.(queued)) }
-func (h *eventHeap) Pop() any {
-	old := *h
-	q := old[len(old)-1]
-	*h = old[:len(old)-1]
+
+func (w *window) len() int       { return len(w.q) - w.head }
+func (w *window) first() *queued { return &w.q[w.head] }
+
+// before reports whether a goes before b.
+func before(a, b *queued) bool {
+	if a.seq != b.seq {
+		return a.seq < b.seq
+	}
+	return a.n < b.n
+}
+
+// insert adds q after every held event that goes before it.
+func (w *window) insert(q queued) {
+	if w.head > 0 && w.head == len(w.q) {
+		w.q, w.head = w.q[:0], 0
+	}
+	if w.head > 0 && len(w.q) == cap(w.q) && w.head >= len(w.q)/2 {
+		// Reuse the released front instead of growing.
+		n := copy(w.q, w.q[w.head:])
+		clear(w.q[n:])
+		w.q, w.head = w.q[:n], 0
+	}
+	i := len(w.q)
+	w.q = append(w.q, q)
+	for i > w.head && before(&q, &w.q[i-1]) {
+		w.q[i] = w.q[i-1]
+		i--
+	}
+	w.q[i] = q
+}
+
+// pop removes and returns the first event.
+func (w *window) pop() queued {
+	q := w.q[w.head]
+	w.q[w.head] = queued{} // drop the reference to the headers
+	w.head++
 	return q
 }

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/url"
+	"strings"
 	"sync"
 	"time"
 
@@ -312,16 +313,21 @@ func sleep(ctx context.Context, d time.Duration) bool {
 // convert turns an eslgo event into an Event with URL-decoded values
 // (first value of a repeated header).
 func convert(node string, e *eslgo.Event) Event {
+	// eslgo reads headers with textproto.Reader.ReadMIMEHeader, so the names
+	// are already canonical: one map, filled directly, instead of NewEvent's
+	// second canonicalising copy.
 	h := make(map[string]string, len(e.Headers))
 	for k, vs := range e.Headers {
 		if len(vs) == 0 {
 			continue
 		}
-		v, err := url.PathUnescape(vs[0])
-		if err != nil {
-			v = vs[0]
+		v := vs[0]
+		if strings.IndexByte(v, '%') >= 0 {
+			if u, err := url.PathUnescape(v); err == nil {
+				v = u
+			}
 		}
 		h[k] = v
 	}
-	return NewEvent(node, h, string(e.Body))
+	return Event{Node: node, Headers: h, Body: string(e.Body)}
 }

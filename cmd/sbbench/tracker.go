@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"math/rand/v2"
+	"os"
+	"runtime/pprof"
 	"sync/atomic"
 	"time"
 
@@ -25,6 +27,7 @@ func benchTracker(ctx context.Context, args []string) error {
 	total := fl.Int("events", 100000, "events to replay")
 	redisURL := fl.String("redis", firstEnv("SWITCHBOARD_BENCH_REDIS_URL", "SWITCHBOARD_TEST_REDIS_URL"), "Redis URL (empty: in-process miniredis)")
 	wireOnly := fl.Bool("wire-only", false, "count events without applying them (the fake + esl.Pool ceiling)")
+	cpuProfile := fl.String("cpuprofile", "", "write a CPU profile of the end-to-end run to this file")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -77,6 +80,17 @@ func benchTracker(ctx context.Context, args []string) error {
 	// (and, in its current version, deadlocks on) a client whose socket
 	// queue overflows.
 	const lag = 4000
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.StartCPUProfile(f); err != nil {
+			return err
+		}
+		defer pprof.StopCPUProfile() // also stops it on early returns
+	}
 	start := time.Now()
 	emitted := 0
 	var live []string
@@ -124,6 +138,7 @@ func benchTracker(ctx context.Context, args []string) error {
 		time.Sleep(2 * time.Millisecond)
 	}
 	elapsed := time.Since(start)
+	pprof.StopCPUProfile()
 	// Exactly right: same members, not just the same count.
 	list, _, err := tracker.List(ctx, "", 0, 0)
 	if err != nil {

@@ -32,33 +32,55 @@ var stateNumber = map[string]string{
 // stdHeadersLocked builds the standard block every FreeSWITCH event starts
 // with and takes the next Event-Sequence. Caller holds s.mu.
 func (s *Server) stdHeadersLocked(name string) []Header {
+	return s.appendStdHeadersLocked(make([]Header, 0, 16), name)
+}
+
+// appendStdHeadersLocked appends the standard block to h (see
+// stdHeadersLocked).
+func (s *Server) appendStdHeadersLocked(h []Header, name string) []Header {
 	s.seq++
 	now := time.Now()
 	site, ok := callingSite[name]
 	if !ok {
 		site = [2]string{"fakefs.go", "fakefs_emit"}
 	}
-	return []Header{
-		{"Event-Name", name},
-		{"Core-UUID", s.opts.CoreUUID},
-		{"FreeSWITCH-Hostname", s.opts.Hostname},
-		{"FreeSWITCH-Switchname", s.opts.Hostname},
-		{"FreeSWITCH-IPv4", s.opts.IPv4},
-		{"FreeSWITCH-IPv6", "::1"},
-		{"Event-Date-Local", now.Local().Format("2006-01-02 15:04:05")},
-		{"Event-Date-GMT", now.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT")},
-		{"Event-Date-Timestamp", strconv.FormatInt(now.UnixMicro(), 10)},
-		{"Event-Calling-File", site[0]},
-		{"Event-Calling-Function", site[1]},
-		{"Event-Calling-Line-Number", "1"},
-		{"Event-Sequence", strconv.FormatUint(s.seq, 10)},
+	local, gmt := s.datesLocked(now)
+	return append(h,
+		Header{"Event-Name", name},
+		Header{"Core-UUID", s.opts.CoreUUID},
+		Header{"FreeSWITCH-Hostname", s.opts.Hostname},
+		Header{"FreeSWITCH-Switchname", s.opts.Hostname},
+		Header{"FreeSWITCH-IPv4", s.opts.IPv4},
+		Header{"FreeSWITCH-IPv6", "::1"},
+		Header{"Event-Date-Local", local},
+		Header{"Event-Date-GMT", gmt},
+		Header{"Event-Date-Timestamp", strconv.FormatInt(now.UnixMicro(), 10)},
+		Header{"Event-Calling-File", site[0]},
+		Header{"Event-Calling-Function", site[1]},
+		Header{"Event-Calling-Line-Number", "1"},
+		Header{"Event-Sequence", strconv.FormatUint(s.seq, 10)},
+	)
+}
+
+// datesLocked returns Event-Date-Local and Event-Date-GMT for now. Both
+// have one-second resolution, so they are formatted once per second.
+// Caller holds s.mu.
+func (s *Server) datesLocked(now time.Time) (local, gmt string) {
+	if sec := now.Unix(); sec != s.dateSec || s.dateLocal == "" {
+		s.dateSec = sec
+		s.dateLocal = now.Local().Format("2006-01-02 15:04:05")
+		s.dateGMT = now.UTC().Format("Mon, 02 Jan 2006 15:04:05 GMT")
 	}
+	return s.dateLocal, s.dateGMT
 }
 
 // deliverLocked sends a finished event to every connection subscribed to
 // it. Holding s.mu across sequence assignment and queuing keeps each
-// connection's events in Event-Sequence order.
+// connection's events in Event-Sequence order. Each format is serialised
+// once, however many connections take it (frames are never modified after
+// they are queued).
 func (s *Server) deliverLocked(name string, headers []Header, body string) {
+	var plain, js []byte
 	for id := 1; id <= s.nextConn; id++ {
 		c, ok := s.conns[id]
 		if !ok {
@@ -69,11 +91,28 @@ func (s *Server) deliverLocked(name string, headers []Header, body string) {
 			continue
 		}
 		if format == "json" {
-			c.sendEvent(jsonEvent(headers, body))
+			if js == nil {
+				js = jsonEvent(headers, body)
+			}
+			c.sendEvent(js)
 		} else {
-			c.sendEvent(plainEvent(headers, body))
+			if plain == nil {
+				plain = plainEvent(headers, body)
+			}
+			c.sendEvent(plain)
 		}
 	}
+}
+
+// anyWantsLocked reports whether some connection is subscribed to event
+// name, before filters; when none is, the event need not be built.
+func (s *Server) anyWantsLocked(name string) bool {
+	for _, c := range s.conns {
+		if c.subscribed(name) {
+			return true
+		}
+	}
+	return false
 }
 
 // EmitEvent sends an arbitrary event: the standard block (with the next
@@ -87,35 +126,46 @@ func (s *Server) EmitEvent(name string, headers []Header, body string) {
 
 // emitChannelLocked emits a channel event for c: standard block, before,
 // the channel data of switch_channel_event_set_data with every variable,
-// then after.
+// then after. An event no connection subscribes to still takes its
+// Event-Sequence, as in FreeSWITCH, but is not built.
 func (s *Server) emitChannelLocked(name string, c *Channel, before, after []Header) {
-	h := s.stdHeadersLocked(name)
+	if !s.anyWantsLocked(name) {
+		s.seq++
+		return
+	}
+	// The headers are only read while the event is serialised below, so
+	// one buffer serves every channel event.
+	h := s.appendStdHeadersLocked(s.hdrBuf[:0], name)
 	if c.HangupCause != "" {
 		h = append(h, Header{"Hangup-Cause", c.HangupCause})
 	}
 	h = append(h, before...)
-	h = append(h, s.channelData(c)...)
+	h = s.appendChannelData(h, c)
 	h = append(h, after...)
 	s.deliverLocked(name, h, "")
+	clear(h)
+	s.hdrBuf = h[:0]
 }
 
-func (s *Server) channelData(c *Channel) []Header {
+// appendChannelData appends the channel data of
+// switch_channel_event_set_data for c, variables included.
+func (s *Server) appendChannelData(h []Header, c *Channel) []Header {
 	hit := "false"
 	if c.Direction == "inbound" {
 		hit = "true"
 	}
-	h := []Header{
-		{"Channel-State", c.State},
-		{"Channel-Call-State", c.CallState},
-		{"Channel-State-Number", stateNumber[c.State]},
-		{"Channel-Name", c.Name},
-		{"Unique-ID", c.UUID},
-		{"Call-Direction", c.Direction},
-		{"Presence-Call-Direction", c.Direction},
-		{"Channel-HIT-Dialplan", hit},
-		{"Channel-Call-UUID", c.UUID},
-		{"Answer-State", c.AnswerState},
-	}
+	h = append(h,
+		Header{"Channel-State", c.State},
+		Header{"Channel-Call-State", c.CallState},
+		Header{"Channel-State-Number", stateNumber[c.State]},
+		Header{"Channel-Name", c.Name},
+		Header{"Unique-ID", c.UUID},
+		Header{"Call-Direction", c.Direction},
+		Header{"Presence-Call-Direction", c.Direction},
+		Header{"Channel-HIT-Dialplan", hit},
+		Header{"Channel-Call-UUID", c.UUID},
+		Header{"Answer-State", c.AnswerState},
+	)
 	if c.HangupCause != "" {
 		h = append(h, Header{"Hangup-Cause", c.HangupCause})
 	}
@@ -127,14 +177,14 @@ func (s *Server) channelData(c *Channel) []Header {
 		Header{"Channel-Write-Codec-Rate", "8000"},
 		Header{"Channel-Write-Codec-Bit-Rate", "64000"},
 	)
-	h = append(h, s.profile("Caller-", c)...)
+	h = appendProfile(h, &callerNames, c)
 	if p, ok := s.channels[c.Peer]; ok && c.Peer != "" {
 		other := "originator"
 		if c.originator {
 			other = "originatee"
 		}
 		h = append(h, Header{"Other-Type", other})
-		h = append(h, s.profile("Other-Leg-", p)...)
+		h = appendProfile(h, &otherLegNames, p)
 	}
 	h = append(h,
 		Header{"variable_direction", c.Direction},
@@ -148,41 +198,70 @@ func (s *Server) channelData(c *Channel) []Header {
 	return h
 }
 
-// profile renders a caller profile under prefix; empty text fields are
-// left out, as switch_caller_profile_event_set_data does.
-func (s *Server) profile(prefix string, c *Channel) []Header {
-	var h []Header
-	add := func(name, v string, always bool) {
+// profileFields are the caller profile fields in wire order.
+var profileFields = [...]string{
+	"Direction", "Logical-Direction", "Dialplan", "Caller-ID-Name", "Caller-ID-Number", "ANI",
+	"Destination-Number", "Unique-ID", "Source", "Context", "Channel-Name", "Profile-Index",
+	"Profile-Created-Time", "Channel-Created-Time", "Channel-Answered-Time",
+	"Channel-Progress-Time", "Channel-Progress-Media-Time", "Channel-Hangup-Time",
+	"Channel-Transfer-Time", "Channel-Resurrect-Time", "Channel-Bridged-Time",
+	"Channel-Last-Hold", "Channel-Hold-Accum", "Screen-Bit", "Privacy-Hide-Name",
+	"Privacy-Hide-Number",
+}
+
+type profileNames [len(profileFields)]string
+
+// The header names of both profiles, joined once instead of per event.
+var (
+	callerNames   = prefixed("Caller-")
+	otherLegNames = prefixed("Other-Leg-")
+)
+
+func prefixed(prefix string) profileNames {
+	var n profileNames
+	for i, f := range profileFields {
+		n[i] = prefix + f
+	}
+	return n
+}
+
+// appendProfile appends a caller profile with the header names in names
+// (profileFields under one prefix); empty text fields are left out, as
+// switch_caller_profile_event_set_data does.
+func appendProfile(h []Header, names *profileNames, c *Channel) []Header {
+	i := 0
+	add := func(v string, always bool) {
 		if v != "" || always {
-			h = append(h, Header{prefix + name, v})
+			h = append(h, Header{names[i], v})
 		}
+		i++
 	}
 	us := func(t time.Time) string { return strconv.FormatInt(uepoch(t), 10) }
-	add("Direction", c.Direction, true)
-	add("Logical-Direction", c.Direction, true)
-	add("Dialplan", c.Dialplan, false)
-	add("Caller-ID-Name", c.CIDName, false)
-	add("Caller-ID-Number", c.CIDNum, false)
-	add("ANI", c.CIDNum, false)
-	add("Destination-Number", c.Dest, false)
-	add("Unique-ID", c.UUID, true)
-	add("Source", c.source, false)
-	add("Context", c.Context, false)
-	add("Channel-Name", c.Name, true)
-	add("Profile-Index", "1", true)
-	add("Profile-Created-Time", us(c.Created), true)
-	add("Channel-Created-Time", us(c.Created), true)
-	add("Channel-Answered-Time", us(c.Answered), true)
-	add("Channel-Progress-Time", us(c.progressed), true)
-	add("Channel-Progress-Media-Time", "0", true)
-	add("Channel-Hangup-Time", us(c.hungUp), true)
-	add("Channel-Transfer-Time", us(c.transfered), true)
-	add("Channel-Resurrect-Time", "0", true)
-	add("Channel-Bridged-Time", us(c.bridged), true)
-	add("Channel-Last-Hold", "0", true)
-	add("Channel-Hold-Accum", "0", true)
-	add("Screen-Bit", "true", true)
-	add("Privacy-Hide-Name", "false", true)
-	add("Privacy-Hide-Number", "false", true)
+	add(c.Direction, true)
+	add(c.Direction, true)
+	add(c.Dialplan, false)
+	add(c.CIDName, false)
+	add(c.CIDNum, false)
+	add(c.CIDNum, false)
+	add(c.Dest, false)
+	add(c.UUID, true)
+	add(c.source, false)
+	add(c.Context, false)
+	add(c.Name, true)
+	add("1", true)
+	add(us(c.Created), true)
+	add(us(c.Created), true)
+	add(us(c.Answered), true)
+	add(us(c.progressed), true)
+	add("0", true)
+	add(us(c.hungUp), true)
+	add(us(c.transfered), true)
+	add("0", true)
+	add(us(c.bridged), true)
+	add("0", true)
+	add("0", true)
+	add("true", true)
+	add("false", true)
+	add("false", true)
 	return h
 }

@@ -40,12 +40,17 @@ type Options struct {
 type Server struct {
 	opts Options
 
-	mu        sync.Mutex
-	ln        net.Listener
-	addr      string
-	conns     map[int]*conn
-	nextConn  int
-	seq       uint64
+	mu       sync.Mutex
+	ln       net.Listener
+	addr     string
+	conns    map[int]*conn
+	nextConn int
+	seq      uint64
+	// Event-Date-Local and -GMT of second dateSec (see datesLocked).
+	dateSec   int64
+	dateLocal string
+	dateGMT   string
+	hdrBuf    []Header // reused by emitChannelLocked
 	commands  []recorded
 	cmdNotify chan struct{}
 	channels  map[string]*Channel

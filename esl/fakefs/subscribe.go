@@ -136,6 +136,18 @@ func (c *conn) wants(name string, headers []Header) (string, bool) {
 	return c.format, true
 }
 
+// subscribed reports whether the connection takes event name at all,
+// filters not considered.
+func (c *conn) subscribed(name string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if !c.authed || c.format == "" {
+		return false
+	}
+	sub, set := c.events[name]
+	return sub || (c.all && !set)
+}
+
 func matchFilters(filters, headers []Header) bool {
 	for _, f := range filters {
 		for _, h := range headers {

@@ -30,42 +30,99 @@ func URLEncode(v string) string {
 	if v == "" {
 		return "_undef_"
 	}
-	var b strings.Builder
+	if !needsEncoding(v) {
+		return v
+	}
+	return string(appendURLEncoded(make([]byte, 0, len(v)+16), v))
+}
+
+// urlUnsafeByte marks the bytes URLEncode writes as %XX (before the
+// exception for an existing %XX escape).
+var urlUnsafeByte = func() (t [256]bool) {
+	for c := range 256 {
+		t[c] = c < 0x20 || c > 0x7e || strings.IndexByte(urlUnsafe, byte(c)) >= 0
+	}
+	return t
+}()
+
+// needsEncoding reports whether v has a byte URLEncode would change.
+func needsEncoding(v string) bool {
+	for i := 0; i < len(v); i++ {
+		if urlUnsafeByte[v[i]] {
+			return true
+		}
+	}
+	return false
+}
+
+const upperHex = "0123456789ABCDEF"
+
+// appendURLEncoded appends URLEncode(v) to dst without intermediate strings;
+// events are serialised with it on the fake's hot path.
+func appendURLEncoded(dst []byte, v string) []byte {
+	if v == "" {
+		return append(dst, "_undef_"...)
+	}
+	if !needsEncoding(v) {
+		return append(dst, v...)
+	}
 	for i := 0; i < len(v); i++ {
 		c := v[i]
-		if c == '%' && i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]) {
-			b.WriteByte(c)
-			continue
+		switch {
+		case c == '%' && i+2 < len(v) && isHex(v[i+1]) && isHex(v[i+2]):
+			dst = append(dst, c)
+		case urlUnsafeByte[c]:
+			dst = append(dst, '%', upperHex[c>>4], upperHex[c&0xf])
+		default:
+			dst = append(dst, c)
 		}
-		if c < 0x20 || c > 0x7e || strings.IndexByte(urlUnsafe, c) >= 0 {
-			fmt.Fprintf(&b, "%%%02X", c)
-			continue
-		}
-		b.WriteByte(c)
 	}
-	return b.String()
+	return dst
 }
 
 func isHex(c byte) bool {
 	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F')
 }
 
+// plainFramePrefix starts every text/event-plain frame; the inner length
+// and the blank line follow.
+const plainFramePrefix = "Content-Length: "
+const plainFrameType = "\nContent-Type: text/event-plain\n\n"
+
 // plainEvent serialises an event as text/event-plain, outer frame included.
+// The inner block is written once, after room for the outer header, and
+// the outer header is then put in front of it, so the frame is built in a
+// single buffer.
 func plainEvent(headers []Header, body string) []byte {
-	var in strings.Builder
+	size := len(body) + 32
 	for _, h := range headers {
-		in.WriteString(h.Name)
-		in.WriteString(": ")
-		in.WriteString(URLEncode(h.Value))
-		in.WriteByte('\n')
+		size += len(h.Name) + len(h.Value) + 3
+	}
+	// Room for the outer header: prefix, up to 20 digits, the type line.
+	const room = len(plainFramePrefix) + 20 + len(plainFrameType)
+	buf := make([]byte, room, room+size+size/4)
+	for _, h := range headers {
+		buf = append(buf, h.Name...)
+		buf = append(buf, ": "...)
+		buf = appendURLEncoded(buf, h.Value)
+		buf = append(buf, '\n')
 	}
 	if body != "" {
-		in.WriteString("Content-Length: " + strconv.Itoa(len(body)) + "\n\n")
-		in.WriteString(body)
+		buf = append(buf, "Content-Length: "...)
+		buf = strconv.AppendInt(buf, int64(len(body)), 10)
+		buf = append(buf, "\n\n"...)
+		buf = append(buf, body...)
 	} else {
-		in.WriteByte('\n')
+		buf = append(buf, '\n')
 	}
-	return []byte(fmt.Sprintf("Content-Length: %d\nContent-Type: text/event-plain\n\n%s", in.Len(), in.String()))
+	var num [20]byte
+	digits := strconv.AppendInt(num[:0], int64(len(buf)-room), 10)
+	start := room - len(plainFramePrefix) - len(digits) - len(plainFrameType)
+	w := buf[start:start]
+	w = append(w, plainFramePrefix...)
+	w = append(w, digits...)
+	_ = append(w, plainFrameType...)
+	return buf[start:]
 }
 
 // jsonEvent serialises an event as text/event-json: a compact object of
