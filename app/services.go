@@ -52,6 +52,7 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		Password: cfg.XMLCurlPass,
 		Allow:    cfg.XMLCurlAllow,
 	}, log)
+	s.stops = append(s.stops, s.xml.Close)
 	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml)...)
 	for name, sch := range routes.XMLSchemas() {
 		s.schemas[name] = sch

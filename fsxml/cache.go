@@ -28,20 +28,22 @@ local p = redis.call('GET', 'sb:gen:_platform') or '0'
 local tenant = ARGV[1]
 if ARGV[2] ~= '' then
   local m = redis.call('GET', 'sb:did:' .. p .. ':' .. ARGV[2])
-  if not m then return {p, '', '', '', '0'} end
+  if not m then return {p, '', '', '', '0', ''} end
   if m == '-' then tenant = '' else tenant = m end
 end
 local t = '0'
 if tenant ~= '' then t = redis.call('GET', 'sb:gen:' .. tenant) or '0' end
 local base = 'sb:xml:' .. p .. ':' .. t .. ':' .. ARGV[3]
 local v = redis.call('GET', base)
+local vflags = ''
 if v and string.sub(v, 1, 1) == 'V' then
+  vflags = string.sub(v, 2)
   local k = base
   if string.find(v, 't', 2, true) then k = k .. ':t' .. ARGV[4] end
   if string.find(v, 'c', 2, true) then k = k .. ':c' .. ARGV[5] end
   v = redis.call('GET', k)
 end
-return {p, t, tenant, v or '', '1'}
+return {p, t, tenant, v or '', '1', vflags}
 `)
 
 // storeScript saves a document; for varying renders it merges the flags
@@ -79,7 +81,8 @@ type hit struct {
 	pgen, tgen string
 	tenant     string
 	doc        []byte
-	didKnown   bool // false when the public context's DID was not mapped yet
+	didKnown   bool   // false when the public context's DID was not mapped yet
+	flags      string // "" for a plain document, else what it varies with
 }
 
 func (s *Service) probe(ctx context.Context, l lookup) (hit, error) {
@@ -87,11 +90,11 @@ func (s *Service) probe(ctx context.Context, l lookup) (hit, error) {
 	if err != nil {
 		return hit{}, fmt.Errorf("xml cache lookup: %w", err)
 	}
-	if len(res) != 5 {
+	if len(res) != 6 {
 		return hit{}, fmt.Errorf("xml cache lookup: %d values", len(res))
 	}
 	str := func(i int) string { v, _ := res[i].(string); return v }
-	h := hit{pgen: str(0), tgen: str(1), tenant: str(2), didKnown: str(4) == "1"}
+	h := hit{pgen: str(0), tgen: str(1), tenant: str(2), didKnown: str(4) == "1", flags: str(5)}
 	if v := str(3); len(v) > 0 && v[0] == 'D' {
 		h.doc = []byte(v[1:])
 	}

@@ -56,6 +56,9 @@ func TestPublicDIDDestinations(t *testing.T) {
 			t.Run(tc.name, func(t *testing.T) {
 				s.Do(t, "PUT", routePath, s.Key, map[string]any{"destination": tc.dest}).Expect(t, 200)
 				// FreeSWITCH sends the number as the carrier did: without '+' here.
+				// The first fetch after the change renders; the second is
+				// served from the cache and must say the same.
+				fetchXML(t, s, callBody(t, "public", digits, "0825550001"))
 				doc := fetchXML(t, s, callBody(t, "public", digits, "0825550001"))
 				acts := doc.actions()
 				if tr := s.Do(t, "GET", "/api/routing/trace?did="+digits+"&from=0825550001", s.Key, nil); len(acts) == 0 {

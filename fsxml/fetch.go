@@ -22,12 +22,51 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	}
 	cacheOK := s.redisUp()
 	var h hit
+	var g gens // set when the fast path read the generations
+	if cacheOK && l.did == "" {
+		// Fast path: the generations, then the document from memory.
+		var err error
+		if g, err = s.generations(ctx, l.tenant); err != nil {
+			s.warnRedis("xml cache unavailable", err)
+			cacheOK = false
+		} else if doc := s.local.get(g, l); doc != nil {
+			return doc, nil
+		}
+	}
+	if cacheOK && l.did != "" {
+		// Public context: the DID's tenant, learnt under these platform
+		// generations, gives the tenant generation to read.
+		if m, ok := s.local.did(l.did); ok {
+			g2, err := s.generations(ctx, m.tenant)
+			switch {
+			case err != nil:
+				s.warnRedis("xml cache unavailable", err)
+				cacheOK = false
+			case g2.epoch == m.epoch && g2.pgen == m.pgen:
+				g = g2
+				if doc := s.local.get(g, l); doc != nil {
+					return doc, nil
+				}
+			}
+		}
+	}
+	// keepLocal remembers a plain document read or rendered under the
+	// generations the fast path saw (not newer ones a concurrent write made).
+	keepLocal := func(doc []byte, flags string) {
+		if g.epoch != "" && h.pgen == g.pgen && h.tgen == g.tgen {
+			s.local.put(g.localKey(l)+variant(flags, l), doc)
+		}
+	}
 	if cacheOK {
 		var err error
 		if h, err = s.probe(ctx, l); err != nil {
 			s.warnRedis("xml cache unavailable", err)
 			cacheOK = false
-		} else if h.doc != nil {
+		} else if l.did != "" && g.epoch == "" && h.didKnown && h.tenant != "" {
+			s.learnDID(ctx, l.did, h, &g)
+		}
+		if cacheOK && h.doc != nil {
+			keepLocal(h.doc, h.flags)
 			return h.doc, nil
 		}
 	}
@@ -45,9 +84,22 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		}
 		if err := s.save(ctx, h, l, r.flags, r.doc, ttl, r.didTenant); err != nil {
 			s.warnRedis("xml cache unavailable", err)
+		} else {
+			keepLocal(r.doc, r.flags)
 		}
 	}
 	return r.doc, nil
+}
+
+// learnDID records which tenant a DID belongs to under the platform
+// generation the probe saw, so later fetches of it take the fast path.
+func (s *Service) learnDID(ctx context.Context, did string, h hit, g *gens) {
+	g2, err := s.generations(ctx, h.tenant)
+	if err != nil || g2.pgen != h.pgen || g2.tgen != h.tgen {
+		return // a write raced the probe: learn it next time
+	}
+	*g = g2
+	s.local.putDID(did, didEntry{epoch: g2.epoch, pgen: g2.pgen, tenant: h.tenant})
 }
 
 // lookupFor derives the cache probe from the request: the tenant whose

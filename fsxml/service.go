@@ -53,11 +53,20 @@ type Service struct {
 	// (xml_flush_cache). It runs synchronously on the writer's request.
 	OnDirectoryChange func(ctx context.Context, tenant string)
 
+	// local holds rendered documents by generation-qualified key (local.go).
+	local *localDocs
+	// gens batches the generation reads of concurrent fetches (genbatch.go).
+	gens *genBatcher
+
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
 }
 
-// New builds the service over an open store and Redis client.
+// Close stops the service's background reader.
+func (s *Service) Close() { s.gens.close() }
+
+// New builds the service over an open store and Redis client; Close it
+// when done.
 func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logger) *Service {
 	if cfg.TTL <= 0 {
 		cfg.TTL = 10 * time.Minute
@@ -74,8 +83,10 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 			SoundsDir:       cfg.SoundsDir,
 			DefaultTimezone: cfg.DefaultTimezone,
 		},
-		log: log,
-		now: time.Now,
+		log:   log,
+		now:   time.Now,
+		local: newLocalDocs(64 << 20),
+		gens:  newGenBatcher(rdb),
 	}
 }
 
