@@ -1,6 +1,10 @@
 package dialplan
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/switchboard/switchboard/esl/fakefs"
+)
 
 func BenchmarkParseRequestDialplan(b *testing.B) {
 	body := capture(b, "011")
@@ -15,7 +19,7 @@ func BenchmarkParseRequestDialplan(b *testing.B) {
 
 func BenchmarkDirectorySIPAuth(b *testing.B) {
 	snap := loadSnap(b)
-	req := ParseRequest(withFields(capture(b, "009"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme"))
+	req := ParseRequest(fakefs.FormWith(capture(b, "009"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme"))
 	b.ReportAllocs()
 	for b.Loop() {
 		if IsNotFound(Directory(testOpts, req, snap)) {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/esl/fakefs"
 )
 
 // callRequest turns the SIP call capture into a call in context to number.
@@ -11,7 +13,7 @@ func callRequest(t testing.TB, context, number string, kv ...string) Request {
 	t.Helper()
 	base := []string{"Hunt-Context", context, "Caller-Context", context,
 		"Hunt-Destination-Number", number, "Caller-Destination-Number", number}
-	return ParseRequest(withFields(capture(t, "011"), append(base, kv...)...))
+	return ParseRequest(fakefs.FormWith(capture(t, "011"), append(base, kv...)...))
 }
 
 func publicFor(snap *TenantSnapshot, number string) *PublicSnapshot {
@@ -251,7 +253,7 @@ func TestDispatch(t *testing.T) {
 		t.Fatal("forward to itself was rendered")
 	}
 	for _, kv := range [][]string{{"key_value", "acl.conf"}, {"section", "directory"}} {
-		if !IsNotFound(Configuration(testOpts, ParseRequest(withFields(capture(t, "003"), kv...)), testServers, snap.Trunks)) {
+		if !IsNotFound(Configuration(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), kv...)), testServers, snap.Trunks)) {
 			t.Fatalf("%v: want not found", kv)
 		}
 	}

@@ -3,13 +3,15 @@ package dialplan
 import (
 	"strings"
 	"testing"
+
+	"github.com/switchboard/switchboard/esl/fakefs"
 )
 
 // dirRequest turns a directory capture into a request for our domain.
 func dirRequest(t *testing.T, c string, kv ...string) Request {
 	t.Helper()
 	base := []string{"key_value", testDomain, "domain", testDomain, "user", "1001-acme"}
-	return ParseRequest(withFields(capture(t, c), append(base, kv...)...))
+	return ParseRequest(fakefs.FormWith(capture(t, c), append(base, kv...)...))
 }
 
 func TestDirectoryGolden(t *testing.T) {

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/switchboard/switchboard/esl/fakefs"
 )
 
 var fuzzSeeds = []string{
@@ -31,7 +33,7 @@ func FuzzDirectoryEscaping(f *testing.F) {
 		f.Add(s)
 	}
 	snap := loadSnap(f)
-	req := ParseRequest(withFields(capture(f, "013"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme", "action", "reverse-auth-lookup"))
+	req := ParseRequest(fakefs.FormWith(capture(f, "013"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme", "action", "reverse-auth-lookup"))
 	f.Fuzz(func(t *testing.T, s string) {
 		x := snap.extension("1001")
 		saved := *x

@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"encoding/xml"
 	"flag"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 )
@@ -50,40 +48,6 @@ func capture(t testing.TB, prefix string) []byte {
 		t.Fatalf("capture %s: no header/body separator", prefix)
 	}
 	return body
-}
-
-// fsEscape encodes like FreeSWITCH's switch_url_encode (uppercase %XX).
-func fsEscape(v string) string {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c < 0x20 || c > 0x7e || strings.IndexByte("\r\n #%&+:;<=>?@[\\]^`{|}\"", c) >= 0 {
-			fmt.Fprintf(&b, "%%%02X", c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// withFields replaces the values of the named fields in a form body (every
-// occurrence) and appends the ones that are missing. kv is name, value, ...
-func withFields(body []byte, kv ...string) []byte {
-	pairs := strings.Split(string(body), "&")
-	for i := 0; i < len(kv); i += 2 {
-		name, val := kv[i], fsEscape(kv[i+1])
-		found := false
-		for j, p := range pairs {
-			if strings.HasPrefix(p, name+"=") {
-				pairs[j] = name + "=" + val
-				found = true
-			}
-		}
-		if !found {
-			pairs = append(pairs, name+"="+val)
-		}
-	}
-	return []byte(strings.Join(pairs, "&"))
 }
 
 // wellFormed decodes doc with encoding/xml to the end.

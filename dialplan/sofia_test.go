@@ -3,6 +3,8 @@ package dialplan
 import (
 	"strings"
 	"testing"
+
+	"github.com/switchboard/switchboard/esl/fakefs"
 )
 
 var testServers = []Server{{
@@ -19,9 +21,9 @@ func TestSofiaGolden(t *testing.T) {
 		name string
 		req  Request
 	}{
-		{"sofia_all_profiles", ParseRequest(withFields(capture(t, "003"), "hostname", "fs1"))},
-		{"sofia_profile_internal", ParseRequest(withFields(capture(t, "004"), "hostname", "fs1"))},
-		{"sofia_profile_external", ParseRequest(withFields(capture(t, "004"), "hostname", "fs1", "profile", "external"))},
+		{"sofia_all_profiles", ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1"))},
+		{"sofia_profile_internal", ParseRequest(fakefs.FormWith(capture(t, "004"), "hostname", "fs1"))},
+		{"sofia_profile_external", ParseRequest(fakefs.FormWith(capture(t, "004"), "hostname", "fs1", "profile", "external"))},
 		{"sofia_unknown_server", ParseRequest(capture(t, "003"))},
 	}
 	for _, tt := range tests {
@@ -35,7 +37,7 @@ func TestSofiaGolden(t *testing.T) {
 
 func TestSofiaGatewayValues(t *testing.T) {
 	trunks := loadSnap(t).Trunks
-	doc := Sofia(testOpts, ParseRequest(withFields(capture(t, "003"), "hostname", "fs1")), testServers, trunks)
+	doc := Sofia(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1")), testServers, trunks)
 	tree := decodeTree(t, doc)
 	if got := tree.find("gateway", "", "", "name"); strings.Join(got, ",") != "carrier_a,carrier_b" {
 		t.Fatalf("gateways = %q", got)

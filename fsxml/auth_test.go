@@ -10,13 +10,14 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/esl/fakefs"
 	"github.com/switchboard/switchboard/fsxml"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/models/storetest"
 )
 
 func TestFetchAuth(t *testing.T) {
-	body := with(capture(t, "009"), "user", "1000-nobody", "domain", "sip.test", "key_value", "sip.test")
+	body := fakefs.FormWith(capture(t, "009"), "user", "1000-nobody", "domain", "sip.test", "key_value", "sip.test")
 	for _, e := range apptest.Envs(t) {
 		t.Run(e.Name, func(t *testing.T) {
 			t.Run("basic", func(t *testing.T) {
@@ -106,7 +107,7 @@ func TestRedisOutage(t *testing.T) {
 		defer rdb.Close()
 		svc := fsxml.New(st, rdb, fsxml.Config{Domain: "sip.test"}, nil)
 		user := "1000-" + tenant
-		doc, err := svc.Fetch(ctx, with(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test"))
+		doc, err := svc.Fetch(ctx, fakefs.FormWith(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test"))
 		if err != nil {
 			t.Fatal(err)
 		}

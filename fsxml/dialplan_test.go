@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/esl/fakefs"
 )
 
 // randomDID returns an E.164 number unlikely to clash across test runs
@@ -23,7 +24,7 @@ func callBody(t *testing.T, context, dest, caller string, extra ...string) []byt
 		"Caller-Destination-Number", dest, "Hunt-Destination-Number", dest,
 		"Caller-Caller-ID-Number", caller, "Hunt-Caller-ID-Number", caller,
 	}
-	return with(capture(t, "011"), append(kv, extra...)...)
+	return fakefs.FormWith(capture(t, "011"), append(kv, extra...)...)
 }
 
 func TestPublicDIDDestinations(t *testing.T) {
@@ -128,7 +129,7 @@ func TestSofiaConf(t *testing.T) {
 		}).Expect(t, 201)
 		s.Do(t, "POST", "/api/sip_trunks/", s.Key, map[string]any{"name": trunk, "host": "sip.carrier.example", "servers": []string{host}}).Expect(t, 201)
 		// 003 is the global read: both profiles, the trunk on external.
-		doc := fetchXML(t, s, with(capture(t, "003"), "hostname", host))
+		doc := fetchXML(t, s, fakefs.FormWith(capture(t, "003"), "hostname", host))
 		var gws, profiles []string
 		for _, g := range doc.all("gateway") {
 			gws = append(gws, g.attr("name"))
@@ -144,19 +145,19 @@ func TestSofiaConf(t *testing.T) {
 			t.Errorf("003: sip-ip %q", got)
 		}
 		// 004 asks for one profile (profile=internal): no gateways there.
-		doc = fetchXML(t, s, with(capture(t, "004"), "hostname", host))
+		doc = fetchXML(t, s, fakefs.FormWith(capture(t, "004"), "hostname", host))
 		if ps := doc.all("profile"); len(ps) != 1 || ps[0].attr("name") != "internal" || len(doc.all("gateway")) != 0 {
 			t.Errorf("004: want only the internal profile\n%s", doc.raw)
 		}
 		// Another node does not load a trunk pinned to this one.
-		for _, g := range fetchXML(t, s, with(capture(t, "003"), "hostname", "elsewhere")).all("gateway") {
+		for _, g := range fetchXML(t, s, fakefs.FormWith(capture(t, "003"), "hostname", "elsewhere")).all("gateway") {
 			if g.attr("name") == trunk {
 				t.Errorf("trunk %s pinned to %s rendered for another node", trunk, host)
 			}
 		}
 		// Another configuration file: not ours.
 		body := capture(t, "003")
-		if doc := fetchXML(t, s, with(body, "key_value", "acl.conf")); !doc.notFound() {
+		if doc := fetchXML(t, s, fakefs.FormWith(body, "key_value", "acl.conf")); !doc.notFound() {
 			t.Errorf("acl.conf: want not found, got %s", doc.raw)
 		}
 	})

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/esl/fakefs"
 )
 
 const secret1000 = "Secret-1000-abcdef"
@@ -44,7 +45,7 @@ func TestDirectoryCaptures(t *testing.T) {
 			{"user_call", "014"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				body := with(capture(t, tc.capture), "user", user, "domain", "sip.test", "key_value", "sip.test",
+				body := fakefs.FormWith(capture(t, tc.capture), "user", user, "domain", "sip.test", "key_value", "sip.test",
 					"sip_auth_username", user, "sip_auth_realm", "sip.test")
 				doc := fetchXML(t, s, body)
 				users := doc.all("user")
@@ -71,7 +72,7 @@ func TestDirectoryCaptures(t *testing.T) {
 			{"other domain", user, "other.example"},
 		} {
 			t.Run(tc.name, func(t *testing.T) {
-				doc := fetchXML(t, s, with(capture(t, "009"), "user", tc.user, "domain", tc.domain, "key_value", tc.domain))
+				doc := fetchXML(t, s, fakefs.FormWith(capture(t, "009"), "user", tc.user, "domain", tc.domain, "key_value", tc.domain))
 				if !doc.notFound() {
 					t.Errorf("want not found, got %s", doc.raw)
 				}
@@ -87,7 +88,7 @@ func TestDirectoryCacheInvalidation(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
 		tenant := seedExtension(t, s)
 		user := "1000-" + tenant
-		body := with(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test")
+		body := fakefs.FormWith(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test")
 		if got := fetchXML(t, s, body).param("variable", "effective_caller_id_name"); got != "Ann" {
 			t.Fatalf("effective_caller_id_name %q", got)
 		}
@@ -128,7 +129,7 @@ func TestDirectoryCarriesNamesIntact(t *testing.T) {
 		s.Do(t, "POST", base, s.Key, map[string]any{"name": "1000", "first_name": name, "sip_secret": secret1000}).Expect(t, 201)
 		s.Do(t, "PUT", base+"1000", s.Key, map[string]any{"last_name": "${system(id)}"}).Expect(t, 400)
 		user := "1000-" + tenant
-		doc := fetchXML(t, s, with(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test",
+		doc := fetchXML(t, s, fakefs.FormWith(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test",
 			"sip_auth_username", user, "sip_auth_realm", "sip.test"))
 		if got := doc.param("variable", "effective_caller_id_name"); got != name {
 			t.Fatalf("effective_caller_id_name %q, want %q exactly", got, name)
@@ -146,7 +147,7 @@ func TestDirectoryGroupCallAndDomainFetch(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
 		tenant := seedExtension(t, s)
 		s.Do(t, "POST", "/api/tenants/"+tenant+"/extensions/", s.Key, map[string]any{"name": "1001"}).Expect(t, 201)
-		body := with(capture(t, "013"), "domain", "sip.test", "key_value", "sip.test", "user", "")
+		body := fakefs.FormWith(capture(t, "013"), "domain", "sip.test", "key_value", "sip.test", "user", "")
 		group := fetchXML(t, s, append(body, []byte("&action=group_call&group="+tenant+"&group_name="+tenant)...))
 		ids := map[string]bool{}
 		for _, u := range group.all("user") {
@@ -155,7 +156,7 @@ func TestDirectoryGroupCallAndDomainFetch(t *testing.T) {
 		if len(ids) != 2 || !ids["1000-"+tenant] || !ids["1001-"+tenant] {
 			t.Fatalf("group_call users %v\n%s", ids, group.raw)
 		}
-		domain := fetchXML(t, s, with(capture(t, "013"), "domain", "sip.test", "key_value", "sip.test", "user", "", "purpose", "gateways"))
+		domain := fetchXML(t, s, fakefs.FormWith(capture(t, "013"), "domain", "sip.test", "key_value", "sip.test", "user", "", "purpose", "gateways"))
 		if n := len(domain.all("user")); n != 0 || len(domain.all("domain")) != 1 {
 			t.Fatalf("domain fetch: %d users\n%s", n, domain.raw)
 		}
@@ -169,7 +170,7 @@ func TestCacheSurvivesRedisDataLoss(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
 		tenant := seedExtension(t, s)
 		user := "1000-" + tenant
-		body := with(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test")
+		body := fakefs.FormWith(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test")
 		// Drop the generations this test's writes made, so the documents
 		// below are cached under generation 0 as on a fresh Redis.
 		if err := s.Redis.Del(t.Context(), "sb:gen:"+tenant, "sb:gen:_platform").Err(); err != nil {

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/xml"
-	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -31,39 +30,6 @@ func capture(t testing.TB, prefix string) []byte {
 		t.Fatalf("capture %s: no body", prefix)
 	}
 	return body
-}
-
-// urlEncode encodes the way FreeSWITCH's switch_url_encode does.
-func urlEncode(v string) string {
-	var b strings.Builder
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c < 0x20 || c > 0x7e || strings.IndexByte("\r\n #%&+:;<=>?@[\\]^`{|}\"", c) >= 0 {
-			fmt.Fprintf(&b, "%%%02X", c)
-			continue
-		}
-		b.WriteByte(c)
-	}
-	return b.String()
-}
-
-// with rewrites the named fields of a captured body (every occurrence) and
-// appends those it lacks, as FreeSWITCH would have sent them.
-func with(body []byte, kv ...string) []byte {
-	pairs := strings.Split(string(body), "&")
-	for i := 0; i < len(kv); i += 2 {
-		found := false
-		for j, p := range pairs {
-			if strings.HasPrefix(p, kv[i]+"=") {
-				pairs[j] = kv[i] + "=" + urlEncode(kv[i+1])
-				found = true
-			}
-		}
-		if !found {
-			pairs = append(pairs, kv[i]+"="+urlEncode(kv[i+1]))
-		}
-	}
-	return []byte(strings.Join(pairs, "&"))
 }
 
 // post sends a form body to /fs/xml the way mod_xml_curl does.

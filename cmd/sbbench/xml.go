@@ -20,6 +20,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/switchboard/switchboard/app"
+	"github.com/switchboard/switchboard/esl/fakefs"
 	"github.com/switchboard/switchboard/routes"
 )
 
@@ -248,12 +249,12 @@ func newBodies(dir string) (*bodyset, error) {
 
 func (b *bodyset) directory(tenant, ext string) []byte {
 	user := ext + "-" + tenant
-	return withFields(b.sipAuth, "user", user, "domain", "sip.bench", "key_value", "sip.bench",
+	return fakefs.FormWith(b.sipAuth, "user", user, "domain", "sip.bench", "key_value", "sip.bench",
 		"sip_auth_username", user, "sip_auth_realm", "sip.bench")
 }
 
 func (b *bodyset) local(tenant, from, to string) []byte {
-	return withFields(b.call, "Caller-Context", tenant, "Hunt-Context", tenant, "variable_user_context", tenant,
+	return fakefs.FormWith(b.call, "Caller-Context", tenant, "Hunt-Context", tenant, "variable_user_context", tenant,
 		"Caller-Destination-Number", to, "Hunt-Destination-Number", to,
 		"Caller-Caller-ID-Number", from, "Hunt-Caller-ID-Number", from,
 		"variable_sb_ext", from, "variable_sb_tenant", tenant)
@@ -261,7 +262,7 @@ func (b *bodyset) local(tenant, from, to string) []byte {
 
 func (b *bodyset) public(did string) []byte {
 	num := strings.TrimPrefix(did, "+")
-	return withFields(b.call, "Caller-Context", "public", "Hunt-Context", "public", "variable_user_context", "public",
+	return fakefs.FormWith(b.call, "Caller-Context", "public", "Hunt-Context", "public", "variable_user_context", "public",
 		"Caller-Destination-Number", num, "Hunt-Destination-Number", num,
 		"Caller-Caller-ID-Number", "0825550001", "Hunt-Caller-ID-Number", "0825550001")
 }
@@ -269,36 +270,4 @@ func (b *bodyset) public(did string) []byte {
 func xmlRequest(url string, body []byte) request {
 	return request{method: "POST", url: url + "/fs/xml", body: body,
 		header: map[string]string{"Content-Type": "application/x-www-form-urlencoded", "User-Agent": "freeswitch-xml/1.0"}}
-}
-
-// withFields replaces fields of a form body and appends missing ones,
-// encoding values as FreeSWITCH does.
-func withFields(body []byte, kv ...string) []byte {
-	pairs := strings.Split(string(body), "&")
-	for i := 0; i < len(kv); i += 2 {
-		found := false
-		for j, p := range pairs {
-			if strings.HasPrefix(p, kv[i]+"=") {
-				pairs[j] = kv[i] + "=" + fsEncode(kv[i+1])
-				found = true
-			}
-		}
-		if !found {
-			pairs = append(pairs, kv[i]+"="+fsEncode(kv[i+1]))
-		}
-	}
-	return []byte(strings.Join(pairs, "&"))
-}
-
-func fsEncode(v string) string {
-	var sb strings.Builder
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		if c < 0x20 || c > 0x7e || strings.IndexByte("\r\n #%&+:;<=>?@[\\]^`{|}\"", c) >= 0 {
-			fmt.Fprintf(&sb, "%%%02X", c)
-			continue
-		}
-		sb.WriteByte(c)
-	}
-	return sb.String()
 }
