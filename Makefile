@@ -16,8 +16,13 @@ test:
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 
+# The performance benchmarks (figures in BENCHMARKS.md). They use MySQL and
+# real Redis from SWITCHBOARD_BENCH_MYSQL_URL / SWITCHBOARD_BENCH_REDIS_URL
+# (or the TEST ones), else a SQLite file and the in-process Redis.
 bench:
 	$(GO) run ./cmd/sbbench xml
+	$(GO) run ./cmd/sbbench tracker
+	$(GO) run ./cmd/sbbench call
 
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s
