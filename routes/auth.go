@@ -18,9 +18,12 @@ import (
 
 // Principal is who is calling: an administrator or an API key of some scope.
 type Principal struct {
-	Kind      string // "admin", "platform_key", "tenant_key", "user_key"
-	Name      string // for created_by and logs
-	KeyID     int64
+	Kind  string // "admin", "platform_key", "tenant_key", "user_key"
+	Name  string // for created_by and logs
+	KeyID int64
+	// KeyScope identifies the API key in Redis (a prefix of its hash): it
+	// stays unique even if a database is rebuilt and ids restart.
+	KeyScope  string
 	Tenant    string // tenant and user keys
 	Extension string // user keys
 	// Tenants limits a scoped administrator (nil: all tenants).
@@ -115,7 +118,7 @@ func (a *authenticator) byKey(ctx context.Context, value string) (*Principal, er
 		return nil, err
 	}
 	a.store.TouchKey(ctx, k)
-	p := &Principal{Kind: "platform_key", Name: "key:" + k.KeyPrefix, KeyID: k.ID}
+	p := &Principal{Kind: "platform_key", Name: "key:" + k.KeyPrefix, KeyID: k.ID, KeyScope: k.KeyHash[:32]}
 	if k.Tenant.Valid {
 		p.Kind, p.Tenant = "tenant_key", k.Tenant.String
 		if k.Extension.Valid {

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -54,7 +53,7 @@ func (m *idempotency) wrap(h fiber.Handler) fiber.Handler {
 		sum := sha256.Sum256([]byte(c.Method() + " " + c.Path() + "\n" + string(c.Body())))
 		hash := hex.EncodeToString(sum[:])
 		kh := sha256.Sum256([]byte(key))
-		rkey := "sb:idem:" + strconv.FormatInt(p.KeyID, 10) + ":" + hex.EncodeToString(kh[:16])
+		rkey := "sb:idem:" + p.KeyScope + ":" + hex.EncodeToString(kh[:16])
 		ctx := c.UserContext()
 
 		pending, _ := json.Marshal(idemEntry{State: "pending", Hash: hash})
