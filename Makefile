@@ -27,6 +27,7 @@ bench:
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDialplanEscaping -fuzztime 30s
+	$(GO) test ./dialplan -run '^$$' -fuzz FuzzCallerData -fuzztime 30s
 
 vet:
 	$(GO) vet ./...

@@ -70,8 +70,8 @@ func Public(opts Options, req Request, pub *PublicSnapshot, now time.Time) ([]by
 		// rather than with ${caller_id_name}: the caller's name comes from
 		// the SIP From header and must not be expanded.
 		tr.CallerDependent = true
-		name := sanitizeName(req.Get("Caller-Caller-ID-Name"))
-		c.actions = append(c.actions, set("effective_caller_id_name", strings.TrimSpace(prefix+" "+name)))
+		name := sanitizeCallerName(req.Get("Caller-Caller-ID-Name"))
+		c.actions = append(c.actions, set("effective_caller_id_name", neutraliseExpansion(strings.TrimSpace(prefix+" "+name))))
 	}
 	d := p.inboundDestination(route, tr.Caller)
 	acts, ok := p.destination(d)

@@ -1,6 +1,9 @@
 package dialplan
 
-import "strings"
+import (
+	"strings"
+	"unicode/utf8"
+)
 
 // Whitelists for values that end up in dialplan action data, dial strings or
 // channel variables. FreeSWITCH expands "${...}" in those at run time (and
@@ -111,29 +114,61 @@ func allIn(s, set string) bool {
 // effective_caller_id_name. Those values are expanded again whenever a
 // dialplan references them, so "${system(id)}" in a first name would run an
 // API command at call time. The API refuses "${" in such fields at input;
-// this is the second line, for data that arrives any other way (a caller's
-// SIP From name, rows written before validation): every '$' that starts
-// "${" or "$$" is dropped, so no expansion can form, and control characters
-// go. Everything else (quotes, angle brackets, ampersands) is kept: XML
-// escaping carries it intact, and these values never enter a dial string
-// we write. At most 64 bytes remain.
+// this is the second line, for rows written before validation. Control
+// characters and invalid UTF-8 go, whitespace runs collapse, at most 64 bytes
+// remain; then, as the very last step so that no earlier removal can join a
+// '$' to a '{' (the "$<DEL>{" attack), every '$' that starts "${" or "$$" is
+// dropped. Everything else (quotes, angle brackets, ampersands) is kept: XML
+// escaping carries it intact, and these values never enter a dial string.
 func sanitizeName(s string) string {
+	return neutraliseExpansion(cleanDisplay(s, ""))
+}
+
+// sanitizeCallerName is sanitizeName for text a caller controls (the SIP
+// From display name): there '$', '{', '}' and '\' are removed outright, so
+// the value holds nothing FreeSWITCH could ever expand, however it is later
+// joined or substituted.
+func sanitizeCallerName(s string) string {
+	return neutraliseExpansion(cleanDisplay(s, "${}\\"))
+}
+
+// cleanDisplay drops control characters, invalid UTF-8 and the bytes in drop,
+// collapses whitespace and caps the result at 64 bytes on a rune boundary.
+func cleanDisplay(s, drop string) string {
 	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if c < 0x20 || c == 0x7f {
+	for _, r := range s {
+		switch {
+		case r == utf8.RuneError, r < 0x20, r == 0x7f, r >= 0x80 && r < 0xa0, r < utf8.RuneSelf && strings.IndexByte(drop, byte(r)) >= 0:
 			continue
 		}
-		if c == '$' && i+1 < len(s) && (s[i+1] == '{' || s[i+1] == '$') {
-			continue
-		}
-		b.WriteByte(c)
+		b.WriteRune(r)
 	}
 	out := strings.Join(strings.Fields(b.String()), " ")
 	if len(out) > 64 {
-		out = strings.ToValidUTF8(out[:64], "")
+		cut := 64
+		for cut > 0 && !utf8.RuneStart(out[cut]) {
+			cut--
+		}
+		out = strings.TrimSpace(out[:cut])
 	}
 	return out
+}
+
+// neutraliseExpansion drops every '$' followed by '{' or '$'. A kept '$' is
+// followed by a byte that is kept too, so the result holds neither "${" nor
+// "$$": one pass is enough.
+func neutraliseExpansion(s string) string {
+	if strings.IndexByte(s, '$') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '$' && i+1 < len(s) && (s[i+1] == '{' || s[i+1] == '$') {
+			continue
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
 }
 
 // SplitUserID splits a directory user id "<extension>-<tenant>" (for example
