@@ -34,6 +34,7 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}}
 	s.changed = func(context.Context, string) {}
 	newXMLService(s, cfg, st, rdb, log)
+	newMessagingService(ctx, s, cfg, st, rdb, log)
 	if err := newCallServices(ctx, s, cfg, st, rdb, log); err != nil {
 		s.stop()
 		return nil, err
