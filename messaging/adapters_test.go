@@ -43,7 +43,7 @@ func TestTwilioWhatsAppTemplate(t *testing.T) {
 	const hx = "HX0123456789abcdef0123456789abcdef"
 	ch := e.channel(t, map[string]any{"type": "whatsapp", "provider": "twilio", "sender": "+14155238886", "template_only": true,
 		"credentials": map[string]any{"account_sid": testSid, "auth_token": testToken},
-		"templates": []any{map[string]any{"template_id": hx, "name": "appointment", "language": "en", "body": "Hi {{1}}, see you {{2}}", "variable_count": json.Number("2"), "status": "approved"}}})
+		"templates":   []any{map[string]any{"template_id": hx, "name": "appointment", "language": "en", "body": "Hi {{1}}, see you {{2}}", "variable_count": json.Number("2"), "status": "approved"}}})
 	m := e.send(t, svc, messaging.SendRequest{ChannelID: ch, To: "+27825550001", TemplateID: hx, Variables: []byte(`["Eve","Tuesday"]`)})
 	if m.Body != "Hi Eve, see you Tuesday" {
 		t.Errorf("rendered body %q", m.Body)

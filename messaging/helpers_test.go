@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strconv"
 	"testing"
 	"time"
 
@@ -155,3 +156,5 @@ func outboxRows(t *testing.T, st *models.Store) int {
 }
 
 func itoa(v int64) string { return fmt.Sprint(v) }
+
+func jsonNum(n int) json.Number { return json.Number(strconv.Itoa(n)) }

@@ -14,8 +14,8 @@ import (
 // TwilioMessage is one message the Twilio fake accepted.
 type TwilioMessage struct {
 	Sid, AccountSid, To, From, MessagingServiceSid, Body string
-	ContentSid, StatusCallback                         string
-	ContentVariables                                   map[string]string
+	ContentSid, StatusCallback                           string
+	ContentVariables                                     map[string]string
 }
 
 // Twilio is the fake Messages API.
