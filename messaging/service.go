@@ -157,10 +157,13 @@ func (s *Service) Send(ctx context.Context, who Caller, in SendRequest) (*Messag
 	}
 	var tpl *Template
 	switch {
-	case ch.TemplateOnly && in.TemplateID == "":
-		verr.Fields["template_id"] = "required: this channel sends approved templates only"
-	case ch.TemplateOnly && in.Body != nil:
-		verr.Fields["body"] = "not allowed: this channel sends approved templates only"
+	case ch.TemplateOnly:
+		if in.TemplateID == "" {
+			verr.Fields["template_id"] = "required: this channel sends approved templates only"
+		}
+		if in.Body != nil {
+			verr.Fields["body"] = "not allowed: this channel sends approved templates only"
+		}
 	case in.TemplateID != "" && in.Body != nil:
 		verr.Fields["body"] = "give either body or template_id, not both"
 	case in.TemplateID == "" && (in.Body == nil || strings.TrimSpace(*in.Body) == ""):
