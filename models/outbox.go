@@ -33,24 +33,25 @@ type txStore struct {
 // commitHooks are told about every committed batch of changes.
 type commitHooks struct {
 	mu  sync.RWMutex
-	fns []func([]changes.Change)
+	fns []func(context.Context, []changes.Change)
 }
 
 // OnCommit registers fn to be called, on the writer's goroutine right after
 // a commit, with the changes that transaction recorded (ids set). It is how
 // the process wakes its dispatcher and invalidates caches before the
-// writer's answer leaves; fn must not block.
-func (s *Store) OnCommit(fn func([]changes.Change)) {
+// writer's answer leaves; fn must return quickly.
+func (s *Store) OnCommit(fn func(ctx context.Context, chs []changes.Change)) {
 	s.hooks.mu.Lock()
 	defer s.hooks.mu.Unlock()
 	s.hooks.fns = append(s.hooks.fns, fn)
 }
 
-func (s *Store) committed(chs []changes.Change) {
+func (s *Store) committed(ctx context.Context, chs []changes.Change) {
+	ctx = context.WithoutCancel(ctx) // the change committed whatever the caller does now
 	s.hooks.mu.RLock()
 	defer s.hooks.mu.RUnlock()
 	for _, fn := range s.hooks.fns {
-		fn(chs)
+		fn(ctx, chs)
 	}
 }
 
@@ -68,7 +69,7 @@ func (s *Store) write(ctx context.Context, fn func(ts *txStore) error) error {
 		return err
 	})
 	if err == nil && len(recorded) > 0 {
-		s.committed(recorded)
+		s.committed(ctx, recorded)
 	}
 	return err
 }

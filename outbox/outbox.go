@@ -31,6 +31,10 @@ import (
 type Options struct {
 	// Lease names the lease row the replicas compete for (default "outbox").
 	Lease string
+	// Group, when set, prefixes the lease and the subscribers' progress
+	// names, for servers that share a database without being replicas of
+	// one installation (tests).
+	Group string
 	// Holder identifies this replica (default a random id).
 	Holder string
 	// LeaseTTL is how long a lease lasts without renewal (default 15 s); it
@@ -52,6 +56,9 @@ type Options struct {
 func (o *Options) defaults() {
 	if o.Lease == "" {
 		o.Lease = "outbox"
+	}
+	if o.Group != "" {
+		o.Lease = o.Group + ":" + o.Lease
 	}
 	if o.Holder == "" {
 		o.Holder = fmt.Sprintf("replica-%d-%d", time.Now().UnixNano(), randInt())
@@ -102,13 +109,21 @@ func New(st *models.Store, opts Options, subs ...changes.Subscriber) (*Dispatche
 	seen := map[string]bool{}
 	d := &Dispatcher{st: st, opts: opts, subs: subs}
 	for _, s := range subs {
-		if s.Name() == "" || len(s.Name()) > 64 || seen[s.Name()] {
+		if s.Name() == "" || len(opts.progressName(s))> 64 || seen[s.Name()] {
 			return nil, fmt.Errorf("outbox: subscriber name %q is empty, too long or used twice", s.Name())
 		}
 		seen[s.Name()] = true
 		d.wakes = append(d.wakes, make(chan struct{}, 1))
 	}
 	return d, nil
+}
+
+// progressName keys a subscriber's progress row.
+func (o *Options) progressName(s changes.Subscriber) string {
+	if o.Group != "" {
+		return o.Group + ":" + s.Name()
+	}
+	return s.Name()
 }
 
 // Wake tells the dispatcher that changes were committed; it never blocks.
@@ -135,7 +150,7 @@ func (d *Dispatcher) Depth(ctx context.Context) (int64, error) {
 func (d *Dispatcher) names() []string {
 	names := make([]string, len(d.subs))
 	for i, s := range d.subs {
-		names[i] = s.Name()
+		names[i] = d.opts.progressName(s)
 	}
 	return names
 }
@@ -212,10 +227,11 @@ func (d *Dispatcher) lead(ctx context.Context, renew time.Duration) {
 // backoff, until ctx ends.
 func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <-chan struct{}) {
 	log := d.opts.Logger.With("subscriber", sub.Name())
+	name := d.opts.progressName(sub)
 	var last int64
 	for {
 		var err error
-		if last, err = d.st.OutboxProgress(ctx, sub.Name()); err == nil {
+		if last, err = d.st.OutboxProgress(ctx, name); err == nil {
 			break
 		}
 		if ctx.Err() != nil {
@@ -244,7 +260,7 @@ func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <
 			continue
 		}
 		for _, c := range batch {
-			if !d.handle(ctx, log, sub, c) {
+			if !d.handle(ctx, log, name, sub, c) {
 				return
 			}
 			last = c.ID
@@ -255,7 +271,7 @@ func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <
 // handle delivers one change until the subscriber accepts it; it returns
 // false when ctx ended first (the change is then delivered again by
 // whoever dispatches next).
-func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, sub changes.Subscriber, c changes.Change) bool {
+func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, sub changes.Subscriber, c changes.Change) bool {
 	backoff := d.opts.RetryMin
 	for attempt := 1; ; attempt++ {
 		for time.Now().UnixNano() > d.validUntil.Load() {
@@ -272,7 +288,7 @@ func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, sub changes.S
 			break
 		}
 		log.Warn("outbox: subscriber failed; retrying", "change", c.ID, "resource", c.Resource, "tenant", c.Tenant, "attempt", attempt, "retry_in", backoff, "error", err)
-		if nerr := d.st.NoteOutboxFailure(ctx, sub.Name(), err); nerr != nil && ctx.Err() == nil {
+		if nerr := d.st.NoteOutboxFailure(ctx, name, err); nerr != nil && ctx.Err() == nil {
 			log.Warn("outbox: record failure", "error", nerr)
 		}
 		if !sleep(ctx, backoff) {
@@ -281,7 +297,7 @@ func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, sub changes.S
 		backoff = min(backoff*2, d.opts.RetryMax)
 	}
 	for {
-		err := d.st.SetOutboxProgress(ctx, sub.Name(), c.ID)
+		err := d.st.SetOutboxProgress(ctx, name, c.ID)
 		if err == nil {
 			return true
 		}

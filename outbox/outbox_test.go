@@ -118,7 +118,7 @@ func start(t *testing.T, st *models.Store, opts outbox.Options, subs ...changes.
 	if err != nil {
 		t.Fatal(err)
 	}
-	st.OnCommit(func([]changes.Change) { d.Wake() })
+	st.OnCommit(func(context.Context, []changes.Change) { d.Wake() })
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() { defer close(done); _ = d.Run(ctx) }()
@@ -288,7 +288,7 @@ func TestOnlyOneDispatcherDelivers(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		st.OnCommit(func([]changes.Change) { db.Wake() })
+		st.OnCommit(func(context.Context, []changes.Change) { db.Wake() })
 		ctx, cancel := context.WithCancel(context.Background())
 		done := make(chan struct{})
 		go func() { defer close(done); _ = db.Run(ctx) }()
