@@ -89,6 +89,9 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
+	// Test servers share the CI database but not their FreeSWITCH nodes:
+	// each dispatches the outbox to its own subscribers.
+	cfg.OutboxGroup = storetest.Name("srv")
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("SWITCHBOARD_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
