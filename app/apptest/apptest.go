@@ -102,7 +102,13 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 		cancel()
 		t.Fatalf("build: %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// A test that must know the address before the server starts (providers
+	// calling back on SWITCHBOARD_BASE_URL) names it in SWITCHBOARD_LISTEN.
+	addr := "127.0.0.1:0"
+	if v := env["SWITCHBOARD_LISTEN"]; v != "" {
+		addr = v
+	}
+	ln, err := net.Listen("tcp", addr)
 	if err != nil {
 		t.Fatal(err)
 	}
