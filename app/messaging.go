@@ -22,6 +22,7 @@ func newMessagingService(ctx context.Context, s *services, cfg Config, st *model
 		Logger:    log.With("component", "messaging"),
 		Replica:   replicaID(),
 	})
+	st.OnCommit(svc.Committed)
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
 	wg.Add(1)

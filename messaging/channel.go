@@ -5,9 +5,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"sync"
 	"time"
 
+	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -197,3 +199,17 @@ func num(v any) int64 {
 }
 
 func isNotFound(err error) bool { return errors.Is(err, models.ErrNotFound) }
+
+// Committed drops channels a committed write touched, so this replica
+// sends with the new settings at once (others within the cache's ttl).
+// It is a models.Store OnCommit hook.
+func (s *Service) Committed(_ context.Context, chs []changes.Change) {
+	for _, c := range chs {
+		if c.Resource != "messaging_channels" {
+			continue
+		}
+		if id, err := strconv.ParseInt(c.Key, 10, 64); err == nil {
+			s.channels.forget(id)
+		}
+	}
+}

@@ -163,6 +163,11 @@ func TestMessagingSendValidation(t *testing.T) {
 		if ok["to"] != "+27825550001" || ok["status"] != "queued" || ok["encoding"] != "ucs2" || ok["segments"] != float64(1) {
 			t.Errorf("accepted %v", ok)
 		}
+		// An edit of the channel applies to the very next send.
+		s.Do(t, "PUT", fmt.Sprintf("/api/tenants/%s/messaging_channels/%d", s.tenant, sms), s.Key, map[string]any{"enabled": false}).Expect(t, 200)
+		if r := s.Do(t, "POST", "/api/messaging/send", s.Key, map[string]any{"channel_id": sms, "to": "+27825550001", "body": "x"}); r.Status != 422 || r.Code(t) != "channel_disabled" {
+			t.Errorf("send right after disabling: %d %s", r.Status, r.Body)
+		}
 	})
 }
 
