@@ -47,11 +47,7 @@ func (t *Twilio) Send(ctx context.Context, m Outbound) (Sent, error) {
 		to, from = "whatsapp:"+to, "whatsapp:"+from
 	}
 	form.Set("To", to)
-	if strings.HasPrefix(from, "MG") { // a Messaging Service picks the sender
-		form.Set("MessagingServiceSid", from)
-	} else {
-		form.Set("From", from)
-	}
+	form.Set("From", from)
 	if m.Template != nil {
 		form.Set("ContentSid", m.Template.ID)
 		if len(m.Variables) > 0 {
