@@ -23,6 +23,7 @@ bench:
 	$(GO) run ./cmd/sbbench xml
 	$(GO) run ./cmd/sbbench tracker
 	$(GO) run ./cmd/sbbench call
+	$(GO) run ./cmd/sbbench messaging
 
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s

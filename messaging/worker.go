@@ -59,13 +59,14 @@ func (s *Service) drainOnce(ctx context.Context, sem chan struct{}, wg *sync.Wai
 	if err != nil || len(batch) == 0 {
 		return 0, err
 	}
+	outcomes := make([]outcome, len(batch))
 	var batchWG sync.WaitGroup
 	for i := range batch {
 		c := batch[i]
 		select {
 		case sem <- struct{}{}:
 		case <-ctx.Done():
-			s.release(context.WithoutCancel(ctx), c, time.Now())
+			outcomes[i] = outcome{c: c, release: true, at: time.Now()}
 			continue
 		}
 		wg.Add(1)
@@ -76,12 +77,14 @@ func (s *Service) drainOnce(ctx context.Context, sem chan struct{}, wg *sync.Wai
 			// shutdown: abandoning it would send it again later.
 			sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), s.cfg.Lease/2)
 			defer cancel()
-			s.deliver(sctx, c)
+			outcomes[i] = s.deliver(sctx, c)
 		}()
 	}
-	// The next claim waits for this batch so a replica never holds more
-	// leases than it is working on.
+	// The batch's outcomes commit together (one transaction instead of one
+	// per message), and the next claim waits for them, so a replica never
+	// holds more leases than it is working on.
 	batchWG.Wait()
+	s.record(context.WithoutCancel(ctx), outcomes)
 	return len(batch), nil
 }
 
@@ -115,35 +118,40 @@ func (s *Service) claim(ctx context.Context) ([]claimed, error) {
 	return out, nil
 }
 
-// deliver sends one claimed message and records the outcome.
-func (s *Service) deliver(ctx context.Context, c claimed) {
+// outcome is what became of one claimed message.
+type outcome struct {
+	c          claimed
+	providerID string     // accepted by the provider
+	err        *SendError // failed (final) or, with retry, to try again
+	retry      bool
+	release    bool      // handed back without an attempt (rate limit, shutdown)
+	at         time.Time // when a retried or released message is due again
+}
+
+// deliver sends one claimed message and says what became of it.
+func (s *Service) deliver(ctx context.Context, c claimed) outcome {
 	ch, err := s.channels.get(ctx, c.ChannelID)
 	if err != nil || !ch.Enabled {
 		reason := "the messaging channel was deleted"
 		if err == nil {
 			reason = "the messaging channel is disabled"
 		} else if !isNotFound(err) {
-			s.retry(ctx, c, &SendError{Transient: true, Code: "channel_lookup", Message: err.Error()})
-			return
+			return s.retryOutcome(c, &SendError{Transient: true, Code: "channel_lookup", Message: err.Error()})
 		}
-		s.finish(ctx, c, "", &SendError{Code: "channel_unavailable", Message: reason})
-		return
+		return outcome{c: c, err: &SendError{Code: "channel_unavailable", Message: reason}}
 	}
 	prov := s.cfg.Providers.For(ch.Provider)
 	if prov == nil {
-		s.finish(ctx, c, "", &SendError{Code: "provider_not_supported", Message: "no adapter for provider " + ch.Provider})
-		return
+		return outcome{c: c, err: &SendError{Code: "provider_not_supported", Message: "no adapter for provider " + ch.Provider}}
 	}
 	if ok, wait := s.allow(ctx, ch); !ok {
-		s.release(ctx, c, time.Now().Add(wait))
-		return
+		return outcome{c: c, release: true, at: time.Now().Add(wait)}
 	}
 	out := Outbound{MessageID: c.ID, Channel: ch, To: c.To, Body: c.Body, Encoding: c.Encoding, CallbackURL: s.callbackURL(ch)}
 	if c.TemplateID != "" {
 		t, ok := ch.template(c.TemplateID)
 		if !ok {
-			s.finish(ctx, c, "", &SendError{Code: "template_removed", Message: "template " + c.TemplateID + " no longer exists on the channel"})
-			return
+			return outcome{c: c, err: &SendError{Code: "template_removed", Message: "template " + c.TemplateID + " no longer exists on the channel"}}
 		}
 		out.Template, out.Variables = &t, c.Variables
 	}
@@ -151,13 +159,21 @@ func (s *Service) deliver(ctx context.Context, c claimed) {
 	if err != nil {
 		se := asSendError(err)
 		if se.Transient && c.Attempts+1 < s.cfg.MaxAttempts {
-			s.retry(ctx, c, se)
-			return
+			return s.retryOutcome(c, se)
 		}
-		s.finish(ctx, c, "", se)
-		return
+		return outcome{c: c, err: se}
 	}
-	s.finish(ctx, c, sent.ProviderID, nil)
+	return outcome{c: c, providerID: sent.ProviderID}
+}
+
+// retryOutcome schedules another attempt with exponential backoff (or the
+// provider's Retry-After when longer).
+func (s *Service) retryOutcome(c claimed, se *SendError) outcome {
+	delay := backoff(s.cfg.BackoffBase, s.cfg.BackoffMax, c.Attempts+1)
+	if se.RetryAfter > delay {
+		delay = se.RetryAfter
+	}
+	return outcome{c: c, err: se, retry: true, at: time.Now().Add(delay)}
 }
 
 // allow takes a send slot from the channel's rate (rate_per_second,
@@ -181,65 +197,76 @@ func (s *Service) allow(ctx context.Context, ch *Channel) (bool, time.Duration) 
 	return false, time.Unix(sec+1, 0).Sub(now)
 }
 
-// release gives a claimed message back without counting an attempt.
-func (s *Service) release(ctx context.Context, c claimed, at time.Time) {
-	if _, err := s.db.x.ExecContext(ctx, s.db.q(`UPDATE messaging_outbox SET lease_owner = '', lease_until = '', next_attempt_at = ? WHERE message_id = ? AND lease_owner = ?`), stamp(at), c.ID, c.Token); err != nil {
-		s.log.Warn("messaging outbox release", "message", c.ID, "error", err)
-	}
-}
-
-// retry schedules another attempt with exponential backoff and jitter.
-func (s *Service) retry(ctx context.Context, c claimed, se *SendError) {
-	delay := backoff(s.cfg.BackoffBase, s.cfg.BackoffMax, c.Attempts+1)
-	if se.RetryAfter > delay {
-		delay = se.RetryAfter
-	}
-	err := s.db.inTx(ctx, func(tx *sqlx.Tx) error {
-		if _, err := tx.ExecContext(ctx, s.db.q(`UPDATE messages SET attempts = attempts + 1, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
-			truncate(se.Code, 64), truncate(se.Message, 500), stamp(time.Now()), c.ID); err != nil {
-			return err
+// record writes a batch's outcomes in one transaction: acceptances and
+// final failures update their message and leave the outbox; retries and
+// releases get a new due time. Statuses only move forward, so a delivery
+// report that beat this write stays. Should the write fail, the leases
+// expire and the messages are sent again: recording is retried first.
+func (s *Service) record(ctx context.Context, outcomes []outcome) {
+	var err error
+	for attempt := 0; attempt < 3; attempt++ {
+		if err = s.db.inTx(ctx, func(tx *sqlx.Tx) error { return s.recordTx(ctx, tx, outcomes) }); err == nil {
+			break
 		}
-		_, err := tx.ExecContext(ctx, s.db.q(`UPDATE messaging_outbox SET lease_owner = '', lease_until = '', next_attempt_at = ? WHERE message_id = ? AND lease_owner = ?`),
-			stamp(time.Now().Add(delay)), c.ID, c.Token)
-		return err
-	})
+		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
+	}
 	if err != nil {
-		s.log.Warn("messaging retry not recorded; the lease will expire and the message is sent again", "message", c.ID, "error", err)
+		s.log.Error("messaging outcomes not recorded; their leases will expire and they are sent again", "messages", len(outcomes), "error", err)
 		return
 	}
-	s.log.Info("message send failed; retrying", "message", c.ID, "attempt", c.Attempts+1, "in", delay, "code", se.Code)
+	for _, o := range outcomes {
+		switch {
+		case o.retry:
+			s.log.Info("message send failed; retrying", "message", o.c.ID, "attempt", o.c.Attempts+1, "at", o.at, "code", o.err.Code)
+		case o.err != nil:
+			s.log.Info("message failed", "message", o.c.ID, "code", o.err.Code, "error", o.err.Message)
+		}
+	}
 }
 
-// finish records a provider's acceptance (providerID) or a final failure
-// and removes the outbox row, in one transaction. Status only moves
-// forward: a delivery report that beat this write stays.
-func (s *Service) finish(ctx context.Context, c claimed, providerID string, se *SendError) {
+func (s *Service) recordTx(ctx context.Context, tx *sqlx.Tx, outcomes []outcome) error {
 	now := stamp(time.Now())
-	err := s.db.inTx(ctx, func(tx *sqlx.Tx) error {
+	var done []int64
+	token := ""
+	for _, o := range outcomes {
+		if o.c.ID == 0 {
+			continue
+		}
+		token = o.c.Token
 		var err error
-		if se == nil {
+		switch {
+		case o.release:
+			_, err = tx.ExecContext(ctx, s.db.q(`UPDATE messaging_outbox SET lease_owner = '', lease_until = '', next_attempt_at = ? WHERE message_id = ? AND lease_owner = ?`), stamp(o.at), o.c.ID, o.c.Token)
+		case o.retry:
+			if _, err = tx.ExecContext(ctx, s.db.q(`UPDATE messages SET attempts = attempts + 1, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`),
+				truncate(o.err.Code, 64), truncate(o.err.Message, 500), now, o.c.ID); err == nil {
+				_, err = tx.ExecContext(ctx, s.db.q(`UPDATE messaging_outbox SET lease_owner = '', lease_until = '', next_attempt_at = ? WHERE message_id = ? AND lease_owner = ?`), stamp(o.at), o.c.ID, o.c.Token)
+			}
+		case o.err != nil:
+			_, err = tx.ExecContext(ctx, s.db.q(`UPDATE messages SET attempts = attempts + 1, error_code = ?, error_message = ?, updated_at = ?,
+				status = CASE WHEN status_rank < 2 THEN 'failed' ELSE status END,
+				status_rank = CASE WHEN status_rank < 2 THEN 2 ELSE status_rank END WHERE id = ?`), truncate(o.err.Code, 64), truncate(o.err.Message, 500), now, o.c.ID)
+			done = append(done, o.c.ID)
+		default:
 			_, err = tx.ExecContext(ctx, s.db.q(`UPDATE messages SET provider_message_id = ?, attempts = attempts + 1, error_code = '', error_message = '', updated_at = ?,
 				sent_at = COALESCE(sent_at, ?),
 				status = CASE WHEN status_rank < 1 THEN 'sent' ELSE status END,
-				status_rank = CASE WHEN status_rank < 1 THEN 1 ELSE status_rank END WHERE id = ?`), providerID, now, now, c.ID)
-		} else {
-			_, err = tx.ExecContext(ctx, s.db.q(`UPDATE messages SET attempts = attempts + 1, error_code = ?, error_message = ?, updated_at = ?,
-				status = CASE WHEN status_rank < 2 THEN 'failed' ELSE status END,
-				status_rank = CASE WHEN status_rank < 2 THEN 2 ELSE status_rank END WHERE id = ?`), truncate(se.Code, 64), truncate(se.Message, 500), now, c.ID)
+				status_rank = CASE WHEN status_rank < 1 THEN 1 ELSE status_rank END WHERE id = ?`), truncate(o.providerID, 128), now, now, o.c.ID)
+			done = append(done, o.c.ID)
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("record message %d: %w", o.c.ID, err)
 		}
-		_, err = tx.ExecContext(ctx, s.db.q(`DELETE FROM messaging_outbox WHERE message_id = ? AND lease_owner = ?`), c.ID, c.Token)
-		return err
-	})
+	}
+	if len(done) == 0 {
+		return nil
+	}
+	query, args, err := sqlx.In(`DELETE FROM messaging_outbox WHERE message_id IN (?) AND lease_owner = ?`, done, token)
 	if err != nil {
-		s.log.Error("messaging outcome not recorded", "message", c.ID, "provider_id", providerID, "error", err)
-		return
+		return err
 	}
-	if se != nil {
-		s.log.Info("message failed", "message", c.ID, "code", se.Code, "error", se.Message)
-	}
+	_, err = tx.ExecContext(ctx, s.db.q(query), args...)
+	return err
 }
 
 func backoff(base, max time.Duration, attempt int) time.Duration {

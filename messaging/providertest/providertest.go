@@ -11,6 +11,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"time"
 )
 
 // Fault makes the next requests fail with a status and provider code.
@@ -26,6 +27,7 @@ type recorder struct {
 	mu       sync.Mutex
 	faults   []Fault
 	requests int
+	times    []time.Time
 }
 
 // FailNext scripts faults for the next requests, in order.
@@ -42,10 +44,18 @@ func (r *recorder) Requests() int {
 	return r.requests
 }
 
+// RequestTimes are the arrival times of every request, in order.
+func (r *recorder) RequestTimes() []time.Time {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]time.Time(nil), r.times...)
+}
+
 func (r *recorder) nextFault() *Fault {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.requests++
+	r.times = append(r.times, time.Now())
 	if len(r.faults) == 0 {
 		return nil
 	}
