@@ -13,6 +13,7 @@ run: build
 # two cores; store and HTTP tests also run on MySQL/Redis when
 # SWITCHBOARD_TEST_MYSQL_URL / SWITCHBOARD_TEST_REDIS_URL are set (.ci/run sets them).
 test:
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 
