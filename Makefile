@@ -3,8 +3,10 @@ BIN := bin/switchboard
 
 .PHONY: build run test test-short bench fuzz vet fmt ci
 
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/switchboard
+	$(GO) build -ldflags "-X github.com/switchboard/switchboard/app.Commit=$(COMMIT)" -o $(BIN) ./cmd/switchboard
 
 run: build
 	./$(BIN) serve
