@@ -113,6 +113,7 @@ func New(d Deps) *fiber.App {
 	}
 	doc = openAPIDocument(routes, models.Resources, d.BaseURL, d.Schemas)
 	app.Use(func(c *fiber.Ctx) error {
+		c.Locals(unmatchedKey, true)
 		return newError(fiber.StatusNotFound, "not_found", "no route for "+c.Method()+" "+c.Path())
 	})
 	return app
