@@ -7,6 +7,7 @@ package routes
 import (
 	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
@@ -110,9 +111,33 @@ func New(d Deps) *fiber.App {
 	}
 	doc = openAPIDocument(routes, models.Resources, d.BaseURL, d.Schemas)
 	app.Use(func(c *fiber.Ctx) error {
+		c.Locals(unmatchedKey, true)
+		if allowed := allowedMethods(routes, c.Path(), app.Config()); len(allowed) > 0 {
+			c.Set(fiber.HeaderAllow, strings.Join(allowed, ", "))
+			return newError(fiber.StatusMethodNotAllowed, "method_not_allowed",
+				c.Method()+" is not allowed on "+c.Path()+"; allowed: "+strings.Join(allowed, ", "))
+		}
 		return newError(fiber.StatusNotFound, "not_found", "no route for "+c.Method()+" "+c.Path())
 	})
 	return app
+}
+
+// allowedMethods lists the methods declared for a path that no route took
+// with the request's method (the 405 answer's Allow header).
+func allowedMethods(routes []Route, path string, cfg fiber.Config) []string {
+	if !cfg.StrictRouting && len(path) > 1 {
+		path = strings.TrimSuffix(path, "/") // the router takes "/x/" for "/x" too
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range routes {
+		if !seen[r.Method] && fiber.RoutePatternMatch(path, r.Path, cfg) {
+			seen[r.Method] = true
+			out = append(out, r.Method)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // routeTable lists every route the server serves.
