@@ -36,6 +36,11 @@ type Config struct {
 	// MetricsListen, when set, serves /metrics there without credentials
 	// instead of on the API listener behind platform credentials.
 	MetricsListen string // SWITCHBOARD_METRICS_LISTEN
+	// OutboxGroup, when set, keeps this server's outbox lease and
+	// subscriber progress apart from other servers on the same database.
+	// Replicas of one installation leave it empty; test servers that share
+	// a database but not FreeSWITCH nodes set it.
+	OutboxGroup string
 }
 
 // envVar documents one variable; the README table is written from the same facts.

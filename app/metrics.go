@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"log/slog"
+	"math"
 	"strconv"
 	"time"
 
@@ -10,6 +11,7 @@ import (
 
 	"github.com/switchboard/switchboard/esl"
 	"github.com/switchboard/switchboard/metrics"
+	"github.com/switchboard/switchboard/outbox"
 )
 
 // registerPoolMetrics exposes each FreeSWITCH node's state and the
@@ -80,4 +82,26 @@ func measureLag(ctx context.Context, in <-chan esl.Event, m *metrics.Metrics) <-
 		}
 	}()
 	return out
+}
+
+// registerOutboxMetrics exposes the outbox depth: committed configuration
+// changes some subscriber has not handled yet (growing: a subscriber is
+// stuck, e.g. Redis or FreeSWITCH unreachable).
+func registerOutboxMetrics(m *metrics.Metrics, d *outbox.Dispatcher, log *slog.Logger) {
+	if d == nil {
+		return
+	}
+	err := m.GaugeFunc("switchboard_outbox_depth", "Committed configuration changes the slowest subscriber has not handled yet (NaN: the database did not answer).",
+		nil, func() float64 {
+			ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+			defer cancel()
+			n, err := d.Depth(ctx)
+			if err != nil {
+				return math.NaN()
+			}
+			return float64(n)
+		})
+	if err != nil {
+		log.Warn("outbox metric not registered", "error", err)
+	}
 }

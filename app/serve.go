@@ -69,6 +69,7 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 	if err != nil {
 		return nil, nil, err
 	}
+	registerOutboxMetrics(m, parts.outbox, log)
 	stop := parts.stop
 	if cfg.MetricsListen != "" {
 		stopMetrics, err := serveMetrics(cfg.MetricsListen, m, log)
@@ -84,10 +85,10 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 		Logger:           log,
 		BaseURL:          cfg.BaseURL,
 		BodyLimit:        cfg.BodyLimit,
-		Changed:          parts.changed,
 		Extra:            parts.routes,
 		Schemas:          parts.schemas,
 		Ready:            parts.ready,
+		OutboxDepth:      parts.outbox.Depth,
 		Metrics:          m,
 		MetricsElsewhere: cfg.MetricsListen != "",
 	})

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"math"
 	"net"
 	"net/http"
 	"os"
@@ -122,6 +123,12 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		if cached != 0 { // one of the two is -1 (absent), the other 1
 			t.Errorf("the second sofia.conf fetch was not answered from a cache tier (memory+redis = %v, want 1-1)", cached)
 		}
+		if v := value(m, "switchboard_outbox_depth", nil); v < 0 || math.IsNaN(v) {
+			t.Errorf("switchboard_outbox_depth = %v, want a depth", v)
+		}
+		eventually(t, 10*time.Second, "the outbox to drain to depth 0", func() bool {
+			return value(scrape(t, s.URL+"/metrics", s.Key), "switchboard_outbox_depth", nil) == 0
+		})
 		for _, runtime := range []string{"go_goroutines", "go_memstats_heap_alloc_bytes", "process_cpu_seconds_total"} {
 			if value(m, runtime, nil) <= 0 {
 				t.Errorf("Go runtime metric %s missing", runtime)

@@ -26,7 +26,7 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 			"code":   obj{"type": "string"},
 			"fields": obj{"type": "object", "additionalProperties": obj{"type": "string"}, "description": "each invalid field with the reason"},
 		}},
-		"Health": obj{"type": "object", "properties": obj{"status": obj{"type": "string"}, "checks": obj{"type": "object", "additionalProperties": obj{"type": "string"}}}},
+		"Health": obj{"type": "object", "properties": obj{"status": obj{"type": "string"}, "checks": obj{"type": "object", "additionalProperties": obj{"type": "string"}}, "outbox_depth": obj{"type": "integer", "description": "committed changes some subscriber has not handled yet"}}},
 	}
 	for _, res := range resources {
 		schemas[res.Name] = resourceSchema(res)

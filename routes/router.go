@@ -26,9 +26,6 @@ type Deps struct {
 	BaseURL string
 	// BodyLimit caps request bodies (413 beyond it).
 	BodyLimit int
-	// Changed is called after every configuration write with the tenant it
-	// touched ("" for platform resources), so caches can be invalidated.
-	Changed func(ctx context.Context, tenant string)
 	// Extra lets other areas (FreeSWITCH XML, live calls) add their routes.
 	Extra []Route
 	// Schemas names the request and response shapes of Extra routes.
@@ -39,6 +36,9 @@ type Deps struct {
 	// principals unless MetricsElsewhere (its own listener serves it).
 	Metrics          *metrics.Metrics
 	MetricsElsewhere bool
+	// OutboxDepth, when set, reports how many committed changes some
+	// subscriber has not handled yet; /readyz shows it.
+	OutboxDepth func(ctx context.Context) (int64, error)
 }
 
 // Auth says how a route authenticates.
@@ -79,9 +79,6 @@ type server struct {
 func New(d Deps) *fiber.App {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
-	}
-	if d.Changed == nil {
-		d.Changed = func(context.Context, string) {}
 	}
 	if d.BodyLimit == 0 {
 		d.BodyLimit = 1 << 20

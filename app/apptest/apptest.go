@@ -131,6 +131,9 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
+	// Test servers share the CI database but not their FreeSWITCH nodes:
+	// each dispatches the outbox to its own subscribers.
+	cfg.OutboxGroup = storetest.Name("srv")
 	logs := &LogBuffer{}
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	if os.Getenv("SWITCHBOARD_TEST_LOG") != "" {
