@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"math"
 	"net"
 	"net/http"
 	"os"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -152,6 +154,8 @@ func TestMetricsOnEventSocketAndStreams(t *testing.T) {
 			t.Fatalf("first line %q", line)
 		}
 		e.liveChannel(t, e.tenant, "1001")
+		e.DoHeaders(t, "POST", "/fs/xml", map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
+			xmlCapture(t, "003-configuration-sofia.conf.http")).Expect(t, 200)
 
 		m := scrape(t, e.URL+"/metrics", e.Key)
 		node := e.fs.Addr() // a node given as host:port is named by its address
@@ -176,6 +180,7 @@ func TestMetricsOnEventSocketAndStreams(t *testing.T) {
 		if got := value(m, "switchboard_sse_subscribers", nil); got != 1 {
 			t.Errorf("switchboard_sse_subscribers = %v with one stream open, want 1", got)
 		}
+		dashboardUsesOnlyServedMetrics(t, m)
 		// (A closed stream is noticed at its next heartbeat write, 15 s.)
 		resp.Body.Close()
 	})
@@ -208,5 +213,45 @@ func TestMetricsOnTheirOwnListenerAndPprofBehindPlatformCredentials(t *testing.T
 		if r := s.Do(t, "GET", "/debug/pprof/goroutine?debug=1", s.Key, nil).Expect(t, 200); !strings.Contains(string(r.Body), "goroutine profile:") {
 			t.Errorf("goroutine profile: %.200s", r.Body)
 		}
+	}
+}
+
+// dashboardUsesOnlyServedMetrics: every metric the Grafana dashboard
+// queries is one the server serves (histogram series by their family).
+func dashboardUsesOnlyServedMetrics(t *testing.T, served map[string]*dto.MetricFamily) {
+	t.Helper()
+	raw, err := os.ReadFile("../deploy/grafana/switchboard.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dash struct {
+		Panels []struct {
+			Title   string
+			Targets []struct{ Expr string }
+		}
+	}
+	if err := json.Unmarshal(raw, &dash); err != nil {
+		t.Fatalf("dashboard JSON: %v", err)
+	}
+	names := regexp.MustCompile(`\b(?:switchboard|go|process)_[a-z_]+\b`)
+	used := 0
+	for _, p := range dash.Panels {
+		for _, target := range p.Targets {
+			for _, name := range names.FindAllString(target.Expr, -1) {
+				used++
+				family := name
+				for _, suffix := range []string{"_bucket", "_count", "_sum"} {
+					if base := strings.TrimSuffix(name, suffix); base != name && served[base].GetType() == dto.MetricType_HISTOGRAM {
+						family = base
+					}
+				}
+				if served[family] == nil {
+					t.Errorf("dashboard panel %q queries %s, which /metrics does not serve", p.Title, name)
+				}
+			}
+		}
+	}
+	if used < 10 {
+		t.Fatalf("dashboard queries only %d metrics", used)
 	}
 }
