@@ -18,6 +18,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	now := s.now()
 	l, ok := lookupFor(&req, now)
 	if !ok {
+		setTier(ctx, TierNone)
 		return dialplan.NotFound(), nil
 	}
 	cacheOK := s.redisUp()
@@ -32,6 +33,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		} else if !s.fresh(ctx, l.tenant, g.pgen, g.tgen) {
 			cacheOK = false
 		} else if doc := s.local.get(g, l); doc != nil {
+			setTier(ctx, TierMemory)
 			return doc, nil
 		}
 	}
@@ -49,6 +51,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 			case g2.epoch == m.epoch && g2.pgen == m.pgen:
 				g = g2
 				if doc := s.local.get(g, l); doc != nil {
+					setTier(ctx, TierMemory)
 					return doc, nil
 				}
 			}
@@ -73,6 +76,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		}
 		if cacheOK && h.doc != nil {
 			keepLocal(h.doc, h.flags)
+			setTier(ctx, TierRedis)
 			return h.doc, nil
 		}
 	}
@@ -80,6 +84,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	setTier(ctx, TierRender)
 	if cacheOK && !r.noCache {
 		ttl := s.cfg.TTL
 		switch {
