@@ -18,7 +18,8 @@ import (
 // FreeSWITCH then falls back to its own files.
 func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	stats.fetches.Add(1)
-	req := dialplan.ParseRequest(body)
+	// The body outlives no part of this call, so it need not be copied.
+	req := dialplan.ParseRequestShared(body)
 	now := s.now()
 	l, ok := lookupFor(&req, now)
 	if !ok {
@@ -34,7 +35,8 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		r, err := s.render(ctx, &req, l, &source{s: s, fresh: true}, now)
 		return r.doc, err
 	}
-	if doc := s.local.get(g, l); doc != nil {
+	base := g.localKey(l)
+	if doc := s.local.get(base, l); doc != nil {
 		stats.docHits.Add(1)
 		return doc, nil
 	}
@@ -44,7 +46,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		return nil, err
 	}
 	if !src.fresh {
-		s.local.put(g.localKey(l)+variant(r.flags, l), r.doc)
+		s.local.put(base+variant(r.flags, l), r.doc)
 	}
 	return r.doc, nil
 }
@@ -132,7 +134,7 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 		dest := req.DestinationNumber()
 		// Everything a render may read about the caller; used only for
 		// renders that did read it (Trace.CallerDependent).
-		l.caller = keyPart(strings.Join([]string{req.CallerNumber(), req.Get("Caller-Caller-ID-Name"), req.Ext, req.Tenant}, "|"))
+		l.caller = keyPart(strings.Join([]string{req.CallerNumber(), req.CallerName(), req.Ext, req.Tenant}, "|"))
 		if req.Context() == "public" {
 			l.did = strings.TrimPrefix(dest, "+")
 			l.key = keyPart("p|" + dest)

@@ -1,6 +1,7 @@
 package fsxml
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -59,17 +60,20 @@ func (l *localDocs) putDID(number string, e didEntry) {
 // reads), so at most one of them can answer a request.
 var variants = []string{"", "c", "t", "tc"}
 
-// get returns the document for lk under the generations g.
-func (l *localDocs) get(g gens, lk lookup) []byte {
-	base := g.localKey(lk)
+// get returns the document stored under base (g.localKey(lk)) or one of
+// its variants. Variant keys are built in a stack buffer: a map lookup
+// with string(bytes) does not allocate.
+func (l *localDocs) get(base string, lk lookup) []byte {
+	var buf [256]byte
 	l.mu.RLock()
 	defer l.mu.RUnlock()
 	for _, flags := range variants {
-		k := base + variant(flags, lk)
-		if doc := l.cur[k]; doc != nil {
+		k := append(buf[:0], base...)
+		k = appendVariant(k, flags, lk)
+		if doc := l.cur[string(k)]; doc != nil {
 			return doc
 		}
-		if doc := l.old[k]; doc != nil {
+		if doc := l.old[string(k)]; doc != nil {
 			return doc
 		}
 	}
@@ -78,19 +82,22 @@ func (l *localDocs) get(g gens, lk lookup) []byte {
 
 // variant is the key suffix of a render that varies with the minute ('t')
 // or the caller ('c').
-func variant(flags string, lk lookup) string {
-	v := ""
+func variant(flags string, lk lookup) string { return string(appendVariant(nil, flags, lk)) }
+
+func appendVariant(b []byte, flags string, lk lookup) []byte {
 	if strings.Contains(flags, "t") {
-		v += ":t" + lk.minute
+		b = append(append(b, ":t"...), lk.minute...)
 	}
 	if strings.Contains(flags, "c") {
-		v += ":c" + lk.caller
+		b = append(append(b, ":c"...), lk.caller...)
 	}
-	return v
+	return b
 }
 
-// put stores doc under key.
+// put stores a copy of doc under key, exactly as long as the document
+// (a render's buffer has room to spare, which the budget would not see).
 func (l *localDocs) put(key string, doc []byte) {
+	doc = bytes.Clone(doc)
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	if _, ok := l.cur[key]; ok {

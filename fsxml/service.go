@@ -36,7 +36,7 @@ type Config struct {
 	// bytes their rows took (default 96 MiB); least recently used tenants go
 	// first.
 	ModelBytes int
-	// DocBytes bounds the rendered documents held in memory (default 48 MiB).
+	// DocBytes bounds the rendered documents held in memory (default 32 MiB).
 	DocBytes int
 	// DefaultTimezone applies when neither schedule nor tenant names a zone.
 	DefaultTimezone string
@@ -90,7 +90,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		cfg.ModelBytes = 96 << 20
 	}
 	if cfg.DocBytes <= 0 {
-		cfg.DocBytes = 48 << 20
+		cfg.DocBytes = 32 << 20
 	}
 	if log == nil {
 		log = slog.Default()
