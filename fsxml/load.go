@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/switchboard/switchboard/dialplan"
 	"github.com/switchboard/switchboard/models"
 )
@@ -126,63 +128,74 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 	}
 	m.id = ts[0].ID
 	snap := &dialplan.TenantSnapshot{Tenant: ts[0].Tenant}
-	byTenant := "tenant_id = ?"
-	w := 0
-	load := func(n int, err error) error { w += n; return err }
-	exts, n, err := t.extensions.queryLimit(ctx, db, byTenant, maxModelExtensions+1, m.id)
-	if err = load(n, err); err != nil {
+	// The resources are read concurrently (each on its own pooled
+	// connection): a fetch right after a write waits for the slowest query,
+	// not for their sum.
+	const byTenant = "tenant_id = ?"
+	var weights [11]int
+	g, gctx := errgroup.WithContext(ctx)
+	read := func(i int, q func() (int, error)) {
+		g.Go(func() error {
+			n, err := q()
+			weights[i] = n
+			return err
+		})
+	}
+	var exts []dialplan.Extension
+	read(0, func() (n int, err error) {
+		exts, n, err = t.extensions.queryLimit(gctx, db, byTenant, maxModelExtensions+1, m.id)
+		return n, err
+	})
+	read(1, func() (n int, err error) {
+		snap.InboundRoutes, n, err = t.inbound.query(gctx, db, byTenant, m.id)
+		return
+	})
+	read(2, func() (n int, err error) {
+		snap.OutboundRoutes, n, err = t.outbound.query(gctx, db, byTenant, m.id)
+		return
+	})
+	read(3, func() (n int, err error) {
+		snap.Schedules, n, err = t.schedules.query(gctx, db, byTenant, m.id)
+		return
+	})
+	read(4, func() (n int, err error) {
+		snap.RoutingConditions, n, err = t.conditions.query(gctx, db, byTenant, m.id)
+		return
+	})
+	read(5, func() (n int, err error) {
+		snap.FeatureExtensions, n, err = t.features.query(gctx, db, byTenant, m.id)
+		return
+	})
+	read(6, func() (n int, err error) {
+		snap.EmergencyLocations, n, err = t.emergency.query(gctx, db, byTenant, m.id)
+		return
+	})
+	read(7, func() (n int, err error) {
+		snap.SpecialMailboxes, n, err = t.mailboxes.query(gctx, db, byTenant, m.id)
+		return
+	})
+	read(8, func() (n int, err error) {
+		snap.VoicePrompts, n, err = t.prompts.query(gctx, db, byTenant, m.id)
+		return
+	})
+	read(9, func() (n int, err error) {
+		om, n, err := t.officeMode.query(gctx, db, byTenant, m.id)
+		if len(om) > 0 {
+			snap.OfficeMode = &om[0]
+		}
+		return n, err
+	})
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	if len(exts) <= maxModelExtensions {
 		snap.Extensions, m.allExtensions = exts, true
 	} else {
-		w -= n
+		weights[0] = 0
 	}
-	steps := []func() error{
-		func() (err error) {
-			snap.InboundRoutes, n, err = t.inbound.query(ctx, db, byTenant, m.id)
-			return load(n, err)
-		},
-		func() (err error) {
-			snap.OutboundRoutes, n, err = t.outbound.query(ctx, db, byTenant, m.id)
-			return load(n, err)
-		},
-		func() (err error) {
-			snap.Schedules, n, err = t.schedules.query(ctx, db, byTenant, m.id)
-			return load(n, err)
-		},
-		func() (err error) {
-			snap.RoutingConditions, n, err = t.conditions.query(ctx, db, byTenant, m.id)
-			return load(n, err)
-		},
-		func() (err error) {
-			snap.FeatureExtensions, n, err = t.features.query(ctx, db, byTenant, m.id)
-			return load(n, err)
-		},
-		func() (err error) {
-			snap.EmergencyLocations, n, err = t.emergency.query(ctx, db, byTenant, m.id)
-			return load(n, err)
-		},
-		func() (err error) {
-			snap.SpecialMailboxes, n, err = t.mailboxes.query(ctx, db, byTenant, m.id)
-			return load(n, err)
-		},
-		func() (err error) {
-			snap.VoicePrompts, n, err = t.prompts.query(ctx, db, byTenant, m.id)
-			return load(n, err)
-		},
-		func() error {
-			om, n, err := t.officeMode.query(ctx, db, byTenant, m.id)
-			if len(om) > 0 {
-				snap.OfficeMode = &om[0]
-			}
-			return load(n, err)
-		},
-	}
-	for _, step := range steps {
-		if err := step(); err != nil {
-			return nil, err
-		}
+	w := 0
+	for _, n := range weights {
+		w += n
 	}
 	snap.Prepare()
 	m.snap, m.weight = snap, 1+w

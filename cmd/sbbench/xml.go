@@ -35,6 +35,7 @@ func benchXML(ctx context.Context, args []string) error {
 	captures := fs.String("captures", "dialplan/testdata/captures", "directory of mod_xml_curl capture files")
 	misses := fs.Int("misses", 300, "write-then-fetch rounds")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cached and cold runs to this file")
+	only := fs.String("only", "", "run only these modes (comma-separated: cached,first,storm,random,cold)")
 	memProfile := fs.String("memprofile", "", "write a heap profile after all modes to this file")
 	stormConns := fs.Int("storm-conns", 256, "concurrent connections of the registration storm")
 	stormTimeout := fs.Duration("storm-timeout", 5*time.Second, "a storm fetch slower than this is a timeout (mod_xml_curl's timeout in freeswitch.md's example)")
@@ -110,39 +111,48 @@ func benchXML(ctx context.Context, args []string) error {
 		}
 		defer f.Close()
 	}
-	dirRes := load(ctx, "directory sip_auth (cached)", *workers, *dur, func(w, n int) request { return dir((w*7919 + n) % dirUsers) })
-	dpRes := load(ctx, "dialplan (cached)", *workers, *dur, func(w, n int) request { return dp((w*7919 + n) % localCalls) })
+	skip := func(mode string) bool { return *only != "" && !slices.Contains(strings.Split(*only, ","), mode) }
+	var dirRes, dpRes, first, storm, random, randomCold result
+	var firstStats, stormStats, randomStats, randomColdStats string
+	if !skip("cached") {
+		dirRes = load(ctx, "directory sip_auth (cached)", *workers, *dur, func(w, n int) request { return dir((w*7919 + n) % dirUsers) })
+		dpRes = load(ctx, "dialplan (cached)", *workers, *dur, func(w, n int) request { return dp((w*7919 + n) % localCalls) })
+	}
 
 	cold, err := newColdSet(bodies)
 	if err != nil {
 		return err
 	}
 	// Directory, first fetch of each of the 50,000 users, in random order.
-	if err := invalidateAll(ctx, b.rdb); err != nil {
-		return err
+	if !skip("first") {
+		if err := invalidateAll(ctx, b.rdb); err != nil {
+			return err
+		}
+		order := users(1)
+		st := startStats()
+		first = loadN(ctx, "directory first fetch, every user", *workers, len(order), 10*time.Second, func(i int) request {
+			u := userID(order[i])
+			r := xmlRequest(xmlURL, cold.dir.fill(u))
+			r.expect = a1Param(u)
+			return r
+		})
+		firstStats = st.String()
 	}
-	order := users(1)
-	st := startStats()
-	first := loadN(ctx, "directory first fetch, every user", *workers, len(order), 10*time.Second, func(i int) request {
-		u := userID(order[i])
-		r := xmlRequest(xmlURL, cold.dir.fill(u))
-		r.expect = a1Param(u)
-		return r
-	})
-	firstStats := st.String()
 	// Registration storm: every user's first sip_auth at once.
-	if err := invalidateAll(ctx, b.rdb); err != nil {
-		return err
+	if !skip("storm") {
+		if err := invalidateAll(ctx, b.rdb); err != nil {
+			return err
+		}
+		order := users(2)
+		st := startStats()
+		storm = loadN(ctx, fmt.Sprintf("registration storm, %d conns", *stormConns), *stormConns, len(order), *stormTimeout, func(i int) request {
+			u := userID(order[i])
+			r := xmlRequest(xmlURL, cold.dir.fill(u))
+			r.expect = a1Param(u)
+			return r
+		})
+		stormStats = st.String()
 	}
-	order = users(2)
-	st = startStats()
-	storm := loadN(ctx, fmt.Sprintf("registration storm, %d conns", *stormConns), *stormConns, len(order), *stormTimeout, func(i int) request {
-		u := userID(order[i])
-		r := xmlRequest(xmlURL, cold.dir.fill(u))
-		r.expect = a1Param(u)
-		return r
-	})
-	stormStats := st.String()
 	// Dialplan, random caller and callee: no document was rendered under
 	// the current generations yet; the storm left the tenant models in
 	// memory. Then the same from cold (every generation bumped first).
@@ -150,15 +160,19 @@ func benchXML(ctx context.Context, args []string) error {
 	for i := range rngs {
 		rngs[i] = rand.New(rand.NewPCG(uint64(i), 42))
 	}
-	st = startStats()
-	random := load(ctx, "dialplan random caller and callee", *workers, *dur, func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) })
-	randomStats := st.String()
-	if err := invalidateAll(ctx, b.rdb); err != nil {
-		return err
+	if !skip("random") {
+		st := startStats()
+		random = load(ctx, "dialplan random caller and callee", *workers, *dur, func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) })
+		randomStats = st.String()
 	}
-	st = startStats()
-	randomCold := load(ctx, "dialplan random, from cold", *workers, *dur, func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) })
-	randomColdStats := st.String()
+	if !skip("cold") {
+		if err := invalidateAll(ctx, b.rdb); err != nil {
+			return err
+		}
+		st := startStats()
+		randomCold = load(ctx, "dialplan random, from cold", *workers, *dur, func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) })
+		randomColdStats = st.String()
+	}
 	pprof.StopCPUProfile()
 	bare2 := load(ctx, "bare 1 KB route (again)", *workers, *dur, func(int, int) request { return request{method: "GET", url: bareURL} })
 	miss := writeThenFetch(ctx, xmlURL, apiKey, bodies, *misses)
@@ -166,7 +180,9 @@ func benchXML(ctx context.Context, args []string) error {
 	fmt.Println()
 	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s; %d workers, %s per timed run\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), *workers, *dur)
 	for _, r := range []result{bare, dirRes, dpRes, first, storm, random, randomCold, bare2} {
-		fmt.Println(r)
+		if r.name != "" {
+			fmt.Println(r)
+		}
 	}
 	ref := (bare.rps() + bare2.rps()) / 2
 	pct := func(r result) float64 { return 100 * r.rps() / ref }
