@@ -13,8 +13,9 @@ import (
 // back. The configuration generations are read from Redis first (one
 // batched MGET); a document rendered under them is served from memory,
 // else it is rendered from the in-memory models valid under them (built
-// from the database on first use). When Redis is unavailable the render
-// reads the database directly. An error means the database failed;
+// from the database on first use). When Redis is unavailable, or a
+// generation is behind a committed change, the render reads the database
+// directly and nothing is cached. An error means the database failed;
 // FreeSWITCH then falls back to its own files.
 func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	stats.fetches.Add(1)
@@ -32,6 +33,10 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	g, err := s.fetchGens(ctx, l)
 	if err != nil {
 		s.warnRedis("xml cache unavailable", err)
+	}
+	if err != nil || !s.fresh(ctx, g.tenant, g.pgen, g.tgen) {
+		// No generations, or older than a change known to be committed
+		// (its raise failed): nothing cached under them can be trusted.
 		r, err := s.render(ctx, &req, l, &source{s: s, fresh: true}, now)
 		return r.doc, err
 	}

@@ -110,13 +110,6 @@ func (l *localDocs) put(key string, doc []byte) {
 	l.bytes += len(key) + len(doc)
 }
 
-// reset drops every document and DID mapping.
-func (l *localDocs) reset() {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	l.cur, l.old, l.bytes, l.dids = map[string][]byte{}, map[string][]byte{}, 0, map[string]didEntry{}
-}
-
 // epochKey names a random value that identifies this Redis dataset. Local
 // keys include it: if Redis loses its data the generations restart at 0,
 // and without the epoch a document or model cached under an old "0" would

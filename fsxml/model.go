@@ -47,11 +47,6 @@ func newModelCache(maxBytes int) *modelCache {
 	return &modelCache{tenants: newWeightedLRU[tenantEntry](maxBytes)}
 }
 
-func (c *modelCache) reset() {
-	c.tenants.reset()
-	c.platform.Store(nil)
-}
-
 // tenantModel returns the model of tenant valid under g, building it when
 // the cache has none (or an older one).
 func (s *Service) tenantModel(ctx context.Context, tenant string, g gens) (*tenantModel, error) {
@@ -233,15 +228,6 @@ func (c *weightedLRU[V]) put(key string, val V, weight int) {
 		delete(c.items, it.key)
 		c.weight -= it.weight
 	}
-}
-
-// reset drops every entry.
-func (c *weightedLRU[V]) reset() {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	c.order.Init()
-	c.items = map[string]*list.Element{}
-	c.weight = 0
 }
 
 // len and size report the entries and their total weight (for stats).

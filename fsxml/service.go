@@ -3,9 +3,9 @@
 // platform configuration generations from Redis, and answers from
 // in-process memory: a document rendered under those generations, else a
 // render (package dialplan) of the typed configuration models valid under
-// them, built from the store on first use. A write bumps a generation after
-// it commits, so it is visible on the very next fetch without deleting
-// anything. It also answers the routing-trace API.
+// them, built from the store on first use. Every committed write raises a
+// generation (changes.go), so it is visible on the very next fetch without
+// deleting anything. It also answers the routing-trace API.
 package fsxml
 
 import (
@@ -54,11 +54,6 @@ type Service struct {
 	// now is the clock; tests may replace it before serving.
 	now func() time.Time
 
-	// OnDirectoryChange, when set, is called after a tenant's configuration
-	// changed, so FreeSWITCH nodes can be told to flush their user cache
-	// (xml_flush_cache). It runs synchronously on the writer's request.
-	OnDirectoryChange func(ctx context.Context, tenant string)
-
 	// tables read the renderer's types straight from the database (scan.go).
 	tables *tables
 	// models holds the typed per-tenant and platform models (model.go).
@@ -67,14 +62,18 @@ type Service struct {
 	local *localDocs
 	// gens batches the generation reads of concurrent fetches (genbatch.go).
 	gens *genBatcher
+	// heads is each scope's newest committed change (changes.go).
+	heads    *heads
+	stopPoll context.CancelFunc
 
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
 }
 
-// Close stops the service's background reader and releases its prepared
+// Close stops the service's background readers and releases its prepared
 // statements.
 func (s *Service) Close() {
+	s.stopPoll()
 	s.gens.close()
 	if s.tables != nil {
 		s.tables.close()
@@ -102,7 +101,8 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 			panic(err)
 		}
 	}
-	return &Service{
+	pollCtx, stopPoll := context.WithCancel(context.Background())
+	s := &Service{
 		tables: t,
 		models: newModelCache(cfg.ModelBytes),
 		st:     st,
@@ -113,35 +113,26 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 			SoundsDir:       cfg.SoundsDir,
 			DefaultTimezone: cfg.DefaultTimezone,
 		},
-		log:   log,
-		now:   time.Now,
-		local: newLocalDocs(cfg.DocBytes),
-		gens:  newGenBatcher(rdb),
+		log:      log,
+		now:      time.Now,
+		local:    newLocalDocs(cfg.DocBytes),
+		gens:     newGenBatcher(rdb),
+		heads:    newHeads(),
+		stopPoll: stopPoll,
 	}
+	if st != nil {
+		go s.pollHeads(pollCtx)
+	}
+	return s
 }
 
-// Changed records that a tenant's configuration ("" for platform
-// resources) was written: it bumps the generation that every cached
-// document of that scope is keyed under, then calls OnDirectoryChange.
-func (s *Service) Changed(ctx context.Context, tenant string) {
-	if err := s.rdb.Incr(ctx, genKey(tenant)).Err(); err != nil {
-		// Other replicas may now serve this scope's old documents until the
-		// next successful bump; say so loudly. This one forgets what it
-		// holds, so its next fetches render from the database.
-		s.log.Error("xml cache: bump configuration generation", "tenant", tenant, "error", err)
-		s.forget()
-	}
-	if tenant != "" && s.OnDirectoryChange != nil {
-		s.OnDirectoryChange(ctx, tenant)
-	}
-}
-
-// genKey is the Redis counter of a tenant's (or the platform's) configuration.
+// genKey holds a tenant's (or the platform's) configuration generation:
+// the outbox id of the last change applied to it (changes.go).
 func genKey(tenant string) string {
 	if tenant == "" {
-		return "sb:gen:_platform"
+		return "sb:cgen:_platform"
 	}
-	return "sb:gen:" + strings.ToLower(tenant)
+	return "sb:cgen:" + strings.ToLower(tenant)
 }
 
 // warnRedis logs a Redis failure at most once per 10 seconds: during an
@@ -160,9 +151,3 @@ func (s *Service) warnRedis(msg string, err error) {
 
 // redisUp reports whether the cache should be tried now.
 func (s *Service) redisUp() bool { return time.Now().UnixNano() >= s.downUntil.Load() }
-
-// forget drops every model and document this process holds.
-func (s *Service) forget() {
-	s.models.reset()
-	s.local.reset()
-}

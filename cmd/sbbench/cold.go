@@ -21,9 +21,9 @@ import (
 
 // The cold modes measure what FreeSWITCH meets when nothing it asks for
 // was asked before: the first fetch of every user, calls between random
-// callers and callees, and a registration storm. Before each, every
-// tenant's and the platform's configuration generation is bumped exactly
-// as a write does, so no model or document of the server is valid any more.
+// callers and callees, and a registration storm. Before each, the Redis
+// dataset epoch that every in-memory key includes is replaced, so no model
+// or document of the server is valid any more.
 
 // template is a request body with placeholders exactly as long as the
 // values they stand for, so building a body is a copy and a few
@@ -101,16 +101,11 @@ func a1Param(user string) []byte {
 	return []byte(`name="a1-hash" value="` + hex.EncodeToString(sum[:]) + `"`)
 }
 
-// invalidateAll bumps every bench tenant's and the platform's generation,
-// as a write to each would.
+// invalidateAll makes every model and document the server holds
+// unusable at once, as after a restart of every replica: it gives the Redis
+// dataset a new epoch, which every in-memory key includes.
 func invalidateAll(ctx context.Context, rdb redis.UniversalClient) error {
-	pipe := rdb.Pipeline()
-	pipe.Incr(ctx, "sb:gen:_platform")
-	for i := 0; i < tenantCount; i++ {
-		pipe.Incr(ctx, "sb:gen:"+tenantName(i))
-	}
-	_, err := pipe.Exec(ctx)
-	return err
+	return rdb.Set(ctx, "sb:gen:_epoch", fmt.Sprintf("bench-%d", time.Now().UnixNano()), 0).Err()
 }
 
 // users returns every user index in a random order (registrations of one
