@@ -121,7 +121,7 @@ func (s *Service) twilioCallback(ctx context.Context, ch *Channel, r CallbackReq
 		return answer(http.StatusForbidden, "bad or missing X-Twilio-Signature")
 	}
 	if status := form.Get("MessageStatus"); status != "" && form.Get("Body") == "" && form.Get("NumMedia") == "" {
-		st := twilioStatus(status)
+		st := providerStatus(status)
 		if st == "" {
 			return answer(http.StatusNoContent, "")
 		}
@@ -205,7 +205,7 @@ func (s *Service) metaCallback(ctx context.Context, ch *Channel, r CallbackReque
 				continue // another number's event sent to this channel's URL
 			}
 			for _, st := range c.Value.Statuses {
-				status := metaStatus(st.Status)
+				status := providerStatus(st.Status)
 				if status == "" {
 					continue
 				}

@@ -3,7 +3,6 @@ package messaging
 import (
 	"context"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -54,12 +53,10 @@ func (k *Kannel) Send(ctx context.Context, m Outbound) (Sent, error) {
 	if err != nil {
 		return Sent{}, fmt.Errorf("kannel request: %w", err)
 	}
-	resp, err := k.Client.Do(req)
+	resp, body, err := exchange(k.Client, req, "kannel sendsms")
 	if err != nil {
-		return Sent{}, fmt.Errorf("kannel sendsms: %w", err)
+		return Sent{}, err
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4096))
 	text := strings.TrimSpace(string(body))
 	if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusOK {
 		return Sent{ProviderID: "sb-" + strconv.FormatInt(m.MessageID, 10)}, nil

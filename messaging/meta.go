@@ -8,7 +8,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -120,12 +119,10 @@ func (mt *Meta) Send(ctx context.Context, m Outbound) (Sent, error) {
 	}
 	req.Header.Set("Authorization", "Bearer "+cr["access_token"])
 	req.Header.Set("Content-Type", "application/json")
-	resp, err := mt.Client.Do(req)
+	resp, raw, err := exchange(mt.Client, req, "meta")
 	if err != nil {
-		return Sent{}, fmt.Errorf("meta send: %w", err)
+		return Sent{}, err
 	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if resp.StatusCode == http.StatusOK {
 		var out metaSent
 		if err := json.Unmarshal(raw, &out); err != nil || len(out.Messages) == 0 || out.Messages[0].ID == "" {
@@ -147,19 +144,4 @@ func MetaSignature(appSecret string, body []byte) string {
 	mac := hmac.New(sha256.New, []byte(appSecret))
 	mac.Write(body)
 	return "sha256=" + hex.EncodeToString(mac.Sum(nil))
-}
-
-// metaStatus maps a Cloud API status to ours.
-func metaStatus(s string) string {
-	switch s {
-	case "sent":
-		return StatusSent
-	case "delivered":
-		return StatusDelivered
-	case "read":
-		return StatusRead
-	case "failed":
-		return StatusFailed
-	}
-	return ""
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net/http"
 	"time"
 )
@@ -71,6 +72,21 @@ func httpStatusError(status int, code, msg string, retryAfter string) *SendError
 		e.RetryAfter = d
 	}
 	return e
+}
+
+// exchange sends a provider request and reads (a bounded amount of) the
+// answer; a transport failure comes back as an error, to be retried.
+func exchange(client *http.Client, req *http.Request, name string) (*http.Response, []byte, error) {
+	resp, err := client.Do(req)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s send: %w", name, err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s answer: %w", name, err)
+	}
+	return resp, body, nil
 }
 
 // Providers builds the adapter for a channel's provider.

@@ -7,7 +7,6 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"net/url"
 	"sort"
@@ -72,12 +71,10 @@ func (t *Twilio) Send(ctx context.Context, m Outbound) (Sent, error) {
 	req.SetBasicAuth(sid, cr["auth_token"])
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("Accept", "application/json")
-	resp, err := t.Client.Do(req)
+	resp, body, err := exchange(t.Client, req, "twilio")
 	if err != nil {
-		return Sent{}, fmt.Errorf("twilio send: %w", err)
+		return Sent{}, err
 	}
-	defer resp.Body.Close()
-	body, _ := io.ReadAll(io.LimitReader(resp.Body, 1<<16))
 	if resp.StatusCode == http.StatusCreated || resp.StatusCode == http.StatusOK {
 		var msg twilioMessage
 		if err := json.Unmarshal(body, &msg); err != nil || msg.Sid == "" {
@@ -114,19 +111,14 @@ func TwilioSignature(authToken, fullURL string, params url.Values) string {
 	return base64.StdEncoding.EncodeToString(mac.Sum(nil))
 }
 
-// twilioStatus maps Twilio's MessageStatus to ours ("" = nothing new).
-func twilioStatus(s string) string {
+// providerStatus maps the status words Twilio (MessageStatus) and Meta
+// (statuses[].status) report to ours; both use our words for the states we
+// keep, so only the others ("" = nothing new: accepted, queued, sending,
+// scheduled, received, ...) need dropping.
+func providerStatus(s string) string {
 	switch s {
-	case "sent":
-		return StatusSent
-	case "delivered":
-		return StatusDelivered
-	case "read":
-		return StatusRead
-	case "undelivered":
-		return StatusUndelivered
-	case "failed":
-		return StatusFailed
+	case StatusSent, StatusDelivered, StatusRead, StatusUndelivered, StatusFailed:
+		return s
 	}
-	return "" // accepted, queued, sending, scheduled, receiving, received
+	return ""
 }
