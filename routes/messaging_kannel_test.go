@@ -57,6 +57,40 @@ func TestKannelEndToEnd(t *testing.T) {
 		t.Errorf("the SMSC simulator did not get the message:\n%s", out)
 	}
 
+	// UCS-2 text goes as coding=2 and is delivered too.
+	uid := s.Do(t, "POST", "/api/messaging/send", s.Key, map[string]any{"channel_id": ch, "to": "+27825550002", "body": "Olá, ваш заказ готов"}).Expect(t, 202).Map(t)
+	if uid["encoding"] != "ucs2" {
+		t.Errorf("encoding %v", uid["encoding"])
+	}
+	// Wrong sendsms credentials: Kannel answers 403, the message fails at once.
+	bad := s.Do(t, "POST", "/api/tenants/"+tenant+"/messaging_channels/", s.Key, map[string]any{
+		"name": "kannel-bad", "type": "sms", "provider": "kannel", "sender": "+27115550000",
+		"credentials": map[string]any{"sendsms_url": fmt.Sprintf("http://127.0.0.1:%d/cgi-bin/sendsms", sendsmsPort), "username": "switchboard", "password": "wrong", "callback_secret": secret},
+	}).Expect(t, 201).Map(t)["id"]
+	bid := s.Do(t, "POST", "/api/messaging/send", s.Key, map[string]any{"channel_id": bad, "to": "+27825550001", "body": "never"}).Expect(t, 202).Map(t)["id"]
+	for _, want := range []struct {
+		id     any
+		status string
+	}{{uid["id"], "delivered"}, {bid, "failed"}} {
+		var m map[string]any
+		for time.Now().Before(deadline) {
+			m = s.Do(t, "GET", fmt.Sprintf("/api/messaging/messages/%v", want.id), s.Key, nil).Expect(t, 200).Map(t)
+			if m["status"] == want.status {
+				break
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+		if m["status"] != want.status {
+			t.Fatalf("message %v: %v, want %s\n%s", want.id, m, want.status, k.Logs())
+		}
+		if want.status == "failed" && (m["error_code"] != "kannel_403" || m["attempts"] != float64(1)) {
+			t.Errorf("refused by Kannel: %v", m)
+		}
+	}
+	if out := k.FakesmscOutput(); !strings.Contains(out, "+27115550000 +27825550002 ") {
+		t.Errorf("the SMSC simulator did not get the UCS-2 message:\n%s", out)
+	}
+
 	var inbound []map[string]any
 	for time.Now().Before(deadline) {
 		s.Do(t, "GET", "/api/messaging/messages?direction=inbound&tenant="+tenant, s.Key, nil).Expect(t, 200).JSON(t, &inbound)
