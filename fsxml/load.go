@@ -95,10 +95,10 @@ func (t *tables) close() {
 	t.servers.close()
 }
 
-// maxModelExtensions bounds how many extensions a tenant model holds;
-// a larger tenant's extensions are read per fetch (only the ones it
-// involves, in one query).
-const maxModelExtensions = 2000
+// defaultModelExtensions bounds how many extensions a tenant model holds
+// (Service.modelExtensions); a larger tenant's extensions are read per
+// fetch (only the ones it involves, in one query).
+const defaultModelExtensions = 2000
 
 // tenantModel is one tenant's routing model: the tenant and everything a
 // render of its directory or contexts reads, prepared for shared use. A
@@ -107,7 +107,7 @@ type tenantModel struct {
 	id   int64
 	snap *dialplan.TenantSnapshot
 	// allExtensions is false when the tenant had more than
-	// maxModelExtensions: snap.Extensions is then empty and renders load
+	// Service.modelExtensions: snap.Extensions is then empty and renders load
 	// the extensions they involve.
 	allExtensions bool
 	weight        int
@@ -143,7 +143,7 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 	}
 	var exts []dialplan.Extension
 	read(0, func() (n int, err error) {
-		exts, n, err = t.extensions.queryLimit(gctx, db, byTenant, maxModelExtensions+1, m.id)
+		exts, n, err = t.extensions.queryLimit(gctx, db, byTenant, s.modelExtensions+1, m.id)
 		return n, err
 	})
 	read(1, func() (n int, err error) {
@@ -188,7 +188,7 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if len(exts) <= maxModelExtensions {
+	if len(exts) <= s.modelExtensions {
 		snap.Extensions, m.allExtensions = exts, true
 	} else {
 		weights[0] = 0
