@@ -129,11 +129,16 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 	m.id = ts[0].ID
 	snap := &dialplan.TenantSnapshot{Tenant: ts[0].Tenant}
 	// The resources are read concurrently (each on its own pooled
-	// connection): a fetch right after a write waits for the slowest query,
-	// not for their sum.
+	// connection): on MySQL a fetch right after a write waits for the
+	// slowest query, not for their sum.
 	const byTenant = "tenant_id = ?"
 	var weights [11]int
 	g, gctx := errgroup.WithContext(ctx)
+	if s.st.Dialect().SQLite {
+		// In-process and CPU-bound, with a pool of four connections:
+		// more at once only queues.
+		g.SetLimit(2)
+	}
 	read := func(i int, q func() (int, error)) {
 		g.Go(func() error {
 			n, err := q()
