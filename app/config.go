@@ -33,6 +33,9 @@ type Config struct {
 	Recordings   string // SWITCHBOARD_RECORDINGS_DIR
 	BodyLimit    int
 	ShutdownWait time.Duration
+	// MetricsListen, when set, serves /metrics there without credentials
+	// instead of on the API listener behind platform credentials.
+	MetricsListen string // SWITCHBOARD_METRICS_LISTEN
 	// OutboxGroup, when set, keeps this server's outbox lease and
 	// subscriber progress apart from other servers on the same database.
 	// Replicas of one installation leave it empty; test servers that share
@@ -61,6 +64,7 @@ var Variables = []envVar{
 	{"SWITCHBOARD_ESL_NODES", "", "FreeSWITCH event sockets: host:port or password@host:port, comma-separated"},
 	{"SWITCHBOARD_ESL_PASSWORD", "ClueCon", "default event socket password"},
 	{"SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings", "directory (on the FreeSWITCH nodes) where the record endpoint writes"},
+	{"SWITCHBOARD_METRICS_LISTEN", "", "separate listen address for /metrics without credentials (unset: /metrics on the API listener, platform credentials)"},
 }
 
 // LoadConfig reads the environment. A bad value is an error naming the variable.
@@ -73,22 +77,28 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	host, _ := os.Hostname()
 	c := Config{
-		Listen:       get("SWITCHBOARD_LISTEN", ":8080"),
-		DatabaseURL:  get("SWITCHBOARD_DATABASE_URL", "sqlite:data/switchboard.db"),
-		RedisURL:     get("SWITCHBOARD_REDIS_URL", ""),
-		BaseURL:      strings.TrimRight(get("SWITCHBOARD_BASE_URL", "http://localhost:8080"), "/"),
-		LogFormat:    get("SWITCHBOARD_LOG_FORMAT", "json"),
-		SIPDomain:    get("SWITCHBOARD_SIP_DOMAIN", host),
-		XMLCurlUser:  get("SWITCHBOARD_XMLCURL_USER", ""),
-		XMLCurlPass:  get("SWITCHBOARD_XMLCURL_PASSWORD", ""),
-		ESLNodes:     get("SWITCHBOARD_ESL_NODES", ""),
-		ESLPassword:  get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
-		Recordings:   get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
-		BodyLimit:    1 << 20,
-		ShutdownWait: 15 * time.Second,
+		Listen:        get("SWITCHBOARD_LISTEN", ":8080"),
+		DatabaseURL:   get("SWITCHBOARD_DATABASE_URL", "sqlite:data/switchboard.db"),
+		RedisURL:      get("SWITCHBOARD_REDIS_URL", ""),
+		BaseURL:       strings.TrimRight(get("SWITCHBOARD_BASE_URL", "http://localhost:8080"), "/"),
+		LogFormat:     get("SWITCHBOARD_LOG_FORMAT", "json"),
+		SIPDomain:     get("SWITCHBOARD_SIP_DOMAIN", host),
+		XMLCurlUser:   get("SWITCHBOARD_XMLCURL_USER", ""),
+		XMLCurlPass:   get("SWITCHBOARD_XMLCURL_PASSWORD", ""),
+		ESLNodes:      get("SWITCHBOARD_ESL_NODES", ""),
+		ESLPassword:   get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
+		Recordings:    get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
+		BodyLimit:     1 << 20,
+		ShutdownWait:  15 * time.Second,
+		MetricsListen: get("SWITCHBOARD_METRICS_LISTEN", ""),
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return c, fmt.Errorf("SWITCHBOARD_LISTEN: %q is not host:port", c.Listen)
+	}
+	if c.MetricsListen != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+			return c, fmt.Errorf("SWITCHBOARD_METRICS_LISTEN: %q is not host:port", c.MetricsListen)
+		}
 	}
 	if !strings.HasPrefix(c.DatabaseURL, "mysql://") && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
 		return c, fmt.Errorf("SWITCHBOARD_DATABASE_URL: must start with mysql:// or sqlite:")

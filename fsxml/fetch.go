@@ -24,9 +24,11 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	now := s.now()
 	l, ok := lookupFor(&req, now)
 	if !ok {
+		setTier(ctx, TierNone)
 		return dialplan.NotFound(), nil
 	}
 	if !s.redisUp() {
+		setTier(ctx, TierRender)
 		r, err := s.render(ctx, &req, l, &source{s: s, fresh: true}, now)
 		return r.doc, err
 	}
@@ -37,14 +39,17 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	if err != nil || !s.fresh(ctx, g.tenant, g.pgen, g.tgen) {
 		// No generations, or older than a change known to be committed
 		// (its raise failed): nothing cached under them can be trusted.
+		setTier(ctx, TierRender)
 		r, err := s.render(ctx, &req, l, &source{s: s, fresh: true}, now)
 		return r.doc, err
 	}
 	base := g.localKey(l)
 	if doc := s.local.get(base, l); doc != nil {
 		stats.docHits.Add(1)
+		setTier(ctx, TierMemory)
 		return doc, nil
 	}
+	setTier(ctx, TierRender)
 	src := &source{s: s, g: g}
 	r, err := s.render(ctx, &req, l, src, now)
 	if err != nil {

@@ -85,7 +85,9 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 			return fmt.Errorf("clone limits: %w", ts.dialect.translate(err))
 		}
 	}
+	ts.cloning = true
 	report, err := ts.cloneResources(ctx, from, dst, flags)
+	ts.cloning = false
 	if err != nil {
 		return fmt.Errorf("clone tenant %s: %w", src, err)
 	}
@@ -141,7 +143,7 @@ func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map
 			for _, n := range notes {
 				report = append(report, fmt.Sprintf("%s %d: %s", res.Name, oldID, n))
 			}
-			newID, err := ts.insertRow(ctx, ts.tx, res, to, rec)
+			newID, err := ts.insertRow(ctx, res, to, rec)
 			if err != nil {
 				return nil, fmt.Errorf("copy %s %d: %w", res.Name, oldID, err)
 			}
@@ -244,6 +246,7 @@ func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old R
 		args []any
 	}{
 		{"DELETE FROM numbers WHERE tenant_id = ?", []any{o.TenantID}},
+		{"DELETE FROM refs WHERE tenant_id = ? OR to_tenant_id = ?", []any{o.TenantID, o.TenantID}},
 		{"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?), tenant_id = NULL, updated_at = ? WHERE tenant_id = ?", []any{ts2, ts2, o.TenantID}},
 	}
 	for _, st := range stmts {

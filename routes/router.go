@@ -14,6 +14,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -31,6 +32,10 @@ type Deps struct {
 	Schemas map[string]any
 	// Ready adds readiness checks beyond the database and Redis.
 	Ready map[string]func(ctx context.Context) error
+	// Metrics counts every request; served at /metrics to platform
+	// principals unless MetricsElsewhere (its own listener serves it).
+	Metrics          *metrics.Metrics
+	MetricsElsewhere bool
 	// OutboxDepth, when set, reports how many committed changes some
 	// subscriber has not handled yet; /readyz shows it.
 	OutboxDepth func(ctx context.Context) (int64, error)
@@ -87,9 +92,9 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:           30 * time.Second,
 		IdleTimeout:           120 * time.Second,
 	})
-	app.Use(requestContext(d.Logger, 30*time.Second))
+	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second))
 	var doc openAPIDoc
-	routes := append(s.routeTable(),
+	routes := append(append(s.routeTable(), s.opsRoutes()...),
 		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 			return c.Send(doc.JSON)
