@@ -14,9 +14,15 @@ var (
 	_ outputter   = extensionHooks{}
 )
 
-func (extensionHooks) beforeSave(_ context.Context, _ *txStore, _ Owner, old, patch Record) error {
+func (extensionHooks) beforeSave(ctx context.Context, ts *txStore, o Owner, old, patch Record) error {
 	if err := checkTimezone("timezone", patch["timezone"]); err != nil {
 		return err
+	}
+	if newName, ok := patch["name"]; ok && old != nil && newName != old["name"] {
+		// The old number may be given to someone else: its keys end here.
+		if err := ts.revokeExtensionKeys(ctx, o, str(old["name"])); err != nil {
+			return err
+		}
 	}
 	if old == nil && patch["callerid"] == nil {
 		name := strings.TrimSpace(fmt.Sprintf("%s %s", str(patch["first_name"]), str(patch["last_name"])))

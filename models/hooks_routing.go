@@ -262,9 +262,9 @@ func (extensionHooks) beforeDelete(ctx context.Context, ts *txStore, o Owner, ol
 			}
 		}
 	}
-	if len(refs) == 0 {
-		return nil
+	if len(refs) > 0 {
+		sort.Strings(refs)
+		return &ConflictError{Msg: fmt.Sprintf("extension %s is still used by: %s", name, strings.Join(refs, ", "))}
 	}
-	sort.Strings(refs)
-	return &ConflictError{Msg: fmt.Sprintf("extension %s is still used by: %s", name, strings.Join(refs, ", "))}
+	return ts.revokeExtensionKeys(ctx, o, name)
 }

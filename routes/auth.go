@@ -31,6 +31,9 @@ type Principal struct {
 	// perms nil means every permission of the principal's scope.
 	perms    map[string]bool
 	readOnly bool
+	// mfaEnrolOnly marks an administrator with MFA switched on but no
+	// authenticator enrolled: it may only enrol one.
+	mfaEnrolOnly bool
 }
 
 // Platform reports whether the principal may act on platform resources.
@@ -151,7 +154,9 @@ func (a *authenticator) byPassword(ctx context.Context, user, pass string) (*Pri
 	case "tenant_admin", "reseller_admin":
 		p.Tenants = nonNil(adm.Tenants())
 	case "read_only":
-		p.Tenants = adm.Tenants()
+		// Without tenants a read-only administrator sees nothing, like the
+		// other tenant-scoped roles (nil would mean every tenant).
+		p.Tenants = nonNil(adm.Tenants())
 		p.readOnly = true
 	}
 	return p, nil
@@ -218,33 +223,4 @@ func (b *basicCache) check(hash, user, pass string) bool {
 func constantTimeEqual(a, b string) bool {
 	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
 	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
-}
-
-// requireTenant checks the caller may act in the path's tenant and resolves it.
-func (s *server) requireTenant(c *fiber.Ctx, perm string) (models.Owner, error) {
-	p := principal(c)
-	tenant := strings.Clone(c.Params("tenant"))
-	if !p.MayTenant(tenant) {
-		return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "this credential may not act in tenant "+tenant)
-	}
-	if !p.Can(perm) {
-		return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission "+perm)
-	}
-	o, err := s.Store.Tenant(c.UserContext(), tenant)
-	if err != nil {
-		return models.Owner{}, err
-	}
-	return o, nil
-}
-
-// requirePlatform checks the caller may act on platform resources.
-func requirePlatform(c *fiber.Ctx, perm string) error {
-	p := principal(c)
-	if !p.Platform() {
-		return newError(fiber.StatusForbidden, "forbidden", "platform resources need a platform credential")
-	}
-	if !p.Can(perm) {
-		return newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission "+perm)
-	}
-	return nil
 }

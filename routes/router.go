@@ -6,6 +6,7 @@ package routes
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"strings"
 	"time"
@@ -52,6 +53,9 @@ type Route struct {
 	Summary      string
 	Tag          string
 	Auth         Auth
+	// Access declares the permission, scope and user-key rule authorize
+	// enforces; every route with Auth API or KeyOnly must declare a scope.
+	Access Access
 	// Resource and Op describe generated CRUD routes.
 	Resource *models.Resource
 	Op       string // list, get, create, update, delete
@@ -105,9 +109,12 @@ func New(d Deps) *fiber.App {
 		handlers := []fiber.Handler{}
 		switch r.Auth {
 		case AuthAPI:
-			handlers = append(handlers, s.auth.middleware(true))
+			handlers = append(handlers, s.auth.middleware(true), s.authorize(r))
 		case AuthKeyOnly:
-			handlers = append(handlers, s.auth.middleware(false))
+			handlers = append(handlers, s.auth.middleware(false), s.authorize(r))
+		}
+		if (r.Auth == AuthAPI || r.Auth == AuthKeyOnly) && r.Access.Scope == scopeUndeclared {
+			panic(fmt.Sprintf("route %s %s declares no access scope", r.Method, r.Path)) // a programming error caught at start
 		}
 		app.Add(r.Method, r.Path, append(handlers, r.Handler)...)
 	}
@@ -124,9 +131,9 @@ func (s *server) routeTable() []Route {
 		{Method: "GET", Path: "/healthz", Summary: "Liveness", Tag: "operations", Response: "Health", Handler: s.healthz},
 		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Handler: s.readyz},
 		{Method: "GET", Path: "/apitest/openapi/", Summary: "Interactive API reference", Tag: "operations", Produces: "text/html", Handler: s.apiReference},
-		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
-		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
-		{Method: "DELETE", Path: "/api/key/:id", Summary: "Revoke an API key", Tag: "keys", Auth: AuthAPI, Status: 204, Handler: s.revokeKey},
+		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
+		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
+		{Method: "DELETE", Path: "/api/key/:id", Summary: "Revoke an API key", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Status: 204, Handler: s.revokeKey},
 	}
 	for _, res := range models.Resources {
 		if !res.Custom() {
@@ -135,6 +142,8 @@ func (s *server) routeTable() []Route {
 	}
 	return append(rs, s.Extra...)
 }
+
+var keysAccess = Access{Perm: "keys.manage", Scope: ScopeKeys}
 
 // resourcePath is where a resource's collection lives.
 func resourcePath(res *models.Resource) string {
