@@ -90,10 +90,13 @@ func New(d Deps) *fiber.App {
 		BodyLimit:             d.BodyLimit,
 		ErrorHandler:          errorHandler,
 		DisableStartupMessage: true,
-		ReadTimeout:           30 * time.Second,
-		IdleTimeout:           120 * time.Second,
+		// Bodies are JSON (browserGuard); multipart is never parsed.
+		DisablePreParseMultipartForm: true,
+		ReadTimeout:                  30 * time.Second,
+		IdleTimeout:                  120 * time.Second,
 	})
 	app.Use(requestContext(d.Logger, 30*time.Second))
+	app.Use(browserGuard(d.BaseURL))
 	var doc openAPIDoc
 	routes := append(s.routeTable(),
 		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
