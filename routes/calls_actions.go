@@ -32,6 +32,9 @@ func actionContext(c *fiber.Ctx) (context.Context, context.CancelFunc) {
 
 // decodeAction decodes a JSON action body into v, rejecting unknown fields.
 func decodeAction(c *fiber.Ctx, v any) error {
+	if err := checkUTF8(c.Body()); err != nil {
+		return err
+	}
 	dec := json.NewDecoder(strings.NewReader(string(c.Body())))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {

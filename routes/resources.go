@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
@@ -171,6 +172,9 @@ func decodeObject(c *fiber.Ctx) (map[string]any, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, newError(fiber.StatusBadRequest, "invalid_json", "request body must be a JSON object")
 	}
+	if err := checkUTF8(body); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var in map[string]any
@@ -181,6 +185,50 @@ func decodeObject(c *fiber.Ctx) (map[string]any, error) {
 		return nil, newError(fiber.StatusBadRequest, "invalid_json", "request body has data after the JSON object")
 	}
 	return in, nil
+}
+
+// checkUTF8 refuses a body that is not valid UTF-8, or whose escapes
+// (a lone surrogate such as "\ud800") decode to no character: Go's JSON
+// decoder would silently store U+FFFD instead. Backslashes occur only in
+// JSON strings, so the escapes can be read without parsing.
+func checkUTF8(body []byte) error {
+	bad := newError(fiber.StatusBadRequest, "invalid_utf8", "request body must be valid UTF-8 JSON")
+	if !utf8.Valid(body) {
+		return bad
+	}
+	for i := 0; i < len(body)-1; i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		if body[i+1] != 'u' {
+			i++ // an escaped character, possibly a backslash
+			continue
+		}
+		r, ok := hex4(body, i+2)
+		switch {
+		case !ok:
+			return nil // malformed: the decoder refuses it
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return bad
+		case r >= 0xD800 && r <= 0xDBFF:
+			if low, ok := hex4(body, i+8); !ok || body[i+6] != '\\' || body[i+7] != 'u' || low < 0xDC00 || low > 0xDFFF {
+				return bad
+			}
+			i += 11
+		default:
+			i += 5
+		}
+	}
+	return nil
+}
+
+// hex4 reads the four hex digits at b[at:].
+func hex4(b []byte, at int) (rune, bool) {
+	if at+4 > len(b) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[at:at+4]), 16, 16)
+	return rune(n), err == nil
 }
 
 const (
