@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"time"
@@ -21,10 +22,18 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.Univers
 	var mini *miniredis.Miniredis
 	if url == "" {
 		mini = miniredis.NewMiniRedis()
+		// Listening on loopback is not enough: any local process could
+		// plant /fs/xml documents. A random password keeps it ours.
+		pw := make([]byte, 24)
+		if _, err := randRead(pw); err != nil {
+			return nil, nil, err
+		}
+		password := hex.EncodeToString(pw)
+		mini.RequireAuth(password)
 		if err := mini.Start(); err != nil {
 			return nil, nil, fmt.Errorf("start embedded redis: %w", err)
 		}
-		url = "redis://" + mini.Addr() + "/0"
+		url = "redis://:" + password + "@" + mini.Addr() + "/0"
 		log.Info("SWITCHBOARD_REDIS_URL is unset: started an in-process Redis-compatible server; live state is lost on restart", "addr", mini.Addr())
 	}
 	opts, err := redis.ParseURL(url)
