@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -68,5 +69,26 @@ func TestEmbeddedRedisNeedsItsPassword(t *testing.T) {
 	}
 	if _, err := intruder.Get(t.Context(), "sb:probe").Result(); err == nil {
 		t.Fatal("a client without the password read")
+	}
+}
+
+// The embedded Redis expires keys in real time (miniredis does only when
+// told), so idempotency markers and rate-limit blocks end.
+func TestEmbeddedRedisExpiresKeys(t *testing.T) {
+	cfg, err := LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb, stop, err := openRedis(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := rdb.Set(t.Context(), "sb:short", "1", 500*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if n, err := rdb.Exists(t.Context(), "sb:short").Result(); err != nil || n != 0 {
+		t.Fatalf("key with a 500 ms TTL still there after 2.5 s: n=%d err=%v", n, err)
 	}
 }

@@ -34,6 +34,7 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.Univers
 			return nil, nil, fmt.Errorf("start embedded redis: %w", err)
 		}
 		url = "redis://:" + password + "@" + mini.Addr() + "/0"
+		go expireOnTime(ctx, mini)
 		log.Info("SWITCHBOARD_REDIS_URL is unset: started an in-process Redis-compatible server; live state is lost on restart", "addr", mini.Addr())
 	}
 	opts, err := redis.ParseURL(url)
@@ -57,4 +58,22 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.Univers
 		}
 	}
 	return rdb, stop, nil
+}
+
+// expireOnTime lets the embedded server's key TTLs pass in real time:
+// miniredis only expires keys when told how much time went by, and
+// idempotency markers, rate-limit counters and caches rely on expiry.
+func expireOnTime(ctx context.Context, mini *miniredis.Miniredis) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			mini.FastForward(now.Sub(last))
+			last = now
+		}
+	}
 }

@@ -75,6 +75,7 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 		Extra:     parts.routes,
 		Schemas:   parts.schemas,
 		Ready:     parts.ready,
+		Limits:    routes.Limits{RequestsPerSecond: cfg.RateLimit, Burst: cfg.RateBurst, AuthFailuresPerMinute: cfg.AuthFailureLimit},
 	})
 	return app, parts.stop, nil
 }

@@ -102,6 +102,9 @@ func TestRouteWalk(t *testing.T) {
 			path := cls.fill(r, tenant)
 			for _, w := range walkers {
 				want := cls.expect(r, w)
+				if cls.skipAllowed && want != 401 && want != 403 {
+					continue
+				}
 				var body any
 				if r.method == "POST" || r.method == "PUT" {
 					body = map[string]any{}
@@ -126,6 +129,9 @@ type routeClass struct {
 	answer func(r walkRoute, w walker) int
 	// keyOnly routes refuse Basic credentials with 401.
 	keyOnly bool
+	// skipAllowed leaves allowed calls to another test (they change state
+	// the walk depends on).
+	skipAllowed bool
 }
 
 func (c routeClass) expect(r walkRoute, w walker) int {
@@ -224,6 +230,10 @@ func classify(r walkRoute) (routeClass, bool) {
 			}
 			return true
 		}, answer: crudAnswer}, true
+	case p == "/api/mfa":
+		// An administrator enrols itself; enrolling in the walk would switch
+		// MFA on for the walkers, so allowed calls are left to TestMFA.
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return !w.apiKey }, answer: fixed(0), skipAllowed: true}, true
 	case p == "/api/key/" || p == "/api/key/{id}":
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("keys.manage") && (w.platform || w.tenKey)

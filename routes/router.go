@@ -34,6 +34,8 @@ type Deps struct {
 	Schemas map[string]any
 	// Ready adds readiness checks beyond the database and Redis.
 	Ready map[string]func(ctx context.Context) error
+	// Limits are the per-credential and failed-authentication rate limits.
+	Limits Limits
 }
 
 // Auth says how a route authenticates.
@@ -84,7 +86,7 @@ func New(d Deps) *fiber.App {
 	if d.BodyLimit == 0 {
 		d.BodyLimit = 1 << 20
 	}
-	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache()}}
+	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(), limit: newLimiter(d.Redis, d.Limits)}}
 	app := fiber.New(fiber.Config{
 		AppName:               "switchboard",
 		BodyLimit:             d.BodyLimit,
@@ -136,6 +138,7 @@ func (s *server) routeTable() []Route {
 		{Method: "GET", Path: "/apitest/openapi/", Summary: "Interactive API reference", Tag: "operations", Produces: "text/html", Handler: s.apiReference},
 		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
 		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
+		{Method: "POST", Path: "/api/mfa", Summary: "Enrol a TOTP authenticator for the calling administrator (secret shown only in this response); from then on Basic requests need X-TOTP", Tag: "administrators", Auth: AuthAPI, Access: Access{Scope: ScopeSelf}, Response: "MFAEnrolment", Status: 201, Handler: s.enrolMFA},
 		{Method: "DELETE", Path: "/api/key/:id", Summary: "Revoke an API key", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Status: 204, Handler: s.revokeKey},
 	}
 	for _, res := range models.Resources {

@@ -78,6 +78,10 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 		"SWITCHBOARD_LISTEN":       "127.0.0.1:0",
 		"SWITCHBOARD_SECRET_KEY":   TestSecretKey,
 		"SWITCHBOARD_SIP_DOMAIN":   "sip.test",
+		// Tests send many requests with one key from one address; the
+		// rate-limit tests switch the limits on.
+		"SWITCHBOARD_RATE_LIMIT":         "0",
+		"SWITCHBOARD_AUTH_FAILURE_LIMIT": "0",
 	}
 	getenv := func(k string) string {
 		if v, ok := env[k]; ok {
@@ -89,11 +93,31 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
+	url := listen(t, cfg, st, rdb)
+	key, err := st.CreateKey(ctx, map[string]any{"name": "test platform key"}, "test")
+	if err != nil {
+		t.Fatalf("platform key: %v", err)
+	}
+	return &Server{URL: url, Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg}
+}
+
+// Replica starts a second server over the same database, Redis and
+// configuration, as another replica behind a load balancer would be.
+func (s *Server) Replica(t testing.TB) *Server {
+	t.Helper()
+	r := *s
+	r.URL = listen(t, s.Cfg, s.Store, s.Redis)
+	return &r
+}
+
+// listen builds the app as serve does and serves it on a loopback port.
+func listen(t testing.TB, cfg app.Config, st *models.Store, rdb redis.UniversalClient) string {
+	t.Helper()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	if os.Getenv("SWITCHBOARD_TEST_LOG") != "" {
 		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	bctx, cancel := context.WithCancel(ctx)
+	bctx, cancel := context.WithCancel(context.Background())
 	fapp, stop, err := app.Build(bctx, cfg, st, rdb, log)
 	if err != nil {
 		cancel()
@@ -109,11 +133,7 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 		cancel()
 		stop()
 	})
-	key, err := st.CreateKey(ctx, map[string]any{"name": "test platform key"}, "test")
-	if err != nil {
-		t.Fatalf("platform key: %v", err)
-	}
-	return &Server{URL: "http://" + ln.Addr().String(), Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg}
+	return "http://" + ln.Addr().String()
 }
 
 // OpenRedis connects to url, or to a fresh miniredis when url is "".
