@@ -18,6 +18,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	now := s.now()
 	l, ok := lookupFor(&req, now)
 	if !ok {
+		setTier(ctx, TierNone)
 		return dialplan.NotFound(), nil
 	}
 	cacheOK := s.redisUp()
@@ -29,7 +30,10 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		if g, err = s.generations(ctx, l.tenant); err != nil {
 			s.warnRedis("xml cache unavailable", err)
 			cacheOK = false
+		} else if !s.fresh(ctx, l.tenant, g.pgen, g.tgen) {
+			cacheOK = false
 		} else if doc := s.local.get(g, l); doc != nil {
+			setTier(ctx, TierMemory)
 			return doc, nil
 		}
 	}
@@ -42,9 +46,12 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 			case err != nil:
 				s.warnRedis("xml cache unavailable", err)
 				cacheOK = false
+			case !s.fresh(ctx, m.tenant, g2.pgen, g2.tgen):
+				cacheOK = false
 			case g2.epoch == m.epoch && g2.pgen == m.pgen:
 				g = g2
 				if doc := s.local.get(g, l); doc != nil {
+					setTier(ctx, TierMemory)
 					return doc, nil
 				}
 			}
@@ -62,11 +69,14 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		if h, err = s.probe(ctx, l); err != nil {
 			s.warnRedis("xml cache unavailable", err)
 			cacheOK = false
+		} else if !s.fresh(ctx, h.tenant, h.pgen, h.tgen) {
+			cacheOK = false
 		} else if l.did != "" && g.epoch == "" && h.didKnown && h.tenant != "" {
 			s.learnDID(ctx, l.did, h, &g)
 		}
 		if cacheOK && h.doc != nil {
 			keepLocal(h.doc, h.flags)
+			setTier(ctx, TierRedis)
 			return h.doc, nil
 		}
 	}
@@ -74,6 +84,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	setTier(ctx, TierRender)
 	if cacheOK && !r.noCache {
 		ttl := s.cfg.TTL
 		switch {
@@ -199,6 +210,8 @@ func (s *Service) renderPublic(ctx context.Context, req *dialplan.Request, l loo
 		if r.didTenant != "-" {
 			if h.tgen, err = s.genOf(ctx, r.didTenant); err != nil {
 				s.warnRedis("xml cache unavailable", err)
+				cacheOK = false
+			} else if !s.fresh(ctx, r.didTenant, h.pgen, h.tgen) {
 				cacheOK = false
 			}
 		}

@@ -10,8 +10,9 @@ import (
 type extensionHooks struct{}
 
 var (
-	_ beforeSaver = extensionHooks{}
-	_ outputter   = extensionHooks{}
+	_ beforeSaver   = extensionHooks{}
+	_ beforeDeleter = extensionHooks{}
+	_ outputter     = extensionHooks{}
 )
 
 func (extensionHooks) beforeSave(ctx context.Context, ts *txStore, o Owner, old, patch Record) error {
@@ -44,4 +45,10 @@ func (extensionHooks) output(o Owner, rec Record) {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// beforeDelete ends the extension's user keys with it, so a key never
+// outlives its extension or acts as a later extension of the same number.
+func (extensionHooks) beforeDelete(ctx context.Context, ts *txStore, o Owner, old Record) error {
+	return ts.revokeExtensionKeys(ctx, o, str(old["name"]))
 }

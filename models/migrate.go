@@ -79,7 +79,7 @@ func (s *Store) Migrate(ctx context.Context) error {
 			return err
 		}
 	}
-	return nil
+	return s.runPendingSteps(ctx)
 }
 
 func (s *Store) applyMigration(ctx context.Context, conn *sql.Conn, m Migration) error {
@@ -147,6 +147,42 @@ func (s *Store) SchemaCurrent(ctx context.Context) error {
 	}
 	if int(v.Int64) < len(migs) {
 		return fmt.Errorf("database schema is at version %d, this binary needs %d: run `switchboard migrate`", v.Int64, len(migs))
+	}
+	return nil
+}
+
+// pendingSteps are the data steps migrations leave for Go code, by the
+// name a migration inserts into pending_steps.
+var pendingSteps = map[string]func(ctx context.Context, ts *txStore) error{
+	"backfill_refs": func(ctx context.Context, ts *txStore) error { return ts.backfillReferences(ctx) },
+}
+
+// runPendingSteps runs each pending step in one transaction with the
+// deletion of its row.
+func (s *Store) runPendingSteps(ctx context.Context) error {
+	var names []string
+	if err := s.db.SelectContext(ctx, &names, "SELECT name FROM pending_steps ORDER BY name"); err != nil {
+		return fmt.Errorf("migrate: pending steps: %w", s.dialect.translate(err))
+	}
+	for _, name := range names {
+		step := pendingSteps[name]
+		if step == nil {
+			return fmt.Errorf("migrate: unknown pending step %q", name)
+		}
+		err := s.write(ctx, func(ts *txStore) error {
+			r, err := ts.tx.ExecContext(ctx, "DELETE FROM pending_steps WHERE name = ?", name)
+			if err != nil {
+				return s.dialect.translate(err)
+			}
+			if n, _ := r.RowsAffected(); n == 0 {
+				return nil // another replica did it
+			}
+			return step(ctx, ts)
+		})
+		if err != nil {
+			return fmt.Errorf("migrate: step %s: %w", name, err)
+		}
+		slog.InfoContext(ctx, "schema data step done", "step", name)
 	}
 	return nil
 }

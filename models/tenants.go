@@ -70,7 +70,7 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 		}
 	}
 	if !flags["tenant_schedules"] {
-		if _, err := ts.insertRow(ctx, ts.tx, officeModeResource, dst, Record{"mode": "auto", "description": ""}); err != nil {
+		if err := ts.create(ctx, officeModeResource, dst, Record{"mode": "auto", "description": ""}); err != nil {
 			return fmt.Errorf("office mode: %w", err)
 		}
 	}
@@ -98,7 +98,9 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 			return fmt.Errorf("clone limits: %w", ts.dialect.translate(err))
 		}
 	}
+	ts.cloning = true
 	report, err := ts.cloneResources(ctx, from, dst, flags)
+	ts.cloning = false
 	if err != nil {
 		return fmt.Errorf("clone tenant %s: %w", src, err)
 	}
@@ -118,7 +120,7 @@ func (ts *txStore) singletonDefaults(ctx context.Context, o Owner) error {
 		if err != nil {
 			return fmt.Errorf("default %s: %w", res.Name, err)
 		}
-		if _, err := ts.insertRow(ctx, ts.tx, res, o, rec); err != nil {
+		if err := ts.create(ctx, res, o, rec); err != nil {
 			return fmt.Errorf("default %s: %w", res.Name, err)
 		}
 	}
@@ -154,9 +156,12 @@ func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map
 			for _, n := range notes {
 				report = append(report, fmt.Sprintf("%s %d: %s", res.Name, oldID, n))
 			}
-			newID, err := ts.insertRow(ctx, ts.tx, res, to, rec)
+			newID, err := ts.insertRow(ctx, res, to, rec)
 			if err != nil {
 				return nil, fmt.Errorf("copy %s %d: %w", res.Name, oldID, err)
+			}
+			if err := ts.recordCreate(ctx, res, to, rec, newID); err != nil {
+				return nil, err
 			}
 			idMap[res.Name][oldID] = newID
 		}
@@ -254,6 +259,7 @@ func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old R
 		args []any
 	}{
 		{"DELETE FROM numbers WHERE tenant_id = ?", []any{o.TenantID}},
+		{"DELETE FROM refs WHERE tenant_id = ? OR to_tenant_id = ?", []any{o.TenantID, o.TenantID}},
 		{"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?), tenant_id = NULL, updated_at = ? WHERE tenant_id = ?", []any{ts2, ts2, o.TenantID}},
 	}
 	for _, st := range stmts {

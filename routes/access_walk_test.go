@@ -162,6 +162,8 @@ func (c routeClass) fill(r walkRoute, tenant string) string {
 		return strings.Replace(p, "{key}", "1001", 1)
 	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/telephony/events":
 		return p + "?tenant=" + tenant
+	case strings.HasSuffix(p, "{profile}"):
+		return strings.Replace(p, "{profile}", "heap", 1)
 	case strings.HasSuffix(p, "/*"):
 		return strings.TrimSuffix(p, "*") + "SIP%2F1001-" + tenant + "-0000abcd"
 	}
@@ -230,6 +232,11 @@ func classify(r walkRoute) (routeClass, bool) {
 			}
 			return true
 		}, answer: crudAnswer}, true
+	case p == "/metrics" || strings.HasPrefix(p, "/debug/pprof/"):
+		// Metrics and profiles: any platform credential. CPU profiles and
+		// traces take seconds, so only refusals are walked for those.
+		slow := p == "/debug/pprof/profile" || p == "/debug/pprof/trace"
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.platform }, answer: fixed(200), skipAllowed: slow}, true
 	case p == "/api/mfa":
 		// An administrator enrols itself; enrolling in the walk would switch
 		// MFA on for the walkers, so allowed calls are left to TestMFA.

@@ -79,6 +79,12 @@ func principal(c *fiber.Ctx) *Principal {
 
 var errUnauthorized = newError(fiber.StatusUnauthorized, "unauthorized", "missing, invalid or revoked credentials")
 
+// errAPIKeyRequired answers an Authorization header (Basic or other) on an
+// action endpoint: those take API keys only (spec §5), so the caller learns
+// to switch credential rather than suspecting a wrong password.
+var errAPIKeyRequired = newError(fiber.StatusUnauthorized, "api_key_required",
+	"this endpoint takes an API key in the X-API-Key header; HTTP Basic and other Authorization credentials are not accepted here")
+
 // authenticator checks X-API-Key or HTTP Basic on every API request.
 type authenticator struct {
 	store *models.Store
@@ -96,6 +102,9 @@ func (a *authenticator) middleware(allowBasic bool) fiber.Handler {
 		ctx := c.UserContext()
 		key := c.Get("X-API-Key")
 		auth := c.Get(fiber.HeaderAuthorization)
+		if key == "" && !allowBasic && auth != "" {
+			return errAPIKeyRequired
+		}
 		useBasic := key == "" && allowBasic && strings.HasPrefix(auth, "Basic ")
 		if key == "" && !useBasic {
 			return errUnauthorized

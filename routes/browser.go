@@ -8,23 +8,25 @@ import (
 	"github.com/gofiber/fiber/v2"
 )
 
+// guarded reports whether a route needs browserGuard: state-changing
+// methods, except where the clients are not browsers: FreeSWITCH
+// (form-encoded mod_xml_curl posts) and integration callbacks.
+func guarded(r Route) bool {
+	switch r.Method {
+	case fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch, fiber.MethodDelete:
+		return r.Path != "/fs/xml" && !strings.HasPrefix(r.Path, "/integration/")
+	}
+	return false
+}
+
 // browserGuard keeps other web sites from using a browser's cached Basic
 // credentials (CSRF): a state-changing request must carry a JSON body
 // (which a cross-site form or a "simple" fetch cannot send without a CORS
 // preflight Switchboard never grants) and must not come from a foreign
-// Origin. FreeSWITCH's form posts and integration callbacks, which carry
-// their own credentials, are exempt.
+// Origin. It runs on the routes guarded selects, before authentication.
 func browserGuard(baseURL string) fiber.Handler {
 	self := origin(baseURL)
 	return func(c *fiber.Ctx) error {
-		switch c.Method() {
-		case fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch, fiber.MethodDelete:
-		default:
-			return c.Next()
-		}
-		if guardExempt(c.Path()) {
-			return c.Next()
-		}
 		if o := c.Get(fiber.HeaderOrigin); o != "" && !strings.EqualFold(o, self) {
 			return newError(fiber.StatusForbidden, "forbidden_origin", "requests from "+o+" are not accepted")
 		}
@@ -36,12 +38,6 @@ func browserGuard(baseURL string) fiber.Handler {
 		}
 		return c.Next()
 	}
-}
-
-// guardExempt names the paths whose clients are not browsers: FreeSWITCH
-// (form-encoded mod_xml_curl posts) and integration callbacks.
-func guardExempt(path string) bool {
-	return path == "/fs/xml" || strings.HasPrefix(path, "/integration/")
 }
 
 // origin is the scheme://host[:port] of a URL, as browsers send it.

@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard/switchboard/calls"
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -28,6 +29,8 @@ type CallDeps struct {
 	Streams context.Context
 	// Heartbeat is the interval of SSE comment lines (default 15s).
 	Heartbeat time.Duration
+	// Metrics counts open event streams (nil: not counted).
+	Metrics *metrics.Metrics
 }
 
 // callRoutes serves live channels, call actions, the event stream and CDRs.

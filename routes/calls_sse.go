@@ -34,7 +34,8 @@ func (r *callRoutes) events(c *fiber.Ctx) error {
 	c.Set("X-Accel-Buffering", "no")
 	heartbeat := r.Heartbeat
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer func() { cancel(); unsubscribe() }()
+		r.Metrics.SSEOpened()
+		defer func() { cancel(); unsubscribe(); r.Metrics.SSEClosed() }()
 		tick := time.NewTicker(heartbeat)
 		defer tick.Stop()
 		if _, err := fmt.Fprint(w, ": connected\n\n"); err != nil || w.Flush() != nil {

@@ -8,12 +8,14 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -25,9 +27,6 @@ type Deps struct {
 	BaseURL string
 	// BodyLimit caps request bodies (413 beyond it).
 	BodyLimit int
-	// Changed is called after every configuration write with the tenant it
-	// touched ("" for platform resources), so caches can be invalidated.
-	Changed func(ctx context.Context, tenant string)
 	// Extra lets other areas (FreeSWITCH XML, live calls) add their routes.
 	Extra []Route
 	// Schemas names the request and response shapes of Extra routes.
@@ -36,6 +35,13 @@ type Deps struct {
 	Ready map[string]func(ctx context.Context) error
 	// Limits are the per-credential and failed-authentication rate limits.
 	Limits Limits
+	// Metrics counts every request; served at /metrics to platform
+	// principals unless MetricsElsewhere (its own listener serves it).
+	Metrics          *metrics.Metrics
+	MetricsElsewhere bool
+	// OutboxDepth, when set, reports how many committed changes some
+	// subscriber has not handled yet; /readyz shows it.
+	OutboxDepth func(ctx context.Context) (int64, error)
 }
 
 // Auth says how a route authenticates.
@@ -80,9 +86,6 @@ func New(d Deps) *fiber.App {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	if d.Changed == nil {
-		d.Changed = func(context.Context, string) {}
-	}
 	if d.BodyLimit == 0 {
 		d.BodyLimit = 1 << 20
 	}
@@ -97,10 +100,10 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:                  30 * time.Second,
 		IdleTimeout:                  120 * time.Second,
 	})
-	app.Use(requestContext(d.Logger, 30*time.Second))
-	app.Use(browserGuard(d.BaseURL))
+	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second))
+	guard := browserGuard(d.BaseURL)
 	var doc openAPIDoc
-	routes := append(s.routeTable(),
+	routes := append(append(s.routeTable(), s.opsRoutes()...),
 		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 			return c.Send(doc.JSON)
@@ -112,6 +115,9 @@ func New(d Deps) *fiber.App {
 	)
 	for _, r := range routes {
 		handlers := []fiber.Handler{}
+		if guarded(r) {
+			handlers = append(handlers, guard)
+		}
 		switch r.Auth {
 		case AuthAPI:
 			handlers = append(handlers, s.auth.middleware(true), s.authorize(r))
@@ -125,9 +131,33 @@ func New(d Deps) *fiber.App {
 	}
 	doc = openAPIDocument(routes, models.Resources, d.BaseURL, d.Schemas)
 	app.Use(func(c *fiber.Ctx) error {
+		c.Locals(unmatchedKey, true)
+		if allowed := allowedMethods(routes, c.Path(), app.Config()); len(allowed) > 0 {
+			c.Set(fiber.HeaderAllow, strings.Join(allowed, ", "))
+			return newError(fiber.StatusMethodNotAllowed, "method_not_allowed",
+				c.Method()+" is not allowed on "+c.Path()+"; allowed: "+strings.Join(allowed, ", "))
+		}
 		return newError(fiber.StatusNotFound, "not_found", "no route for "+c.Method()+" "+c.Path())
 	})
 	return app
+}
+
+// allowedMethods lists the methods declared for a path that no route took
+// with the request's method (the 405 answer's Allow header).
+func allowedMethods(routes []Route, path string, cfg fiber.Config) []string {
+	if !cfg.StrictRouting && len(path) > 1 {
+		path = strings.TrimSuffix(path, "/") // the router takes "/x/" for "/x" too
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range routes {
+		if !seen[r.Method] && fiber.RoutePatternMatch(path, r.Path, cfg) {
+			seen[r.Method] = true
+			out = append(out, r.Method)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // routeTable lists every route the server serves.

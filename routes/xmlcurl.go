@@ -8,19 +8,21 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/switchboard/switchboard/fsxml"
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 )
 
 // xmlRoutes serves FreeSWITCH's mod_xml_curl and the routing trace.
 type xmlRoutes struct {
-	svc *fsxml.Service
+	svc     *fsxml.Service
+	metrics *metrics.Metrics
 }
 
 // XMLRoutes declares POST /fs/xml (authenticated by the handler itself:
 // Basic credentials and/or the source allow list) and the two routing-trace
 // endpoints, for app to pass in Deps.Extra.
-func XMLRoutes(st *models.Store, svc *fsxml.Service) []Route {
-	x := &xmlRoutes{svc: svc}
+func XMLRoutes(st *models.Store, svc *fsxml.Service, m *metrics.Metrics) []Route {
+	x := &xmlRoutes{svc: svc, metrics: m}
 	return []Route{
 		{Method: "POST", Path: "/fs/xml", Summary: "FreeSWITCH mod_xml_curl fetch (directory, dialplan, configuration)", Tag: "freeswitch", Auth: AuthCustom, Produces: "text/xml", Handler: x.fetch},
 		{Method: "GET", Path: "/api/tenants/:tenant/routing/trace", Summary: "Explain where a call from an extension or number to a dialled number goes, with the dialplan XML", Tag: "routing", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopeTenant}, Response: "RoutingTrace", Query: []string{"from", "to", "at"}, Handler: x.traceTenant},
@@ -47,7 +49,9 @@ func (x *xmlRoutes) fetch(c *fiber.Ctx) error {
 		}
 		return newError(fiber.StatusForbidden, "forbidden", "this address may not fetch FreeSWITCH XML")
 	}
-	doc, err := x.svc.Fetch(c.UserContext(), c.Body())
+	start, tier := time.Now(), ""
+	doc, err := x.svc.Fetch(fsxml.WithTierRecorder(c.UserContext(), &tier), c.Body())
+	x.metrics.ObserveXMLFetch(string(c.Request().PostArgs().Peek("section")), tier, time.Since(start))
 	if err != nil {
 		return err
 	}
