@@ -19,6 +19,9 @@ type Admin struct {
 	Role         string         `db:"role"`
 	TenantsJSON  sql.NullString `db:"tenants"`
 	Enabled      bool           `db:"enabled"`
+	MFAEnabled   bool           `db:"mfa_enabled"`
+	// MFASecret is the sealed TOTP secret, if one is enrolled.
+	MFASecret sql.NullString `db:"mfa_secret"`
 }
 
 // Tenants returns the tenant names a scoped administrator may manage.
@@ -33,7 +36,8 @@ func (a *Admin) Tenants() []string {
 // AdminByUsername loads an enabled administrator.
 func (s *Store) AdminByUsername(ctx context.Context, username string) (*Admin, error) {
 	var a Admin
-	err := s.db.GetContext(ctx, &a, "SELECT id, username, password, role, tenants, enabled FROM administrators WHERE username = ?", username)
+	err := s.db.GetContext(ctx, &a, `SELECT a.id, a.username, a.password, a.role, a.tenants, a.enabled, a.mfa_enabled, m.secret AS mfa_secret
+		FROM administrators a LEFT JOIN admin_mfa m ON m.admin_id = a.id WHERE a.username = ?`, username)
 	if err != nil {
 		return nil, s.dialect.translate(err)
 	}

@@ -204,6 +204,18 @@ func (ts *txStore) recordKey(ctx context.Context, op changes.Op, id int64, befor
 	return nil
 }
 
+// revokeExtensionKeys revokes the user keys bound to an extension, in the
+// transaction that deletes or renames it, so a key never outlives its
+// extension or acts as a later extension of the same number.
+func (ts *txStore) revokeExtensionKeys(ctx context.Context, o Owner, ext string) error {
+	t := now()
+	if _, err := ts.tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ?, updated_at = ? WHERE tenant_id = ? AND extension = ? AND revoked_at IS NULL",
+		t, t, o.TenantID, ext); err != nil {
+		return fmt.Errorf("revoke keys of extension %s: %w", ext, ts.dialect.translate(err))
+	}
+	return nil
+}
+
 // KeyByValue finds the active key with this value. Revoked and expired
 // keys are ErrNotFound. The lookup is by hash through a unique index; the
 // final comparison is constant-time.
