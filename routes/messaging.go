@@ -27,12 +27,31 @@ type messagingRoutes struct {
 func MessagingRoutes(svc *messaging.Service, st *models.Store, rdb redis.UniversalClient, baseURL string) []Route {
 	r := &messagingRoutes{svc: svc, store: st, baseURL: strings.TrimRight(baseURL, "/"), idem: &idempotency{rdb: rdb, ttl: 24 * time.Hour}}
 	return []Route{
-		{Method: "POST", Path: "/api/messaging/send", Summary: "Queue an SMS or WhatsApp message (202; sent by the outbox worker; Idempotency-Key honoured; permission messaging.send)", Tag: "messaging", Auth: AuthKeyOnly, Request: "MessageSend", Response: "MessageQueued", Status: 202, Handler: r.idem.wrap(r.send)},
-		{Method: "GET", Path: "/api/messaging/messages", Summary: "Messages sent and received, newest first; from/to (RFC 3339) bound created_at", Tag: "messaging", Auth: AuthAPI, Response: "MessageList", Query: []string{"tenant", "channel_id", "status", "direction", "from", "to", "limit", "offset"}, Handler: r.list},
-		{Method: "GET", Path: "/api/messaging/messages/:id", Summary: "One message with its delivery status", Tag: "messaging", Auth: AuthAPI, Response: "Message", Handler: r.get},
+		{Method: "POST", Path: "/api/messaging/send", Summary: "Queue an SMS or WhatsApp message (202; sent by the outbox worker; Idempotency-Key honoured; permission messaging.send)", Tag: "messaging", Auth: AuthKeyOnly, Access: messagingSend, Request: "MessageSend", Response: "MessageQueued", Status: 202, Handler: r.idem.wrap(r.send)},
+		{Method: "GET", Path: "/api/messaging/messages", Summary: "Messages sent and received, newest first; from/to (RFC 3339) bound created_at", Tag: "messaging", Auth: AuthAPI, Access: messagingList, Response: "MessageList", Query: []string{"tenant", "channel_id", "status", "direction", "from", "to", "limit", "offset"}, Handler: r.list},
+		{Method: "GET", Path: "/api/messaging/messages/:id", Summary: "One message with its delivery status", Tag: "messaging", Auth: AuthAPI, Access: messagingGet, Response: "Message", Handler: r.get},
 		{Method: "POST", Path: "/integration/messaging/:provider/:channel_id", Summary: "Provider callbacks: delivery reports and inbound messages (Kannel: secret in the URL; Twilio: X-Twilio-Signature; Meta: X-Hub-Signature-256)", Tag: "messaging", Auth: AuthCustom, Produces: "text/plain", Handler: r.callback},
 		{Method: "GET", Path: "/integration/messaging/:provider/:channel_id", Summary: "Kannel delivery reports and MO messages (GET), Meta's webhook verification handshake (hub.challenge)", Tag: "messaging", Auth: AuthCustom, Produces: "text/plain", Handler: r.callback},
 	}
+}
+
+// Access of the messaging routes. A send names a channel and a read a
+// message, whose tenant only the handler can see (as with call channels);
+// lists are narrowed by ?tenant=. Reads take messaging.send (a sender
+// follows what it sent) or config.read, so the permission is checked in the
+// handler (mayReadMessages).
+var (
+	messagingSend = Access{Perm: "messaging.send", Scope: ScopeCalls, User: UserOwnCalls}
+	messagingList = Access{Scope: ScopeQueryTenant, User: UserOwnCalls}
+	messagingGet  = Access{Scope: ScopeCalls, User: UserOwnCalls}
+)
+
+// mayReadMessages lets holders of messaging.send or config.read read messages.
+func mayReadMessages(c *fiber.Ctx) error {
+	if p := principal(c); !p.Can("messaging.send") && !p.Can("config.read") {
+		return forbidden("this credential lacks the permission messaging.send or config.read")
+	}
+	return nil
 }
 
 // messagingError turns the service's refusals into API errors.
@@ -46,9 +65,6 @@ func messagingError(err error) error {
 
 func (r *messagingRoutes) send(c *fiber.Ctx) error {
 	p := principal(c)
-	if !p.Can("messaging.send") {
-		return newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission messaging.send")
-	}
 	var in messaging.SendRequest
 	if err := decodeAction(c, &in); err != nil {
 		return err
@@ -63,19 +79,11 @@ func (r *messagingRoutes) send(c *fiber.Ctx) error {
 	})
 }
 
-// readScope lets holders of messaging.send or config.read read messages.
-func readScope(c *fiber.Ctx) (string, error) {
-	if principal(c).Can("messaging.send") {
-		return scopeTenant(c, "messaging.send")
-	}
-	return scopeTenant(c, "config.read")
-}
-
 func (r *messagingRoutes) list(c *fiber.Ctx) error {
-	tenant, err := readScope(c)
-	if err != nil {
+	if err := mayReadMessages(c); err != nil {
 		return err
 	}
+	tenant := queryTenant(c)
 	page, err := pageParams(c)
 	if err != nil {
 		return err
@@ -140,7 +148,7 @@ func contains(list []string, v string) bool {
 }
 
 func (r *messagingRoutes) get(c *fiber.Ctx) error {
-	if _, err := readScope(c); err != nil {
+	if err := mayReadMessages(c); err != nil {
 		return err
 	}
 	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
