@@ -15,7 +15,9 @@ run: build
 # two cores; store and HTTP tests also run on MySQL/Redis when
 # SWITCHBOARD_TEST_MYSQL_URL / SWITCHBOARD_TEST_REDIS_URL are set (.ci/run sets them).
 test:
+	@echo "make test: building first (a cold cache compiles for a few minutes, with no output), then vet and every package's tests"
 	$(GO) mod tidy -diff
+	$(GO) build ./...
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 

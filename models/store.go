@@ -121,6 +121,12 @@ func (s *Store) Sealer() *Sealer { return s.sealer }
 
 // inTx runs fn in a transaction, committing when it returns nil.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	// A deadlock or Galera certification failure rolls the whole
+	// transaction back: running it again is the documented remedy.
+	return withRetry(ctx, func() error { return s.inTxOnce(ctx, fn) })
+}
+
+func (s *Store) inTxOnce(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", s.dialect.translate(err))

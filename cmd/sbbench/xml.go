@@ -250,6 +250,7 @@ func startServer(ctx context.Context, b *backend, log *slog.Logger) (string, fun
 		"SWITCHBOARD_LISTEN":       "127.0.0.1:0",
 		"SWITCHBOARD_SECRET_KEY":   benchKey,
 		"SWITCHBOARD_SIP_DOMAIN":   "sip.bench",
+		"SWITCHBOARD_RATE_LIMIT":   "0", // the benchmark measures the XML path, not the limiter
 	}
 	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
 	if err != nil {
