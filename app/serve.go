@@ -91,6 +91,7 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 		OutboxDepth:      parts.outbox.Depth,
 		Metrics:          m,
 		MetricsElsewhere: cfg.MetricsListen != "",
+		Limits:           routes.Limits{RequestsPerSecond: cfg.RateLimit, Burst: cfg.RateBurst, AuthFailuresPerMinute: cfg.AuthFailureLimit},
 	})
 	return app, stop, nil
 }

@@ -188,7 +188,7 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 			if !group {
 				names = []string{ext}
 			}
-			if snap, err = s.snapshot(ctx, m, nil, names...); err != nil {
+			if snap, err = s.snapshot(ctx, m, nil, false, names...); err != nil {
 				return rendered{}, err
 			}
 		}
@@ -217,7 +217,7 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 		return rendered{}, err
 	}
 	dest := req.DestinationNumber()
-	snap, err := s.snapshot(ctx, m, p, dest, strings.TrimPrefix(dest, "fail-"), req.Ext)
+	snap, err := s.snapshot(ctx, m, p, true, dest, strings.TrimPrefix(dest, "fail-"), req.Ext)
 	if err != nil {
 		return rendered{}, err
 	}
@@ -241,7 +241,7 @@ func (s *Service) publicSnapshot(ctx context.Context, src *source, p *platformMo
 		return nil, err
 	}
 	// Inbound routing reads no extension.
-	pub.Tenant, err = s.snapshot(ctx, m, p, []string{}...)
+	pub.Tenant, err = s.snapshot(ctx, m, p, true, []string{}...)
 	return pub, err
 }
 

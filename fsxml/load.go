@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
 
 	"golang.org/x/sync/errgroup"
 
@@ -95,27 +97,49 @@ func (t *tables) close() {
 	t.servers.close()
 }
 
-// maxModelExtensions bounds how many extensions a tenant model holds;
-// a larger tenant's extensions are read per fetch (only the ones it
-// involves, in one query).
-const maxModelExtensions = 2000
+// defaultModelExtensions bounds how many extensions a tenant model holds
+// (Service.modelExtensions); a larger tenant's extensions are read per
+// fetch (only the ones it involves, in one query).
+const defaultModelExtensions = 2000
 
-// tenantModel is one tenant's routing model: the tenant and everything a
-// render of its directory or contexts reads, prepared for shared use. A
-// nil snap means no such tenant.
+// tenantModel is one tenant's configuration, prepared for shared use, in
+// two parts read separately: what directory fetches need (the tenant, its
+// extensions, emergency locations and special mailboxes), read when the
+// model is built, and the routing part (routes, conditions, schedules,
+// office mode, feature codes, prompts), read by the first dialplan fetch
+// that needs it. So a registration after a write, or a registration storm,
+// reads four resources per tenant, not eleven. A nil snap means no such
+// tenant.
 type tenantModel struct {
 	id   int64
-	snap *dialplan.TenantSnapshot
+	snap *dialplan.TenantSnapshot // the directory part
 	// allExtensions is false when the tenant had more than
-	// maxModelExtensions: snap.Extensions is then empty and renders load
+	// Service.modelExtensions: snap.Extensions is then empty and renders load
 	// the extensions they involve.
 	allExtensions bool
 	weight        int
+
+	mu      sync.Mutex // held while the routing part is read
+	routing atomic.Pointer[dialplan.TenantSnapshot]
 }
 
-// buildTenant reads a tenant's model: one query per resource, each
-// indexed by tenant (about a dozen queries per tenant and configuration
-// generation, shared by every fetch under that generation).
+// reader runs a model's queries concurrently (each on its own pooled
+// connection): on MySQL a fetch waits for the slowest query, not for their
+// sum. On SQLite, in-process and CPU-bound with a pool of four connections,
+// more than two at once only queues.
+func (s *Service) reader(ctx context.Context) (*errgroup.Group, context.Context) {
+	g, gctx := errgroup.WithContext(ctx)
+	if s.st.Dialect().SQLite {
+		g.SetLimit(2)
+	}
+	return g, gctx
+}
+
+const byTenant = "tenant_id = ?"
+
+// buildTenant reads a tenant's model (its directory part): the tenant row,
+// then its extensions, emergency locations and special mailboxes, each by
+// an indexed query.
 func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, error) {
 	m := &tenantModel{weight: 1}
 	if name == "" {
@@ -128,78 +152,93 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 	}
 	m.id = ts[0].ID
 	snap := &dialplan.TenantSnapshot{Tenant: ts[0].Tenant}
-	// The resources are read concurrently (each on its own pooled
-	// connection): a fetch right after a write waits for the slowest query,
-	// not for their sum.
-	const byTenant = "tenant_id = ?"
-	var weights [11]int
-	g, gctx := errgroup.WithContext(ctx)
-	read := func(i int, q func() (int, error)) {
-		g.Go(func() error {
-			n, err := q()
-			weights[i] = n
-			return err
-		})
-	}
+	var weights [3]int
 	var exts []dialplan.Extension
-	read(0, func() (n int, err error) {
-		exts, n, err = t.extensions.queryLimit(gctx, db, byTenant, maxModelExtensions+1, m.id)
-		return n, err
+	g, gctx := s.reader(ctx)
+	g.Go(func() (err error) {
+		exts, weights[0], err = t.extensions.queryLimit(gctx, db, byTenant, s.modelExtensions+1, m.id)
+		return err
 	})
-	read(1, func() (n int, err error) {
-		snap.InboundRoutes, n, err = t.inbound.query(gctx, db, byTenant, m.id)
-		return
+	g.Go(func() (err error) {
+		snap.EmergencyLocations, weights[1], err = t.emergency.query(gctx, db, byTenant, m.id)
+		return err
 	})
-	read(2, func() (n int, err error) {
-		snap.OutboundRoutes, n, err = t.outbound.query(gctx, db, byTenant, m.id)
-		return
-	})
-	read(3, func() (n int, err error) {
-		snap.Schedules, n, err = t.schedules.query(gctx, db, byTenant, m.id)
-		return
-	})
-	read(4, func() (n int, err error) {
-		snap.RoutingConditions, n, err = t.conditions.query(gctx, db, byTenant, m.id)
-		return
-	})
-	read(5, func() (n int, err error) {
-		snap.FeatureExtensions, n, err = t.features.query(gctx, db, byTenant, m.id)
-		return
-	})
-	read(6, func() (n int, err error) {
-		snap.EmergencyLocations, n, err = t.emergency.query(gctx, db, byTenant, m.id)
-		return
-	})
-	read(7, func() (n int, err error) {
-		snap.SpecialMailboxes, n, err = t.mailboxes.query(gctx, db, byTenant, m.id)
-		return
-	})
-	read(8, func() (n int, err error) {
-		snap.VoicePrompts, n, err = t.prompts.query(gctx, db, byTenant, m.id)
-		return
-	})
-	read(9, func() (n int, err error) {
-		om, n, err := t.officeMode.query(gctx, db, byTenant, m.id)
-		if len(om) > 0 {
-			snap.OfficeMode = &om[0]
-		}
-		return n, err
+	g.Go(func() (err error) {
+		snap.SpecialMailboxes, weights[2], err = t.mailboxes.query(gctx, db, byTenant, m.id)
+		return err
 	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
-	if len(exts) <= maxModelExtensions {
+	if len(exts) <= s.modelExtensions {
 		snap.Extensions, m.allExtensions = exts, true
 	} else {
 		weights[0] = 0
 	}
+	snap.Prepare()
+	m.snap, m.weight = snap, 1+weights[0]+weights[1]+weights[2]
+	return m, nil
+}
+
+// routingSnapshot returns the tenant's full snapshot (directory and
+// routing parts), reading the routing part on first use. The bytes read
+// are returned too (0 when it was already there).
+func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialplan.TenantSnapshot, int, error) {
+	if r := m.routing.Load(); r != nil {
+		return r, 0, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.routing.Load(); r != nil {
+		return r, 0, nil
+	}
+	db, t, id := s.st.DB(), s.tables, m.id
+	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
+		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
+	var weights [7]int
+	g, gctx := s.reader(ctx)
+	g.Go(func() (err error) {
+		full.InboundRoutes, weights[0], err = t.inbound.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.OutboundRoutes, weights[1], err = t.outbound.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.Schedules, weights[2], err = t.schedules.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.RoutingConditions, weights[3], err = t.conditions.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.FeatureExtensions, weights[4], err = t.features.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.VoicePrompts, weights[5], err = t.prompts.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() error {
+		om, n, err := t.officeMode.query(gctx, db, byTenant, id)
+		if len(om) > 0 {
+			full.OfficeMode = &om[0]
+		}
+		weights[6] = n
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, 0, err
+	}
+	full.Prepare()
+	m.routing.Store(full)
 	w := 0
 	for _, n := range weights {
 		w += n
 	}
-	snap.Prepare()
-	m.snap, m.weight = snap, 1+w
-	return m, nil
+	return full, w, nil
 }
 
 // extensionsFor returns the named extensions of a tenant whose model does
@@ -224,12 +263,25 @@ func (s *Service) extensionsFor(ctx context.Context, m *tenantModel, names ...st
 	return xs, err
 }
 
-// snapshot is the tenant's snapshot for one render: the model's, with the
-// platform's trunks this tenant may use and, for a tenant too large to
-// hold, the extensions the render involves. nil for an unknown tenant.
-func (s *Service) snapshot(ctx context.Context, m *tenantModel, p *platformModel, names ...string) (*dialplan.TenantSnapshot, error) {
+// snapshot is the tenant's snapshot for one render: the model's directory
+// part, or with routing the full one, with the platform's trunks this
+// tenant may use (p nil: none) and, for a tenant too large to hold, the
+// extensions the render involves (names nil: all). nil for an unknown
+// tenant.
+func (s *Service) snapshot(ctx context.Context, m *tenantModel, p *platformModel, routing bool, names ...string) (*dialplan.TenantSnapshot, error) {
 	if m.snap == nil {
 		return nil, nil
+	}
+	snap := m.snap
+	if routing {
+		full, grew, err := s.routingSnapshot(ctx, m)
+		if err != nil {
+			return nil, err
+		}
+		if grew > 0 {
+			s.models.tenants.grow(strings.ToLower(m.snap.Tenant.Tenant), m, grew)
+		}
+		snap = full
 	}
 	var exts []dialplan.Extension
 	if !m.allExtensions {
@@ -247,8 +299,8 @@ func (s *Service) snapshot(ctx context.Context, m *tenantModel, p *platformModel
 		}
 	}
 	var trunks []dialplan.SIPTrunk
-	if p != nil { // nil: the render reads no trunk (directory)
+	if p != nil {
 		trunks = p.trunksFor(m.snap.Tenant.Tenant)
 	}
-	return m.snap.Bind(trunks, exts), nil
+	return snap.Bind(trunks, exts), nil
 }

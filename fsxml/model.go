@@ -230,6 +230,30 @@ func (c *weightedLRU[V]) put(key string, val V, weight int) {
 	}
 }
 
+// grow adds to the weight of key's entry when it still holds the model
+// m (the routing part of a tenant model was read after it was stored).
+func (c *weightedLRU[V]) grow(key string, m *tenantModel, delta int) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.items[key]
+	if !ok {
+		return
+	}
+	it := el.Value.(*lruItem[V])
+	if e, ok := any(it.val).(tenantEntry); !ok || e.m != m {
+		return
+	}
+	it.weight += delta
+	c.weight += delta
+	for c.weight > c.max && c.order.Len() > 1 {
+		back := c.order.Back()
+		bi := back.Value.(*lruItem[V])
+		c.order.Remove(back)
+		delete(c.items, bi.key)
+		c.weight -= bi.weight
+	}
+}
+
 // len and size report the entries and their total weight (for stats).
 func (c *weightedLRU[V]) stats() (n, weight int) {
 	c.mu.Lock()

@@ -58,6 +58,8 @@ type Service struct {
 	tables *tables
 	// models holds the typed per-tenant and platform models (model.go).
 	models *modelCache
+	// modelExtensions is the most extensions a tenant model holds.
+	modelExtensions int
 	// local holds rendered documents by generation-qualified key (local.go).
 	local *localDocs
 	// gens batches the generation reads of concurrent fetches (genbatch.go).
@@ -105,9 +107,11 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 	s := &Service{
 		tables: t,
 		models: newModelCache(cfg.ModelBytes),
-		st:     st,
-		rdb:    rdb,
-		cfg:    cfg,
+
+		modelExtensions: defaultModelExtensions,
+		st:              st,
+		rdb:             rdb,
+		cfg:             cfg,
 		opts: dialplan.Options{
 			Domain:          cfg.Domain,
 			SoundsDir:       cfg.SoundsDir,

@@ -30,7 +30,7 @@ func (s *Service) TraceTenant(ctx context.Context, tenant, from, to string, at t
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.snapshot(ctx, m, p, to, strings.TrimPrefix(to, "fail-"), from)
+	snap, err := s.snapshot(ctx, m, p, true, to, strings.TrimPrefix(to, "fail-"), from)
 	if err != nil {
 		return nil, err
 	}

@@ -22,7 +22,20 @@ var cloneFlags = []string{"tenant_limits", "tenant_routes", "tenant_schedules", 
 var limitFields = []string{"max_extensions", "max_concurrent_calls", "max_queues", "max_ivr_menus",
 	"max_conference_rooms", "max_storage_mb", "recording_policy", "recording_retention_days"}
 
+// reservedContexts are FreeSWITCH dialplan contexts and Switchboard's own
+// names; a tenant's name is its context and its cache-generation key, so
+// these (and every name starting with "_") are refused.
+var reservedContexts = map[string]bool{"public": true, "default": true, "features": true}
+
+// reservedTenantName reports whether a tenant may not be called name.
+func reservedTenantName(name string) bool {
+	return reservedContexts[strings.ToLower(name)] || strings.HasPrefix(name, "_")
+}
+
 func (tenantHooks) beforeSave(ctx context.Context, ts *txStore, _ Owner, old, patch Record) error {
+	if name, _ := patch["tenant"].(string); old == nil && reservedTenantName(name) {
+		return FieldError("tenant", "%q is reserved (public, default, features and names starting with _)", name)
+	}
 	if err := checkTimezone("timezone", patch["timezone"]); err != nil {
 		return err
 	}

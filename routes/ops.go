@@ -4,7 +4,6 @@ import (
 	"net/http"
 	"net/http/pprof"
 
-	"github.com/gofiber/fiber/v2"
 	"github.com/gofiber/fiber/v2/middleware/adaptor"
 )
 
@@ -15,7 +14,7 @@ func (s *server) opsRoutes() []Route {
 	var rs []Route
 	if s.Metrics != nil && !s.MetricsElsewhere {
 		rs = append(rs, Route{Method: "GET", Path: "/metrics", Summary: "Prometheus metrics (platform credentials; or on SWITCHBOARD_METRICS_LISTEN without them)",
-			Tag: "operations", Auth: AuthAPI, Produces: "text/plain", Handler: platformOnly(adaptor.HTTPHandler(s.Metrics.Handler()))})
+			Tag: "operations", Auth: AuthAPI, Access: platformAccess, Produces: "text/plain", Handler: adaptor.HTTPHandler(s.Metrics.Handler())})
 	}
 	profiles := []struct{ path, summary string }{
 		{"/debug/pprof/", "pprof index (platform credentials)"},
@@ -35,18 +34,12 @@ func (s *server) opsRoutes() []Route {
 		"/debug/pprof/:profile": pprof.Index,
 	}
 	for _, p := range profiles {
-		rs = append(rs, Route{Method: "GET", Path: p.path, Summary: p.summary, Tag: "operations", Auth: AuthAPI,
-			Produces: "application/octet-stream", Handler: platformOnly(adaptor.HTTPHandlerFunc(handlers[p.path]))})
+		rs = append(rs, Route{Method: "GET", Path: p.path, Summary: p.summary, Tag: "operations", Auth: AuthAPI, Access: platformAccess,
+			Produces: "application/octet-stream", Handler: adaptor.HTTPHandlerFunc(handlers[p.path])})
 	}
 	return rs
 }
 
-// platformOnly lets platform principals through to h.
-func platformOnly(h fiber.Handler) fiber.Handler {
-	return func(c *fiber.Ctx) error {
-		if !principal(c).Platform() {
-			return newError(fiber.StatusForbidden, "forbidden", "this endpoint needs a platform credential")
-		}
-		return h(c)
-	}
-}
+// platformAccess: metrics and profiles reveal every tenant's traffic and
+// the process's internals.
+var platformAccess = Access{Scope: ScopePlatform}

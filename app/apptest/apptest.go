@@ -129,6 +129,10 @@ func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string
 		"SWITCHBOARD_LISTEN":       "127.0.0.1:0",
 		"SWITCHBOARD_SECRET_KEY":   TestSecretKey,
 		"SWITCHBOARD_SIP_DOMAIN":   "sip.test",
+		// Tests send many requests with one key from one address; the
+		// rate-limit tests switch the limits on.
+		"SWITCHBOARD_RATE_LIMIT":         "0",
+		"SWITCHBOARD_AUTH_FAILURE_LIMIT": "0",
 	}
 	getenv := func(k string) string {
 		if v, ok := env[k]; ok {
@@ -142,11 +146,33 @@ func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string
 	}
 	cfg.OutboxGroup = outboxGroup
 	logs := &LogBuffer{}
+	url := listen(t, cfg, st, rdb, logs)
+	key, err := st.CreateKey(ctx, map[string]any{"name": "test platform key"}, "test")
+	if err != nil {
+		t.Fatalf("platform key: %v", err)
+	}
+	return &Server{URL: url, Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg, Logs: logs}
+}
+
+// Replica starts a second server over the same database, Redis and
+// configuration (outbox group included), as another replica of the same
+// installation behind a load balancer would be.
+func (s *Server) Replica(t testing.TB) *Server {
+	t.Helper()
+	r := *s
+	r.Logs = &LogBuffer{}
+	r.URL = listen(t, s.Cfg, s.Store, s.Redis, r.Logs)
+	return &r
+}
+
+// listen builds the app as serve does and serves it on a loopback port.
+func listen(t testing.TB, cfg app.Config, st *models.Store, rdb redis.UniversalClient, logs *LogBuffer) string {
+	t.Helper()
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	if os.Getenv("SWITCHBOARD_TEST_LOG") != "" {
 		log = slog.New(slog.NewMultiHandler(log.Handler(), slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	}
-	bctx, cancel := context.WithCancel(ctx)
+	bctx, cancel := context.WithCancel(context.Background())
 	fapp, stop, err := app.Build(bctx, cfg, st, rdb, log)
 	if err != nil {
 		cancel()
@@ -162,11 +188,7 @@ func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string
 		cancel()
 		stop()
 	})
-	key, err := st.CreateKey(ctx, map[string]any{"name": "test platform key"}, "test")
-	if err != nil {
-		t.Fatalf("platform key: %v", err)
-	}
-	return &Server{URL: "http://" + ln.Addr().String(), Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg, Logs: logs}
+	return "http://" + ln.Addr().String()
 }
 
 // OpenRedis connects to url, or to a fresh miniredis when url is "".

@@ -30,31 +30,45 @@ import (
 // replacements (cheap enough for the load generator to do per request,
 // instead of holding 50,000 prepared bodies in the measured process).
 type template struct {
-	body  []byte
-	holes [][]byte
+	body []byte
+	// at lists, per placeholder, the offsets where it occurs in body.
+	at    [][]int
+	holes []string
 }
 
 func newTemplate(capture []byte, build func(holes ...string) []byte, holes ...string) (template, error) {
-	t := template{body: build(holes...)}
+	t := template{body: build(holes...), holes: holes}
 	for _, h := range holes {
 		if bytes.Contains(capture, []byte(h)) {
 			return t, fmt.Errorf("placeholder %q occurs in the capture", h)
 		}
-		if !bytes.Contains(t.body, []byte(h)) {
+		var offs []int
+		for i := 0; ; {
+			j := bytes.Index(t.body[i:], []byte(h))
+			if j < 0 {
+				break
+			}
+			offs = append(offs, i+j)
+			i += j + len(h)
+		}
+		if len(offs) == 0 {
 			return t, fmt.Errorf("placeholder %q missing from the body", h)
 		}
-		t.holes = append(t.holes, []byte(h))
+		t.at = append(t.at, offs)
 	}
 	return t, nil
 }
 
+// fill copies the body once and writes each value over its placeholder.
 func (t template) fill(vals ...string) []byte {
-	b := t.body
-	for i, h := range t.holes {
-		if len(vals[i]) != len(h) {
-			panic(fmt.Sprintf("value %q does not fit placeholder %q", vals[i], h))
+	b := bytes.Clone(t.body)
+	for i, offs := range t.at {
+		if len(vals[i]) != len(t.holes[i]) {
+			panic(fmt.Sprintf("value %q does not fit placeholder %q", vals[i], t.holes[i]))
 		}
-		b = bytes.ReplaceAll(b, h, []byte(vals[i]))
+		for _, o := range offs {
+			copy(b[o:], vals[i])
+		}
 	}
 	return b
 }
