@@ -126,9 +126,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SWITCHBOARD_DATABASE_URL: must start with mysql:// or sqlite:")
 	}
 	if c.RedisURL != "" {
-		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
-			return c, fmt.Errorf("SWITCHBOARD_REDIS_URL: must be redis://host:port/db")
+		rdb, err := redisClientFor(c.RedisURL)
+		if err != nil {
+			return c, fmt.Errorf("SWITCHBOARD_REDIS_URL: %v", err)
 		}
+		rdb.Close() // only parsed here; openRedis connects
 	}
 	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, fmt.Errorf("SWITCHBOARD_BASE_URL: must be an http(s) URL")

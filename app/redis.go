@@ -37,14 +37,10 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.Univers
 		go expireOnTime(ctx, mini)
 		log.Info("SWITCHBOARD_REDIS_URL is unset: started an in-process Redis-compatible server; live state is lost on restart", "addr", mini.Addr())
 	}
-	opts, err := redis.ParseURL(url)
+	rdb, err := redisClientFor(url)
 	if err != nil {
 		return nil, nil, fmt.Errorf("SWITCHBOARD_REDIS_URL: %w", err)
 	}
-	opts.DialTimeout = 2 * time.Second
-	opts.ReadTimeout = 2 * time.Second
-	opts.WriteTimeout = 2 * time.Second
-	rdb := redis.NewClient(opts)
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := rdb.Ping(pingCtx).Err(); err != nil {

@@ -5,8 +5,7 @@ import "context"
 // Cache tiers a fetch can be answered from, for metrics.
 const (
 	TierMemory = "memory" // this replica's in-process copy
-	TierRedis  = "redis"  // the shared Redis cache
-	TierRender = "render" // loaded from the database and rendered (a miss)
+	TierRender = "render" // rendered from the in-memory model or the database (a miss)
 	TierNone   = "none"   // answered not-found without a lookup
 )
 

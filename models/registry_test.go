@@ -273,3 +273,29 @@ func readTable(t *testing.T, ctx context.Context, st *models.Store, table string
 	sort.Strings(lt.fks)
 	return lt
 }
+
+// TestEveryTableHasAPrimaryKey: Galera replicates rows by primary key (a
+// table without one is refused or replicated unsafely), so every table of
+// the schema has one, on both dialects.
+func TestEveryTableHasAPrimaryKey(t *testing.T) {
+	for _, b := range storetest.Backends(t) {
+		t.Run(b.Name, func(t *testing.T) {
+			st := storetest.Open(t, b)
+			var missing []string
+			q := `SELECT t.table_name FROM information_schema.tables t
+				WHERE t.table_schema = DATABASE() AND t.table_type = 'BASE TABLE'
+				AND NOT EXISTS (SELECT 1 FROM information_schema.table_constraints c
+					WHERE c.table_schema = t.table_schema AND c.table_name = t.table_name AND c.constraint_type = 'PRIMARY KEY')`
+			if b.Name == "sqlite" {
+				q = `SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
+					AND NOT EXISTS (SELECT 1 FROM pragma_table_info(m.name) p WHERE p.pk > 0)`
+			}
+			if err := st.DB().SelectContext(t.Context(), &missing, q); err != nil {
+				t.Fatal(err)
+			}
+			if len(missing) > 0 {
+				t.Fatalf("tables without a primary key: %v", missing)
+			}
+		})
+	}
+}

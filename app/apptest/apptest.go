@@ -112,6 +112,15 @@ const TestSecretKey = "303132333435363738396162636465663031323334353637383961626
 // Start runs a server for the test; env overrides configuration variables.
 func Start(t testing.TB, e Env, env map[string]string) *Server {
 	t.Helper()
+	// Test servers share the CI database but not their FreeSWITCH nodes:
+	// each dispatches the outbox to its own subscribers.
+	return StartReplica(t, e, env, storetest.Name("srv"))
+}
+
+// StartReplica runs a server in an outbox group: replicas of one
+// installation (same database, same Redis URL in e) share the group.
+func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string) *Server {
+	t.Helper()
 	ctx := context.Background()
 	st := storetest.Open(t, e.DB)
 	rdb := OpenRedis(t, e.RedisURL)
@@ -135,9 +144,7 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	// Test servers share the CI database but not their FreeSWITCH nodes:
-	// each dispatches the outbox to its own subscribers.
-	cfg.OutboxGroup = storetest.Name("srv")
+	cfg.OutboxGroup = outboxGroup
 	logs := &LogBuffer{}
 	url := listen(t, cfg, st, rdb, logs)
 	key, err := st.CreateKey(ctx, map[string]any{"name": "test platform key"}, "test")
