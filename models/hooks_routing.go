@@ -263,6 +263,10 @@ func (extensionHooks) beforeDelete(ctx context.Context, ts *txStore, o Owner, ol
 		}
 	}
 	if len(refs) == 0 {
+		// Its chat account goes with it (the chat sync removes it from the chat server).
+		if _, err := ts.tx.ExecContext(ctx, "DELETE FROM chat_accounts WHERE tenant_id = ? AND extension = ?", o.TenantID, name); err != nil {
+			return fmt.Errorf("delete chat account of extension %s: %w", name, ts.dialect.translate(err))
+		}
 		return nil
 	}
 	sort.Strings(refs)

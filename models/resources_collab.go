@@ -127,15 +127,16 @@ var systemWebhooksResource = &Resource{
 var chatChannelsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "chat_channels", Title: "chat channel", Scope: TenantScope, Table: "chat_channels", Order: "name",
+	Hooks: chatChannelHooks{},
 	Fields: []*Field{
-		{Name: "name", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Doc: "the to of a channel message"},
+		{Name: "name", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Immutable: true, Doc: "the to of a channel message; fixed once created (it names the chat room)"},
 		{Name: "display_name", Type: String, MaxLen: 64},
 		{Name: "topic", Type: String, MaxLen: 255},
 		enumField("visibility", "public", "public", "private"),
 		{Name: "members", Type: StringList, Pattern: patNumber, MaxItems: 1000, Doc: "extensions, for private channels"},
 		boolField("read_only", false, "only administrators, integrations and webhooks post"),
 		boolField("archived", false, "archived channels refuse posts"),
-		{Name: "jid", Type: String, ReadOnly: true, Doc: "<name>@<muc service of the tenant>"},
+		{Name: "jid", Type: String, ReadOnly: true, Doc: "the chat room: <tenant>-<name>@<chat room service>"},
 		descriptionField(),
 	},
 }

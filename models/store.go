@@ -23,6 +23,8 @@ type Store struct {
 	dialect Dialect
 	reg     *Registry
 	sealer  *Sealer
+	// chatMUC is the chat room service (SetChatMUCDomain).
+	chatMUC string
 }
 
 // Open connects to the database named by a Switchboard URL

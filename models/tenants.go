@@ -241,6 +241,7 @@ func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old R
 		args []any
 	}{
 		{"DELETE FROM numbers WHERE tenant_id = ?", []any{o.TenantID}},
+		{"DELETE FROM chat_accounts WHERE tenant_id = ?", []any{o.TenantID}},
 		{"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?), tenant_id = NULL, updated_at = ? WHERE tenant_id = ?", []any{ts2, ts2, o.TenantID}},
 	}
 	for _, st := range stmts {
