@@ -34,6 +34,7 @@ commands:
   key create --name N [--tenant T] [--extension E]
                                           create an API key; prints the key alone
   sim [--calls-per-second N]              run a fake FreeSWITCH generating calls
+  chat sync                               reconcile chat rooms, accounts and memberships on ejabberd
   schema-sql RESOURCE                     print a starting migration for a resource
 `
 
@@ -58,6 +59,8 @@ func Run(ctx context.Context, env Env) error {
 		return keyCommand(ctx, env, args)
 	case "sim":
 		return simCommand(ctx, env, args)
+	case "chat":
+		return chatCommand(ctx, env, args)
 	case "schema-sql":
 		return schemaSQL(env, args)
 	case "help", "-h", "--help":

@@ -33,6 +33,12 @@ type Config struct {
 	Recordings   string // SWITCHBOARD_RECORDINGS_DIR
 	BodyLimit    int
 	ShutdownWait time.Duration
+	// Team chat (ejabberd); ChatAPIURL "" means no chat server.
+	ChatAPIURL    string // SWITCHBOARD_CHAT_API_URL
+	ChatDomain    string // SWITCHBOARD_CHAT_DOMAIN
+	ChatMUCDomain string // SWITCHBOARD_CHAT_MUC_DOMAIN
+	ChatWSURL     string // SWITCHBOARD_CHAT_WS_URL
+	SIPWSURL      string // SWITCHBOARD_SIP_WS_URL
 }
 
 // envVar documents one variable; the README table is written from the same facts.
@@ -56,6 +62,11 @@ var Variables = []envVar{
 	{"SWITCHBOARD_ESL_NODES", "", "FreeSWITCH event sockets: host:port or password@host:port, comma-separated"},
 	{"SWITCHBOARD_ESL_PASSWORD", "ClueCon", "default event socket password"},
 	{"SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings", "directory (on the FreeSWITCH nodes) where the record endpoint writes"},
+	{"SWITCHBOARD_CHAT_API_URL", "", "ejabberd mod_http_api URL (http://127.0.0.1:5281/api); unset: no chat server"},
+	{"SWITCHBOARD_CHAT_DOMAIN", "", "XMPP domain of chat users (required with the API URL)"},
+	{"SWITCHBOARD_CHAT_MUC_DOMAIN", "conference.<domain>", "XMPP service of chat rooms"},
+	{"SWITCHBOARD_CHAT_WS_URL", "", "XMPP WebSocket URL chat clients use (wss://chat.example.net/ws)"},
+	{"SWITCHBOARD_SIP_WS_URL", "wss://<SIP domain>:7443", "SIP WebSocket URL in agent provisioning bundles"},
 }
 
 // LoadConfig reads the environment. A bad value is an error naming the variable.
@@ -81,6 +92,14 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		Recordings:   get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
 		BodyLimit:    1 << 20,
 		ShutdownWait: 15 * time.Second,
+	}
+	c.ChatAPIURL = strings.TrimRight(get("SWITCHBOARD_CHAT_API_URL", ""), "/")
+	c.ChatDomain = strings.ToLower(get("SWITCHBOARD_CHAT_DOMAIN", ""))
+	c.ChatMUCDomain = strings.ToLower(get("SWITCHBOARD_CHAT_MUC_DOMAIN", ""))
+	c.ChatWSURL = get("SWITCHBOARD_CHAT_WS_URL", "")
+	c.SIPWSURL = get("SWITCHBOARD_SIP_WS_URL", "wss://"+c.SIPDomain+":7443")
+	if err := c.checkChat(); err != nil {
+		return c, err
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return c, fmt.Errorf("SWITCHBOARD_LISTEN: %q is not host:port", c.Listen)
@@ -124,6 +143,28 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SWITCHBOARD_XMLCURL_PASSWORD: set both SWITCHBOARD_XMLCURL_USER and SWITCHBOARD_XMLCURL_PASSWORD, or neither")
 	}
 	return c, nil
+}
+
+// checkChat validates the chat server settings.
+func (c *Config) checkChat() error {
+	if c.ChatAPIURL == "" {
+		return nil
+	}
+	if u, err := url.Parse(c.ChatAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("SWITCHBOARD_CHAT_API_URL: must be an http(s) URL such as http://127.0.0.1:5281/api")
+	}
+	if c.ChatDomain == "" || strings.ContainsAny(c.ChatDomain, "@/ ") {
+		return fmt.Errorf("SWITCHBOARD_CHAT_DOMAIN: required with SWITCHBOARD_CHAT_API_URL: the XMPP domain (e.g. chat.example.net)")
+	}
+	if c.ChatMUCDomain == "" {
+		c.ChatMUCDomain = "conference." + c.ChatDomain
+	}
+	if c.ChatWSURL != "" {
+		if u, err := url.Parse(c.ChatWSURL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			return fmt.Errorf("SWITCHBOARD_CHAT_WS_URL: must be a ws:// or wss:// URL")
+		}
+	}
+	return nil
 }
 
 func decodeKey(s string) ([]byte, error) {

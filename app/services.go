@@ -6,6 +6,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/chat"
 	"github.com/switchboard/switchboard/fsxml"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
@@ -22,6 +23,8 @@ type services struct {
 	// xml serves /fs/xml; its OnDirectoryChange hook is free for the ESL
 	// wiring (xml_flush_cache).
 	xml *fsxml.Service
+	// chat is the team-chat sync, a changes.Subscriber.
+	chat *chat.Sync
 }
 
 func (s *services) stop() {
@@ -34,6 +37,7 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}}
 	s.changed = func(context.Context, string) {}
 	newXMLService(s, cfg, st, rdb, log)
+	newChatServices(ctx, s, cfg, st, rdb, log)
 	if err := newCallServices(ctx, s, cfg, st, rdb, log); err != nil {
 		s.stop()
 		return nil, err

@@ -222,6 +222,11 @@ func constantTimeEqual(a, b string) bool {
 
 // requireTenant checks the caller may act in the path's tenant and resolves it.
 func (s *server) requireTenant(c *fiber.Ctx, perm string) (models.Owner, error) {
+	return requireTenantIn(c, s.Store, perm)
+}
+
+// requireTenantIn is requireTenant for routes outside the server (Extra).
+func requireTenantIn(c *fiber.Ctx, st *models.Store, perm string) (models.Owner, error) {
 	p := principal(c)
 	tenant := strings.Clone(c.Params("tenant"))
 	if !p.MayTenant(tenant) {
@@ -230,7 +235,7 @@ func (s *server) requireTenant(c *fiber.Ctx, perm string) (models.Owner, error) 
 	if !p.Can(perm) {
 		return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission "+perm)
 	}
-	o, err := s.Store.Tenant(c.UserContext(), tenant)
+	o, err := st.Tenant(c.UserContext(), tenant)
 	if err != nil {
 		return models.Owner{}, err
 	}

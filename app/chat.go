@@ -1,0 +1,84 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/chat"
+	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/routes"
+)
+
+// chatClient builds the ejabberd client from the configuration.
+func chatClient(cfg Config) *chat.Client {
+	return chat.NewClient(chat.Config{APIURL: cfg.ChatAPIURL, Domain: cfg.ChatDomain, MUCDomain: cfg.ChatMUCDomain, WSURL: cfg.ChatWSURL})
+}
+
+// newChatServices wires team chat: the ejabberd client, the sync that
+// pushes chat channels, accounts and memberships to ejabberd (a full
+// reconcile at start, then one per changed tenant, retried until ejabberd
+// takes it), the /api/connect routes and the readiness line.
+func newChatServices(ctx context.Context, s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
+	client := chatClient(cfg)
+	sync := chat.NewSync(client, st, log.With("component", "chat"))
+	s.chat = sync
+	if client.Config().Enabled() {
+		st.SetChatMUCDomain(client.Config().MUCDomain)
+		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() { defer close(done); sync.Run(runCtx) }()
+		s.stops = append(s.stops, func() { cancel(); <-done })
+		sync.Notify("")
+		// Until configuration changes arrive from the outbox dispatcher,
+		// every committed write notifies the sync of its tenant. With the
+		// dispatcher: register s.chat (a changes.Subscriber) and drop this hook.
+		prev := s.changed
+		s.changed = func(ctx context.Context, tenant string) { sync.Notify(tenant); prev(ctx, tenant) }
+		log.Info("team chat wired", "api", cfg.ChatAPIURL, "domain", cfg.ChatDomain, "rooms", client.Config().MUCDomain)
+	}
+	s.ready["chat"] = func(ctx context.Context) error {
+		if !client.Config().Enabled() {
+			return &routes.Informational{State: "not configured (SWITCHBOARD_CHAT_API_URL unset): chat endpoints answer 503"}
+		}
+		if err := client.Status(ctx); err != nil {
+			return &routes.Informational{State: "unreachable: chat endpoints answer 503 until it is back"}
+		}
+		return nil
+	}
+	s.routes = append(s.routes, routes.ChatRoutes(routes.ChatDeps{
+		Store:     st,
+		Redis:     rdb,
+		Chat:      client,
+		Sync:      sync,
+		Changed:   func(ctx context.Context, tenant string) { s.changed(ctx, tenant) },
+		BaseURL:   cfg.BaseURL,
+		SIPDomain: cfg.SIPDomain,
+		SIPWSURL:  cfg.SIPWSURL,
+	})...)
+	for name, sch := range routes.ChatSchemas() {
+		s.schemas[name] = sch
+	}
+}
+
+// chatCommand runs `switchboard chat sync`: reconcile every tenant's chat
+// state on ejabberd with the database once, and report.
+func chatCommand(ctx context.Context, env Env, args []string) error {
+	if len(args) != 1 || args[0] != "sync" {
+		return fmt.Errorf("%w: chat sync", ErrUsage)
+	}
+	return withStore(ctx, env, func(cfg Config, st *models.Store) error {
+		client := chatClient(cfg)
+		if !client.Config().Enabled() {
+			return fmt.Errorf("chat sync: SWITCHBOARD_CHAT_API_URL and SWITCHBOARD_CHAT_DOMAIN are not set")
+		}
+		st.SetChatMUCDomain(client.Config().MUCDomain)
+		if err := chat.NewSync(client, st, slog.Default()).All(ctx); err != nil {
+			return fmt.Errorf("chat sync: %w", err)
+		}
+		fmt.Fprintln(env.Stdout, "chat server is in sync")
+		return nil
+	})
+}
