@@ -23,6 +23,7 @@ func chatClient(cfg Config) *chat.Client {
 // takes it), the /api/connect routes and the readiness line.
 func newChatServices(ctx context.Context, s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
 	client := chatClient(cfg)
+	st.SetBaseURL(cfg.BaseURL) // incoming webhook URLs
 	sync := chat.NewSync(client, st, log.With("component", "chat"))
 	s.chat = sync
 	if client.Config().Enabled() {
@@ -48,7 +49,7 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 		}
 		return nil
 	}
-	s.routes = append(s.routes, routes.ChatRoutes(routes.ChatDeps{
+	deps := routes.ChatDeps{
 		Store:     st,
 		Redis:     rdb,
 		Chat:      client,
@@ -57,7 +58,9 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 		BaseURL:   cfg.BaseURL,
 		SIPDomain: cfg.SIPDomain,
 		SIPWSURL:  cfg.SIPWSURL,
-	})...)
+	}
+	s.routes = append(s.routes, routes.ChatRoutes(deps)...)
+	s.routes = append(s.routes, routes.WebhookRoutes(deps)...)
 	for name, sch := range routes.ChatSchemas() {
 		s.schemas[name] = sch
 	}

@@ -168,6 +168,15 @@ func (s *Sync) All(ctx context.Context) error {
 	if err := s.ensureService(ctx); err != nil {
 		return err
 	}
+	// ejabberd first, then the database (see Tenant).
+	rooms, err := s.c.Rooms(ctx)
+	if err != nil {
+		return err
+	}
+	users, err := s.c.RegisteredUsers(ctx)
+	if err != nil {
+		return err
+	}
 	tenants, err := s.st.Records(ctx, s.st.Registry().Resource("tenants"), models.Owner{}, nil)
 	if err != nil {
 		return err
@@ -188,20 +197,12 @@ func (s *Sync) All(ctx context.Context) error {
 		tenant, _, ok := strings.Cut(local, "-")
 		return ok && !known[tenant]
 	}
-	rooms, err := s.c.Rooms(ctx)
-	if err != nil {
-		return err
-	}
 	for _, r := range rooms {
 		if orphan(r) {
 			if err := s.c.DestroyRoom(ctx, r); err != nil {
 				return err
 			}
 		}
-	}
-	users, err := s.c.RegisteredUsers(ctx)
-	if err != nil {
-		return err
 	}
 	for _, u := range users {
 		if orphan(u) {
@@ -267,7 +268,21 @@ func (s *Sync) load(ctx context.Context, tenant string) (*tenantState, error) {
 // Tenant reconciles one tenant: accounts that the database no longer has
 // are removed, every channel's room is created or corrected, and rooms of
 // deleted channels are destroyed. A tenant that no longer exists is dropped.
+//
+// What ejabberd has is read before the database: provisioning commits an
+// account's row before registering it, and channels are committed before
+// their rooms are made, so anything listed on ejabberd that the (later)
+// database read lacks really is gone; the other order could remove an
+// account provisioned between the two reads.
 func (s *Sync) Tenant(ctx context.Context, tenant string) error {
+	users, err := s.c.RegisteredUsers(ctx)
+	if err != nil {
+		return err
+	}
+	existing, err := s.c.Rooms(ctx)
+	if err != nil {
+		return err
+	}
 	st, err := s.load(ctx, tenant)
 	if errors.Is(err, models.ErrNotFound) {
 		return s.dropTenant(ctx, tenant)
@@ -282,10 +297,6 @@ func (s *Sync) Tenant(ctx context.Context, tenant string) error {
 	want := map[string]bool{}
 	for _, ext := range st.accounts {
 		want[UserLocal(st.owner.Tenant, ext)] = true
-	}
-	users, err := s.c.RegisteredUsers(ctx)
-	if err != nil {
-		return err
 	}
 	for _, u := range users {
 		if strings.HasPrefix(u, prefix) && !want[u] {
@@ -308,10 +319,6 @@ func (s *Sync) Tenant(ctx context.Context, tenant string) error {
 		if err := s.room(ctx, st, ch); err != nil {
 			return err
 		}
-	}
-	existing, err := s.c.Rooms(ctx)
-	if err != nil {
-		return err
 	}
 	for _, r := range existing {
 		if strings.HasPrefix(r, prefix) && !rooms[r] {

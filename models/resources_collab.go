@@ -192,6 +192,7 @@ var messagingChannelsResource = &Resource{
 
 var incomingWebhooksResource = &Resource{
 	Name: "incoming_webhooks", Title: "incoming webhook", Scope: TenantScope, Table: "incoming_webhooks",
+	WritePermission: "incoming_webhooks.manage",
 	Hooks: incomingWebhookRules{},
 	Fields: []*Field{
 		{Name: "channel", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Doc: "a chat channel of the tenant, not archived"},
@@ -199,8 +200,8 @@ var incomingWebhooksResource = &Resource{
 		descriptionField(),
 		enabledField(),
 		{Name: "picture", Type: String, MaxLen: 1400000, Pattern: `^data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/]+={0,2}$`, Doc: "avatar; data: URL"},
-		{Name: "token", Type: String, ReadOnly: true, Doc: "the secret in the URL"},
-		{Name: "url", Type: String, ReadOnly: true, MaxLen: 1024},
+		{Name: "token", Type: String, ReadOnly: true, Secret: Digest, Generate: newWebhookToken, Doc: "the secret in the URL (32 random bytes); shown only in the create and regenerate answers, stored as SHA-256"},
+		{Name: "url", Type: String, ReadOnly: true, MaxLen: 1024, Doc: "{base_url}/integration/webhooks/<token>: in full only in the create and regenerate answers, else with the token's first characters"},
 		{Name: "created_by", Type: String, ReadOnly: true},
 		{Name: "last_used_at", Type: Time, ReadOnly: true},
 		{Name: "message_count", Type: Int, ReadOnly: true},

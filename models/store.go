@@ -25,6 +25,8 @@ type Store struct {
 	sealer  *Sealer
 	// chatMUC is the chat room service (SetChatMUCDomain).
 	chatMUC string
+	// baseURL is the public base URL (SetBaseURL).
+	baseURL string
 }
 
 // Open connects to the database named by a Switchboard URL

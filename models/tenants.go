@@ -166,7 +166,7 @@ func (ts *txStore) cloneRecord(res *Resource, row Record, idMap map[string]map[i
 				return nil, nil, err
 			}
 			v = plain
-		case f.Secret == Hashed:
+		case f.Secret == Hashed || f.Secret == Digest:
 			v = nil
 		case f.Ref != "" && f.Type == Int && v != nil:
 			if m, copied := idMap[f.Ref]; copied && m[v.(int64)] != 0 {

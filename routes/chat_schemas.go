@@ -28,6 +28,22 @@ func ChatSchemas() map[string]any {
 			"chat_password": obj{"type": "string", "pattern": `^[!-~]{12,128}$`, "description": "generated when omitted"},
 			"sip_password":  obj{"type": "string", "description": "the extension's SIP secret; generated when the extension is created without one"},
 		}},
+		"WebhookPayload": obj{"type": "object", "description": "Slack's incoming-webhook format, as JSON or in a form field payload", "properties": obj{
+			"text":   obj{"type": "string", "maxLength": 40000, "description": "links as <url|text>; Slack's three escapes (&amp; &lt; &gt;)"},
+			"mrkdwn": obj{"type": "boolean"},
+			"attachments": obj{"type": "array", "maxItems": 20, "items": obj{"type": "object", "properties": obj{
+				"fallback": str, "color": str, "pretext": str, "author_name": str, "author_link": url,
+				"title": str, "title_link": url, "text": obj{"type": "string", "description": "shown at the bottom of the attachment"},
+				"fields": obj{"type": "array", "maxItems": 20, "items": obj{"type": "object", "properties": obj{
+					"title": str, "value": str, "short": obj{"type": "boolean"},
+				}}},
+				"image_url": url, "thumb_url": url, "footer": str, "ts": obj{"type": []string{"integer", "string"}},
+			}}},
+		}},
+		"IncomingWebhookSecret": obj{"allOf": []obj{{"$ref": "#/components/schemas/incoming_webhooks"}, {"type": "object", "properties": obj{
+			"token": obj{"type": "string", "description": "the new token; shown only here"},
+			"url":   obj{"type": "string", "format": "uri", "description": "the full new URL; shown only here"},
+		}}}},
 		"Empty": obj{"type": "object", "additionalProperties": false},
 		"AgentBundle": obj{"type": "object", "properties": obj{
 			"status":    obj{"type": "string", "enum": []string{"provisioned", "rotated"}},

@@ -59,7 +59,7 @@ func (s *server) owner(c *fiber.Ctx, res *models.Resource, perm string) (models.
 
 // writeInput authorises a write and decodes its JSON body.
 func (s *server) writeInput(c *fiber.Ctx, res *models.Resource) (models.Owner, map[string]any, error) {
-	o, err := s.owner(c, res, "config.write")
+	o, err := s.owner(c, res, writePermission(res))
 	if err != nil {
 		return o, nil, err
 	}
@@ -122,7 +122,7 @@ func (s *server) createObject(res *models.Resource) fiber.Handler {
 		if src, ok := in["tenant_to_clone"].(string); ok && src != "" && !principal(c).MayTenant(src) {
 			return newError(fiber.StatusForbidden, "forbidden", "this credential may not read tenant "+src)
 		}
-		rec, err := s.Store.Create(c.UserContext(), res, o, in)
+		rec, err := s.Store.Create(models.WithActor(c.UserContext(), principal(c).Name), res, o, in)
 		if err != nil {
 			return err
 		}
@@ -147,9 +147,17 @@ func (s *server) updateObject(res *models.Resource) fiber.Handler {
 	}
 }
 
+// writePermission is the permission writes to a resource need.
+func writePermission(res *models.Resource) string {
+	if res.WritePermission != "" {
+		return res.WritePermission
+	}
+	return "config.write"
+}
+
 func (s *server) deleteObject(res *models.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		o, err := s.owner(c, res, "config.write")
+		o, err := s.owner(c, res, writePermission(res))
 		if err != nil {
 			return err
 		}
