@@ -193,7 +193,7 @@ var messagingChannelsResource = &Resource{
 var incomingWebhooksResource = &Resource{
 	Name: "incoming_webhooks", Title: "incoming webhook", Scope: TenantScope, Table: "incoming_webhooks",
 	WritePermission: "incoming_webhooks.manage",
-	Hooks: incomingWebhookRules{},
+	Hooks:           incomingWebhookRules{},
 	Fields: []*Field{
 		{Name: "channel", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Doc: "a chat channel of the tenant, not archived"},
 		{Name: "name", Type: String, Required: true, MaxLen: 64, Doc: "sender name shown on messages"},
