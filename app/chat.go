@@ -19,8 +19,9 @@ func chatClient(cfg Config) *chat.Client {
 
 // newChatServices wires team chat: the ejabberd client, the sync that
 // pushes chat channels, accounts and memberships to ejabberd (a full
-// reconcile at start, then one per changed tenant, retried until ejabberd
-// takes it), the /api/connect routes and the readiness line.
+// reconcile at start, then each committed change through the outbox,
+// retried until ejabberd takes it), the /api/connect and webhook routes and
+// the readiness line.
 func newChatServices(ctx context.Context, s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
 	client := chatClient(cfg)
 	st.SetBaseURL(cfg.BaseURL) // incoming webhook URLs
@@ -33,11 +34,9 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 		go func() { defer close(done); sync.Run(runCtx) }()
 		s.stops = append(s.stops, func() { cancel(); <-done })
 		sync.Notify("")
-		// Until configuration changes arrive from the outbox dispatcher,
-		// every committed write notifies the sync of its tenant. With the
-		// dispatcher: register s.chat (a changes.Subscriber) and drop this hook.
-		prev := s.changed
-		s.changed = func(ctx context.Context, tenant string) { sync.Notify(tenant); prev(ctx, tenant) }
+		// Committed changes of channels, extensions and tenants arrive
+		// through the outbox dispatcher.
+		s.subscribers = append(s.subscribers, sync)
 		log.Info("team chat wired", "api", cfg.ChatAPIURL, "domain", cfg.ChatDomain, "rooms", client.Config().MUCDomain)
 	}
 	s.ready["chat"] = func(ctx context.Context) error {
@@ -54,7 +53,6 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Redis:     rdb,
 		Chat:      client,
 		Sync:      sync,
-		Changed:   func(ctx context.Context, tenant string) { s.changed(ctx, tenant) },
 		BaseURL:   cfg.BaseURL,
 		SIPDomain: cfg.SIPDomain,
 		SIPWSURL:  cfg.SIPWSURL,
@@ -66,22 +64,24 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 	}
 }
 
-// chatCommand runs `switchboard chat sync`: reconcile every tenant's chat
-// state on ejabberd with the database once, and report.
-func chatCommand(ctx context.Context, env Env, args []string) error {
-	if len(args) != 1 || args[0] != "sync" {
-		return fmt.Errorf("%w: chat sync", ErrUsage)
-	}
-	return withStore(ctx, env, func(cfg Config, st *models.Store) error {
+type chatCmd struct {
+	Sync chatSyncCmd `cmd:"" help:"Reconcile chat rooms, accounts and memberships on ejabberd with the database, once."`
+}
+
+type chatSyncCmd struct{}
+
+// Run reconciles every tenant's chat state on ejabberd (also done at start).
+func (chatSyncCmd) Run(rc *runCtx) error {
+	return withStore(rc.ctx, rc.env, func(cfg Config, st *models.Store) error {
 		client := chatClient(cfg)
 		if !client.Config().Enabled() {
 			return fmt.Errorf("chat sync: SWITCHBOARD_CHAT_API_URL and SWITCHBOARD_CHAT_DOMAIN are not set")
 		}
 		st.SetChatMUCDomain(client.Config().MUCDomain)
-		if err := chat.NewSync(client, st, slog.Default()).All(ctx); err != nil {
+		if err := chat.NewSync(client, st, slog.Default()).All(rc.ctx); err != nil {
 			return fmt.Errorf("chat sync: %w", err)
 		}
-		fmt.Fprintln(env.Stdout, "chat server is in sync")
+		fmt.Fprintln(rc.env.Stdout, "chat server is in sync")
 		return nil
 	})
 }

@@ -39,6 +39,11 @@ type Config struct {
 	ChatMUCDomain string // SWITCHBOARD_CHAT_MUC_DOMAIN
 	ChatWSURL     string // SWITCHBOARD_CHAT_WS_URL
 	SIPWSURL      string // SWITCHBOARD_SIP_WS_URL
+	// OutboxGroup, when set, keeps this server's outbox lease and
+	// subscriber progress apart from other servers on the same database.
+	// Replicas of one installation leave it empty; test servers that share
+	// a database but not FreeSWITCH nodes set it.
+	OutboxGroup string
 }
 
 // envVar documents one variable; the README table is written from the same facts.

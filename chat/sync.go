@@ -93,9 +93,9 @@ func channelName(c changes.Change) string {
 
 // Notify asks the background loop (Run) to bring a tenant ("" for every
 // tenant) in line with the database, retrying until the chat server takes
-// it. It is the delivery path until configuration changes arrive through
-// the outbox dispatcher, and is used for chat accounts, which are not
-// registry resources.
+// it: the full reconcile at start, and chat accounts (which are not registry
+// resources, so the outbox does not carry them). Channels, extensions and
+// tenants arrive through Handle.
 func (s *Sync) Notify(tenant string) {
 	s.mu.Lock()
 	s.pending[tenant] = true

@@ -27,6 +27,7 @@ type Store struct {
 	chatMUC string
 	// baseURL is the public base URL (SetBaseURL).
 	baseURL string
+	hooks   commitHooks
 }
 
 // Open connects to the database named by a Switchboard URL

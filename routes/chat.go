@@ -24,10 +24,7 @@ type ChatDeps struct {
 	// every endpoint that needs it answers 503 chat_unavailable.
 	Chat *chat.Client
 	// Sync is told about chat accounts so room memberships follow them.
-	Sync *chat.Sync
-	// Changed is called after configuration writes these routes make
-	// (the extension created by provisioning).
-	Changed   func(ctx context.Context, tenant string)
+	Sync      *chat.Sync
 	BaseURL   string
 	SIPDomain string
 	// SIPWSURL is the SIP-over-WebSocket URL of the provisioning bundle.
@@ -299,9 +296,7 @@ func (r *chatRoutes) provision(c *fiber.Ctx) error {
 		uctx := context.WithoutCancel(ctx)
 		_ = r.Store.DeleteChatAccount(uctx, o, in.Extension)
 		if created {
-			if err := r.Store.Delete(uctx, r.Store.Registry().Resource("extensions"), o, in.Extension); err == nil {
-				r.Changed(uctx, o.Tenant)
-			}
+			_ = r.Store.Delete(uctx, r.Store.Registry().Resource("extensions"), o, in.Extension)
 		}
 	}
 	if err := r.Store.CreateChatAccount(ctx, o, in.Extension, password); err != nil {
@@ -342,7 +337,6 @@ func (r *chatRoutes) ensureExtension(ctx context.Context, o models.Owner, in age
 		if _, err := r.Store.Create(ctx, res, o, rec); err != nil {
 			return false, renameField(err, "sip_secret", "sip_password")
 		}
-		r.Changed(ctx, o.Tenant)
 		return true, nil
 	}
 	if err != nil {
@@ -352,7 +346,6 @@ func (r *chatRoutes) ensureExtension(ctx context.Context, o models.Owner, in age
 		if _, err := r.Store.Update(ctx, res, o, in.Extension, map[string]any{"sip_secret": in.SIPPassword}); err != nil {
 			return false, renameField(err, "sip_secret", "sip_password")
 		}
-		r.Changed(ctx, o.Tenant)
 	}
 	return false, nil
 }
