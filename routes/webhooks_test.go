@@ -152,6 +152,12 @@ func TestIncomingWebhookPostsIntoChannel(t *testing.T) {
 		if s, _, _ := postHook(t, e, newToken, "application/json", `{"text":"new"}`); s != 200 {
 			t.Fatalf("new token: %d", s)
 		}
+		// Tokens never reach the logs (only their first characters).
+		for _, line := range e.Logs.Lines(t) {
+			if js, _ := json.Marshal(line); bytes.Contains(js, []byte(token)) || bytes.Contains(js, []byte(newToken)) {
+				t.Fatalf("a webhook token was logged: %s", js)
+			}
+		}
 		arch, _ = cl.Archive(context.Background(), room+"@conference."+chatDomain)
 		joined := strings.Join(arch, "\n")
 		if len(arch) != 5 || strings.Contains(joined, "while disabled") || strings.Contains(joined, ">old<") {
