@@ -57,7 +57,11 @@ func NewClient(cfg Config) *Client {
 	if cfg.MUCDomain == "" && cfg.Domain != "" {
 		cfg.MUCDomain = "conference." + cfg.Domain
 	}
-	return &Client{cfg: cfg, http: &http.Client{Timeout: 10 * time.Second}}
+	// Many concurrent sends go to one ejabberd: keep enough idle
+	// connections that a burst does not open and close one per request.
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.MaxIdleConns, tr.MaxIdleConnsPerHost = 256, 256
+	return &Client{cfg: cfg, http: &http.Client{Timeout: 10 * time.Second, Transport: tr}}
 }
 
 // Config returns the client's configuration (with defaults applied).
@@ -166,7 +170,8 @@ func (c *Client) CheckAccount(ctx context.Context, user string) (bool, error) {
 
 // Unregister deletes an account; a missing account is not an error.
 func (c *Client) Unregister(ctx context.Context, user string) error {
-	err := c.resCode(ctx, "unregister", map[string]string{"user": user, "host": c.cfg.Domain})
+	// ejabberd 23.01 answers unregister with an empty string.
+	err := c.call(ctx, "unregister", map[string]string{"user": user, "host": c.cfg.Domain}, nil)
 	var ae *APIError
 	if errors.As(err, &ae) && ae.Status < 500 {
 		if ok, cerr := c.CheckAccount(ctx, user); cerr == nil && !ok {

@@ -49,7 +49,7 @@ func TestChannelBecomesArchivedMembersOnlyRoom(t *testing.T) {
 		}
 	}
 	// 1001 has a chat account (as provisioning makes it); 1002 has none.
-	if err := st.CreateChatAccount(ctx, o, "1001", "pw-1001-long-enough"); err != nil {
+	if err := st.CreateChatAccount(ctx, o, "1001", "pw-1001-long-enough", false); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Register(ctx, "acme-1001", "pw-1001-long-enough"); err != nil {

@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"crypto/subtle"
 	"fmt"
 	"strings"
 )
@@ -29,10 +30,20 @@ func (s *Store) HasChatAccount(ctx context.Context, o Owner, ext string) (bool, 
 	return n > 0, nil
 }
 
+// chatPasswordHash hashes a chat password: bcrypt for one a client chose,
+// SHA-256 for one Switchboard generated (high entropy, like API keys, so
+// a slow hash adds nothing but cost when provisioning agents in bulk).
+func chatPasswordHash(password string, generated bool) (string, error) {
+	if generated {
+		return "sha256:" + HashKey(password), nil
+	}
+	return HashPassword(password)
+}
+
 // CreateChatAccount records a new account with the password's hash; an
 // existing account answers ErrConflict.
-func (s *Store) CreateChatAccount(ctx context.Context, o Owner, ext, password string) error {
-	hash, err := HashPassword(password)
+func (s *Store) CreateChatAccount(ctx context.Context, o Owner, ext, password string, generated bool) error {
+	hash, err := chatPasswordHash(password, generated)
 	if err != nil {
 		return err
 	}
@@ -45,8 +56,8 @@ func (s *Store) CreateChatAccount(ctx context.Context, o Owner, ext, password st
 }
 
 // SetChatPassword replaces the stored hash (rotation).
-func (s *Store) SetChatPassword(ctx context.Context, o Owner, ext, password string) error {
-	hash, err := HashPassword(password)
+func (s *Store) SetChatPassword(ctx context.Context, o Owner, ext, password string, generated bool) error {
+	hash, err := chatPasswordHash(password, generated)
 	if err != nil {
 		return err
 	}
@@ -66,6 +77,9 @@ func (s *Store) CheckChatPassword(ctx context.Context, o Owner, ext, password st
 	err := s.db.GetContext(ctx, &hash, "SELECT password_hash FROM chat_accounts WHERE tenant_id = ? AND extension = ?", o.TenantID, ext)
 	if err != nil {
 		return false, fmt.Errorf("chat account %s: %w", ext, s.dialect.translate(err))
+	}
+	if strings.HasPrefix(hash, "sha256:") {
+		return subtle.ConstantTimeCompare([]byte(hash), []byte("sha256:"+HashKey(password))) == 1, nil
 	}
 	return CheckPassword(hash, password), nil
 }

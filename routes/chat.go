@@ -299,7 +299,7 @@ func (r *chatRoutes) provision(c *fiber.Ctx) error {
 			_ = r.Store.Delete(uctx, r.Store.Registry().Resource("extensions"), o, in.Extension)
 		}
 	}
-	if err := r.Store.CreateChatAccount(ctx, o, in.Extension, password); err != nil {
+	if err := r.Store.CreateChatAccount(ctx, o, in.Extension, password, in.ChatPassword == ""); err != nil {
 		undo()
 		return err
 	}
@@ -402,7 +402,7 @@ func (r *chatRoutes) rotate(c *fiber.Ctx) error {
 	if err := r.Chat.KickUser(ctx, local); err != nil {
 		return chatErr(err)
 	}
-	if err := r.Store.SetChatPassword(ctx, o, ext, password); err != nil {
+	if err := r.Store.SetChatPassword(ctx, o, ext, password, true); err != nil {
 		return err
 	}
 	b, err := r.bundle(ctx, o, ext, password, "rotated")

@@ -271,15 +271,27 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 		if ext["type"] != "ai_agent" || ext["first_name"] != "Ada" {
 			t.Fatalf("extension %v", ext)
 		}
-		// Stored only hashed by us.
-		var hash string
-		if err := e.Store.DB().Get(&hash, "SELECT password_hash FROM chat_accounts WHERE extension = '2001'"); err != nil {
-			t.Fatal(err)
+		// Stored only hashed by us: SHA-256 for a generated password, bcrypt
+		// for one the caller chose.
+		stored := func(ext string) string {
+			var hash string
+			if err := e.Store.DB().Get(&hash, "SELECT c.password_hash FROM chat_accounts c JOIN tenants t ON t.id = c.tenant_id WHERE t.tenant = ? AND c.extension = ?", e.tenant, ext); err != nil {
+				t.Fatal(err)
+			}
+			return hash
 		}
-		if !strings.HasPrefix(hash, "$2") || strings.Contains(hash, pw) {
-			t.Fatalf("stored password %q", hash)
+		if h := stored("2001"); !strings.HasPrefix(h, "sha256:") || strings.Contains(h, pw) {
+			t.Fatalf("stored generated password %q", h)
 		}
 		login(t, e, b).Close()
+		chosen := e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "2003", "chat_password": "my-own-chat-pass-1"}).Expect(t, 201).Map(t)
+		if chosen["connect"].(map[string]any)["password"] != "my-own-chat-pass-1" {
+			t.Fatalf("chosen password not used: %v", chosen)
+		}
+		if h := stored("2003"); !strings.HasPrefix(h, "$2") || strings.Contains(h, "my-own-chat-pass-1") {
+			t.Fatalf("stored chosen password %q", h)
+		}
+		login(t, e, chosen).Close()
 
 		again := e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "2001"}).Expect(t, 409).Map(t)
 		if !strings.Contains(again["error"].(string), "/api/connect/agent/"+e.tenant+"/2001/rotate") {
@@ -302,6 +314,16 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 		otherKey := e.KeyFor(t, map[string]any{"tenant": e.Tenant(t, "other")})
 		e.Do(t, "POST", "/api/connect/agent/"+e.tenant, otherKey, map[string]any{"extension": "2002"}).Expect(t, 403)
 		e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "x1"}).Expect(t, 400)
+
+		// Deleting the extension removes its chat account from ejabberd.
+		e.Do(t, "DELETE", "/api/tenants/"+e.tenant+"/extensions/2003", e.Key, nil).Expect(t, 204)
+		eventually(t, 20*time.Second, "account of a deleted extension unregistered", func() bool {
+			ok, err := e.chat.CheckAccount(context.Background(), e.lower+"-2003")
+			return err == nil && !ok
+		})
+		if ok, _ := e.chat.CheckAccount(context.Background(), e.lower+"-2001"); !ok {
+			t.Fatal("deleting one extension removed another's chat account")
+		}
 	})
 }
 
