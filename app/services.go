@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/chat"
 	"github.com/switchboard/switchboard/fsxml"
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/outbox"
 	"github.com/switchboard/switchboard/routes"
@@ -29,6 +30,8 @@ type services struct {
 	xml *fsxml.Service
 	// chat is the team-chat sync, a changes.Subscriber.
 	chat *chat.Sync
+	// metrics is the process's Prometheus registry (never nil here).
+	metrics *metrics.Metrics
 }
 
 func (s *services) stop() {
@@ -37,8 +40,8 @@ func (s *services) stop() {
 	}
 }
 
-func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) (*services, error) {
-	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}}
+func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, m *metrics.Metrics, log *slog.Logger) (*services, error) {
+	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}, metrics: m}
 	newXMLService(s, cfg, st, rdb, log)
 	newChatServices(ctx, s, cfg, st, rdb, log)
 	if err := newCallServices(ctx, s, cfg, st, rdb, log); err != nil {
@@ -66,7 +69,7 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		Allow:    cfg.XMLCurlAllow,
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
-	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml)...)
+	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml, s.metrics)...)
 	for name, sch := range routes.XMLSchemas() {
 		s.schemas[name] = sch
 	}

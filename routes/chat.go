@@ -37,11 +37,14 @@ type chatRoutes struct{ ChatDeps }
 func ChatRoutes(d ChatDeps) []Route {
 	r := &chatRoutes{d}
 	return []Route{
-		{Method: "POST", Path: "/api/connect/message/:tenant", Summary: "Post into a chat channel (to = channel name), or send a direct message (target = user)", Tag: "chat", Auth: AuthKeyOnly, Request: "ConnectMessage", Response: "ConnectMessageSent", Handler: r.message},
-		{Method: "POST", Path: "/api/connect/agent/:tenant", Summary: "Provision an AI agent: its extension (created when missing) and chat account; answers the provisioning bundle with both passwords, once", Tag: "chat", Auth: AuthKeyOnly, Request: "AgentProvision", Response: "AgentBundle", Status: 201, Handler: r.provision},
-		{Method: "POST", Path: "/api/connect/agent/:tenant/:extension/rotate", Summary: "New chat password for an agent (the old one stops working at once; SIP secret unchanged); answers the same bundle", Tag: "chat", Auth: AuthKeyOnly, Request: "Empty", Response: "AgentBundle", Handler: r.rotate},
+		{Method: "POST", Path: "/api/connect/message/:tenant", Summary: "Post into a chat channel (to = channel name), or send a direct message (target = user)", Tag: "chat", Auth: AuthKeyOnly, Access: Access{Perm: "connect.post", Scope: ScopeTenant, User: UserOwnMessages}, Request: "ConnectMessage", Response: "ConnectMessageSent", Handler: r.message},
+		{Method: "POST", Path: "/api/connect/agent/:tenant", Summary: "Provision an AI agent: its extension (created when missing) and chat account; answers the provisioning bundle with both passwords, once", Tag: "chat", Auth: AuthKeyOnly, Access: agentAccess, Request: "AgentProvision", Response: "AgentBundle", Status: 201, Handler: r.provision},
+		{Method: "POST", Path: "/api/connect/agent/:tenant/:extension/rotate", Summary: "New chat password for an agent (the old one stops working at once; SIP secret unchanged); answers the same bundle", Tag: "chat", Auth: AuthKeyOnly, Access: agentAccess, Request: "Empty", Response: "AgentBundle", Handler: r.rotate},
 	}
 }
+
+// agentAccess: provisioning needs connect.agents in the tenant; user keys may not.
+var agentAccess = Access{Perm: "connect.agents", Scope: ScopeTenant}
 
 var errChatUnavailable = newError(fiber.StatusServiceUnavailable, "chat_unavailable", "the chat server is not configured or not reachable; try again later")
 
@@ -121,10 +124,7 @@ func (m *connectMessage) validate() error {
 
 // message posts into a channel or sends a direct message (spec §4).
 func (r *chatRoutes) message(c *fiber.Ctx) error {
-	o, err := requireTenantIn(c, r.Store, "connect.post")
-	if err != nil {
-		return err
-	}
+	o := tenantOwner(c)
 	var in connectMessage
 	if err := decodeAction(c, &in); err != nil {
 		return err
@@ -236,25 +236,10 @@ type agentProvision struct {
 
 var chatPasswordRe = regexp.MustCompile(`^[!-~]{12,128}$`)
 
-// requireAgents checks the tenant scope and that the caller may provision.
-func (r *chatRoutes) requireAgents(c *fiber.Ctx) (models.Owner, error) {
-	o, err := requireTenantIn(c, r.Store, "connect.agents")
-	if err != nil {
-		return o, err
-	}
-	if principal(c).Kind == "user_key" {
-		return o, newError(fiber.StatusForbidden, "forbidden", "a user key cannot provision agents")
-	}
-	return o, nil
-}
-
 // provision creates (when missing) an ai_agent extension and its chat
 // account and answers the bundle (spec §2) with both passwords, once.
 func (r *chatRoutes) provision(c *fiber.Ctx) error {
-	o, err := r.requireAgents(c)
-	if err != nil {
-		return err
-	}
+	o := tenantOwner(c)
 	var in agentProvision
 	if err := decodeAction(c, &in); err != nil {
 		return err
@@ -365,10 +350,7 @@ func renameField(err error, from, to string) error {
 // rotate gives an agent a new chat password; its sessions are ended so the
 // old password stops working at once.
 func (r *chatRoutes) rotate(c *fiber.Ctx) error {
-	o, err := r.requireAgents(c)
-	if err != nil {
-		return err
-	}
+	o := tenantOwner(c)
 	if len(strings.TrimSpace(string(c.Body()))) > 0 {
 		var in struct{}
 		if err := decodeAction(c, &in); err != nil {

@@ -34,6 +34,9 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 	for name, sch := range extraSchemas {
 		schemas[name] = sch
 	}
+	for name, sch := range mfaSchemas {
+		schemas[name] = sch
+	}
 	for name, sch := range extra {
 		schemas[name] = sch
 	}

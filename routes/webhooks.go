@@ -36,17 +36,13 @@ func WebhookRoutes(d ChatDeps) []Route {
 	r := &chatRoutes{d}
 	return []Route{
 		{Method: "POST", Path: "/integration/webhooks/:token", Summary: "Slack-compatible incoming webhook post into the webhook's chat channel: JSON, or a form field payload holding JSON; answers ok as plain text (Slack's error codes as plain text, or the JSON error shape with Accept: application/json)", Tag: "chat", Auth: AuthCustom, Request: "WebhookPayload", Produces: "text/plain", Handler: r.webhookPost},
-		{Method: "POST", Path: "/api/tenants/:tenant/incoming_webhooks/:id/regenerate", Summary: "New token and URL for an incoming webhook (the old URL stops working at once); the answer shows them once", Tag: "incoming_webhooks", Auth: AuthAPI, Response: "IncomingWebhookSecret", Handler: r.regenerate},
+		{Method: "POST", Path: "/api/tenants/:tenant/incoming_webhooks/:id/regenerate", Summary: "New token and URL for an incoming webhook (the old URL stops working at once); the answer shows them once", Tag: "incoming_webhooks", Auth: AuthAPI, Access: Access{Perm: "incoming_webhooks.manage", Scope: ScopeTenant}, Response: "IncomingWebhookSecret", Handler: r.regenerate},
 	}
 }
 
 // regenerate replaces a webhook's token.
 func (r *chatRoutes) regenerate(c *fiber.Ctx) error {
-	o, err := requireTenantIn(c, r.Store, "incoming_webhooks.manage")
-	if err != nil {
-		return err
-	}
-	rec, err := r.Store.RegenerateWebhookToken(c.UserContext(), o, c.Params("id"))
+	rec, err := r.Store.RegenerateWebhookToken(c.UserContext(), tenantOwner(c), c.Params("id"))
 	if err != nil {
 		return err
 	}
