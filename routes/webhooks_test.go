@@ -141,7 +141,7 @@ func TestIncomingWebhookPostsIntoChannel(t *testing.T) {
 		e.Do(t, "PUT", base+"/incoming_webhooks/"+id, e.Key, map[string]any{"enabled": true}).Expect(t, 200)
 
 		// Regenerate: the old URL dies at once.
-		re := e.Do(t, "POST", base+"/incoming_webhooks/"+id+"/regenerate", e.Key, nil).Expect(t, 200).Map(t)
+		re := e.Do(t, "POST", base+"/incoming_webhooks/"+id+"/regenerate", e.Key, map[string]any{}).Expect(t, 200).Map(t)
 		newToken, _ := re["token"].(string)
 		if newToken == "" || newToken == token || re["url"] != e.Cfg.BaseURL+"/integration/webhooks/"+newToken {
 			t.Fatalf("regenerate answer %v", re)
@@ -180,7 +180,7 @@ func TestIncomingWebhookRateLimitAndPermission(t *testing.T) {
 		manager := e.KeyFor(t, map[string]any{"tenant": e.tenant, "permissions": []string{"incoming_webhooks.manage", "config.read"}})
 		hook := e.Do(t, "POST", base+"/incoming_webhooks/", manager, map[string]any{"channel": "noisy", "name": "Spammer"}).Expect(t, 201).Map(t)
 		token := hook["token"].(string)
-		e.Do(t, "POST", base+"/incoming_webhooks/"+fmt.Sprint(hook["id"])+"/regenerate", writer, nil).Expect(t, 403)
+		e.Do(t, "POST", base+"/incoming_webhooks/"+fmt.Sprint(hook["id"])+"/regenerate", writer, map[string]any{}).Expect(t, 403)
 
 		// Bursts of ten, then 429 with Retry-After.
 		for i := 0; i < 10; i++ {

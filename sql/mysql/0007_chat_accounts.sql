@@ -13,3 +13,7 @@ CREATE TABLE IF NOT EXISTS chat_accounts (
   UNIQUE KEY uq_chat_accounts_ext (tenant_id, extension),
   CONSTRAINT fk_chat_accounts_tenant FOREIGN KEY (tenant_id) REFERENCES tenants(id) ON DELETE CASCADE
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- Incoming webhook tokens are now Digest secrets (their SHA-256): secret
+-- columns are TEXT.
+ALTER TABLE incoming_webhooks MODIFY token TEXT NULL;
