@@ -229,13 +229,18 @@ func TestDispatcherKilledMidBatchDeliversEverything(t *testing.T) {
 		e := newEnv(t, st)
 		lease := storetest.Name("lease")
 		name := storetest.Name("sub")
-		killed := make(chan struct{})
+		killed, resume := make(chan struct{}), make(chan struct{})
 		var once sync.Once
 		first := &recorder{name: name, tenant: e.tenant}
 		first.after = func(n int) {
 			if n == 4 {
+				// Hold the fourth delivery until the kill has landed, so
+				// the kill is mid-batch however slow the machine is.
 				once.Do(func() { close(killed) })
-				time.Sleep(50 * time.Millisecond) // the kill lands mid-batch
+				select {
+				case <-resume:
+				case <-time.After(10 * time.Second):
+				}
 			}
 		}
 		_, stop := start(t, st, fastOpts(lease), first)
@@ -245,6 +250,7 @@ func TestDispatcherKilledMidBatchDeliversEverything(t *testing.T) {
 			e.extension(t, i)
 		}
 		<-killed
+		go func() { time.Sleep(100 * time.Millisecond); close(resume) }()
 		stop()
 		got1 := len(first.keys(t))
 		if got1 >= 12 {
