@@ -32,6 +32,7 @@ bench:
 	$(GO) run ./cmd/sbbench tracker
 	$(GO) run ./cmd/sbbench call
 	$(GO) run ./cmd/sbbench messaging
+	$(GO) run ./cmd/sbbench chat
 
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s

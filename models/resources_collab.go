@@ -132,15 +132,16 @@ var systemWebhooksResource = &Resource{
 var chatChannelsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "chat_channels", Title: "chat channel", Scope: TenantScope, Table: "chat_channels", Order: "name",
+	Hooks: chatChannelHooks{},
 	Fields: []*Field{
-		{Name: "name", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Doc: "the to of a channel message"},
+		{Name: "name", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Immutable: true, Doc: "the to of a channel message; fixed once created (it names the chat room)"},
 		{Name: "display_name", Type: String, MaxLen: 64},
 		{Name: "topic", Type: String, MaxLen: 255},
 		enumField("visibility", "public", "public", "private"),
 		{Name: "members", Type: StringList, Pattern: patNumber, MaxItems: 1000, Doc: "extensions, for private channels"},
 		boolField("read_only", false, "only administrators, integrations and webhooks post"),
 		boolField("archived", false, "archived channels refuse posts"),
-		{Name: "jid", Type: String, ReadOnly: true, Doc: "<name>@<muc service of the tenant>"},
+		{Name: "jid", Type: String, ReadOnly: true, Doc: "the chat room: <tenant>-<name>@<chat room service>"},
 		descriptionField(),
 	},
 }
@@ -233,15 +234,16 @@ var messagingChannelsResource = &Resource{
 
 var incomingWebhooksResource = &Resource{
 	Name: "incoming_webhooks", Title: "incoming webhook", Scope: TenantScope, Table: "incoming_webhooks",
-	Hooks: incomingWebhookRules{},
+	WritePermission: "incoming_webhooks.manage",
+	Hooks:           incomingWebhookRules{},
 	Fields: []*Field{
 		{Name: "channel", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Doc: "a chat channel of the tenant, not archived"},
 		{Name: "name", Type: String, Required: true, MaxLen: 64, Doc: "sender name shown on messages"},
 		descriptionField(),
 		enabledField(),
 		{Name: "picture", Type: String, MaxLen: 1400000, Pattern: `^data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/]+={0,2}$`, Doc: "avatar; data: URL"},
-		{Name: "token", Type: String, ReadOnly: true, Doc: "the secret in the URL"},
-		{Name: "url", Type: String, ReadOnly: true, MaxLen: 1024},
+		{Name: "token", Type: String, ReadOnly: true, Secret: Digest, Generate: newWebhookToken, Doc: "the secret in the URL (32 random bytes); shown only in the create and regenerate answers, stored as SHA-256"},
+		{Name: "url", Type: String, ReadOnly: true, MaxLen: 1024, Doc: "{base_url}/integration/webhooks/<token>: in full only in the create and regenerate answers, else with the token's first characters"},
 		{Name: "created_by", Type: String, ReadOnly: true},
 		{Name: "last_used_at", Type: Time, ReadOnly: true},
 		{Name: "message_count", Type: Int, ReadOnly: true},

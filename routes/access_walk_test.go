@@ -219,6 +219,34 @@ func classify(r walkRoute) (routeClass, bool) {
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("config.read") && w.inTenant && w.user == ""
 		}, answer: fixed(200)}, true
+	case p == "/integration/webhooks/{token}":
+		// The token is the credential: an unknown one is no_service for anyone.
+		return routeClass{answer: fixed(404)}, true
+	case strings.HasPrefix(p, "/api/tenants/{tenant}/incoming_webhooks/"):
+		// Managing incoming webhooks needs incoming_webhooks.manage, not config.write.
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return w.can(perm(r.method, "config.read", "incoming_webhooks.manage")) && w.inTenant && w.user == ""
+		}, answer: func(r walkRoute, w walker) int {
+			if strings.HasSuffix(r.path, "/regenerate") {
+				return 404 // no webhook 999999
+			}
+			return crudAnswer(r, w)
+		}}, true
+	case p == "/api/connect/message/{tenant}":
+		// Any key in the tenant with connect.post, user keys as themselves;
+		// the empty body is refused (to and body are required).
+		return routeClass{keyOnly: true, allowed: func(r walkRoute, w walker) bool { return w.can("connect.post") && w.inTenant }, answer: fixed(400)}, true
+	case strings.HasPrefix(p, "/api/connect/agent/{tenant}"):
+		// Tenant and platform keys with connect.agents; the walk runs
+		// without a chat server, so a valid rotate answers 503.
+		return routeClass{keyOnly: true, allowed: func(r walkRoute, w walker) bool {
+			return w.can("connect.agents") && w.inTenant && w.user == ""
+		}, answer: func(r walkRoute, w walker) int {
+			if strings.HasSuffix(r.path, "/rotate") {
+				return 503
+			}
+			return 400 // extension is required
+		}}, true
 	case p == "/api/tenants/{tenant}/routing/trace":
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("config.read") && w.inTenant && w.user == ""

@@ -3,6 +3,7 @@ package routes
 import (
 	"errors"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -108,7 +109,7 @@ func (r *messagingRoutes) list(c *fiber.Ctx) error {
 		f.ChannelID = id
 	}
 	if v := c.Query("status"); v != "" {
-		if !contains(messaging.Statuses, v) {
+		if !slices.Contains(messaging.Statuses, v) {
 			verr.Fields["status"] = "one of " + strings.Join(messaging.Statuses, ", ")
 		}
 		f.Status = v
@@ -136,15 +137,6 @@ func (r *messagingRoutes) list(c *fiber.Ctx) error {
 		return err
 	}
 	return sendPage(c, list, total, page)
-}
-
-func contains(list []string, v string) bool {
-	for _, x := range list {
-		if x == v {
-			return true
-		}
-	}
-	return false
 }
 
 func (r *messagingRoutes) get(c *fiber.Ctx) error {
