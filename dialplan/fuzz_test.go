@@ -1,6 +1,7 @@
 package dialplan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -71,8 +72,11 @@ func FuzzDialplanEscaping(f *testing.F) {
 		saved := snap.OutboundRoutes[0]
 		savedIn := snap.InboundRoutes[0]
 		savedName := snap.Tenant.OutboundCallerIDName
+		savedHunt := snap.HuntGroups[0]
+		savedMembers := slices.Clone(savedHunt.Members)
 		defer func() {
 			snap.OutboundRoutes[0], snap.InboundRoutes[0], snap.Tenant.OutboundCallerIDName = saved, savedIn, savedName
+			snap.HuntGroups[0], snap.HuntGroups[0].Members = savedHunt, savedMembers
 		}()
 		snap.OutboundRoutes[0].Name = s
 		snap.Tenant.OutboundCallerIDName = s
@@ -81,6 +85,14 @@ func FuzzDialplanEscaping(f *testing.F) {
 		snap.InboundRoutes[0].Destination = Destination{Type: "external", Target: s}
 
 		doc, _ := TenantContext(testOpts, outReq, snap, now)
+		checkFuzzDoc(t, doc, s)
+
+		// A hunt group: its name, caller-name prefix and member targets,
+		// and the caller's display name.
+		g := &snap.HuntGroups[0]
+		g.Name, g.CallerIDNamePrefix = s, s
+		g.Members = append(slices.Clone(savedMembers), HuntMember{Type: "extension", Target: s}, HuntMember{Type: "external", Target: s})
+		doc, _ = TenantContext(testOpts, callRequest(t, "acme", g.Number, "Caller-Caller-ID-Name", s), snap, now)
 		checkFuzzDoc(t, doc, s)
 		req := callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", s)
 		doc, _ = Public(testOpts, req, publicFor(snap, "+27115550100"), now)
@@ -104,9 +116,14 @@ func checkFuzzDoc(t *testing.T, doc []byte, s string) {
 			t.Fatalf("expandable caller name %q", data)
 		}
 	}
+	for _, data := range tree.find("action", "application", "bridge", "data") {
+		if strings.ContainsAny(data, "${} \t") {
+			t.Fatalf("bridge dial string carries expandable or splitting text: %q", data)
+		}
+	}
 	for _, app := range tree.find("action", "", "", "application") {
 		switch app {
-		case "set", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback":
+		case "set", "export", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback":
 		default:
 			t.Fatalf("unexpected application %q", app)
 		}

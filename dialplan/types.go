@@ -244,6 +244,7 @@ type TenantSnapshot struct {
 	SpecialMailboxes   []SpecialMailbox    `json:"special_mailboxes"`
 	Trunks             []SIPTrunk          `json:"trunks"`
 	VoicePrompts       []VoicePrompt       `json:"voice_prompts"`
+	HuntGroups         []HuntGroup         `json:"hunt_groups"`
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
 	prepared *snapIndex
@@ -266,4 +267,28 @@ type Options struct {
 	DefaultTimezone string
 	// UserCacheMS is the cacheable="" value on directory users (0 = 60000).
 	UserCacheMS int
+}
+
+// HuntMember is one member of a hunt group, in ring order.
+type HuntMember struct {
+	Type           string `json:"type"` // extension or external
+	Target         string `json:"target"`
+	DelaySeconds   int    `json:"delay_seconds"`
+	TimeoutSeconds int    `json:"timeout_seconds"`
+}
+
+// HuntGroup rings several phones at once or in turn (resources.md §2.4).
+type HuntGroup struct {
+	ID                      int64        `json:"id"`
+	Name                    string       `json:"name"`
+	Number                  string       `json:"number"`
+	Strategy                string       `json:"strategy"`
+	Members                 []HuntMember `json:"members"`
+	RingSeconds             int          `json:"ring_seconds"`
+	TimeoutDestination      *Destination `json:"timeout_destination"`
+	CallerIDNamePrefix      string       `json:"callerid_name_prefix"`
+	Ringback                string       `json:"ringback"`
+	RespectMemberForwarding bool         `json:"respect_member_forwarding"`
+	ConfirmExternal         bool         `json:"confirm_external"`
+	Enabled                 bool         `json:"enabled"`
 }
