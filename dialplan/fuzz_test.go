@@ -72,11 +72,12 @@ func FuzzDialplanEscaping(f *testing.F) {
 		saved := snap.OutboundRoutes[0]
 		savedIn := snap.InboundRoutes[0]
 		savedName := snap.Tenant.OutboundCallerIDName
-		savedHunt := snap.HuntGroups[0]
+		savedHunt, savedRoom := snap.HuntGroups[0], snap.ConferenceRooms[0]
 		savedMembers := slices.Clone(savedHunt.Members)
 		defer func() {
 			snap.OutboundRoutes[0], snap.InboundRoutes[0], snap.Tenant.OutboundCallerIDName = saved, savedIn, savedName
 			snap.HuntGroups[0], snap.HuntGroups[0].Members = savedHunt, savedMembers
+			snap.ConferenceRooms[0] = savedRoom
 		}()
 		snap.OutboundRoutes[0].Name = s
 		snap.Tenant.OutboundCallerIDName = s
@@ -94,6 +95,22 @@ func FuzzDialplanEscaping(f *testing.F) {
 		g.Members = append(slices.Clone(savedMembers), HuntMember{Type: "extension", Target: s}, HuntMember{Type: "external", Target: s})
 		doc, _ = TenantContext(testOpts, callRequest(t, "acme", g.Number, "Caller-Caller-ID-Name", s), snap, now)
 		checkFuzzDoc(t, doc, s)
+
+		// A conference room: its name and language in the dialplan, its
+		// PINs and quality in conference.conf.
+		c := &snap.ConferenceRooms[0]
+		c.Name, c.Language, c.PIN, c.ModeratorPIN, c.Quality = s, s, s, s, s
+		doc, _ = TenantContext(testOpts, callRequest(t, "acme", c.Number), snap, now)
+		checkFuzzDoc(t, doc, s)
+		conf := ConferenceConf(ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "conference.conf", "profile_name", "acme_91")), snap)
+		if err := xmlCheck(conf); err != nil || strings.Contains(string(conf), "$") {
+			t.Fatalf("conference.conf: %v\n%s", err, conf)
+		}
+		for _, pin := range decodeTree(t, conf).find("param", "name", "pin", "value") {
+			if !conferencePIN(pin) {
+				t.Fatalf("pin %q rendered", pin)
+			}
+		}
 		req := callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", s)
 		doc, _ = Public(testOpts, req, publicFor(snap, "+27115550100"), now)
 		if !IsNotFound(doc) { // an invalid external target is refused: fine
@@ -123,7 +140,7 @@ func checkFuzzDoc(t *testing.T, doc []byte, s string) {
 	}
 	for _, app := range tree.find("action", "", "", "application") {
 		switch app {
-		case "set", "export", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback":
+		case "set", "export", "conference", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback":
 		default:
 			t.Fatalf("unexpected application %q", app)
 		}

@@ -14,7 +14,7 @@ const failPrefix = "fail-"
 // TenantContext renders the tenant's own context (named after the tenant)
 // for the dialled number: only the one extension that handles it, decided
 // here in Go. In order: a local extension, a special mailbox, a routing
-// condition number, a hunt group, a feature code, an emergency number, then the outbound
+// condition number, a hunt group, a conference room, a feature code, an emergency number, then the outbound
 // routes by priority. Unknown tenant or no match: NotFound.
 func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Time) ([]byte, Trace) {
 	num := req.DestinationNumber()
@@ -62,7 +62,7 @@ func single(name, number string, acts []action) *ext {
 }
 
 // local handles the tenant's own numbers: extensions, special mailboxes,
-// routing conditions and hunt groups.
+// routing conditions, hunt groups and conference rooms.
 func (p *planner) local(num string) *ext {
 	if !validNumber(num) {
 		return nil
@@ -105,6 +105,10 @@ func (p *planner) local(num string) *ext {
 			return nil
 		}
 		return single(firstNonEmpty(g.Name, "hunt-"+num), num, acts)
+	}
+	if c := p.snap.conferenceRoom(num); c != nil && c.Enabled {
+		p.trace.Match = "conference"
+		return single(firstNonEmpty(c.Name, "conference-"+num), num, p.conferenceActions(c))
 	}
 	return nil
 }

@@ -245,6 +245,7 @@ type TenantSnapshot struct {
 	Trunks             []SIPTrunk          `json:"trunks"`
 	VoicePrompts       []VoicePrompt       `json:"voice_prompts"`
 	HuntGroups         []HuntGroup         `json:"hunt_groups"`
+	ConferenceRooms    []ConferenceRoom    `json:"conference_rooms"`
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
 	prepared *snapIndex
@@ -291,4 +292,22 @@ type HuntGroup struct {
 	RespectMemberForwarding bool         `json:"respect_member_forwarding"`
 	ConfirmExternal         bool         `json:"confirm_external"`
 	Enabled                 bool         `json:"enabled"`
+}
+
+// ConferenceRoom is a tenant's conference bridge (resources.md §2.15). The
+// PINs arrive opened by the loader.
+type ConferenceRoom struct {
+	ID                int64  `json:"id"`
+	Name              string `json:"name"`
+	Number            string `json:"number"`
+	PIN               string `json:"pin"`
+	ModeratorPIN      string `json:"moderator_pin"`
+	MaxMembers        int    `json:"max_members"`
+	WaitForModerator  bool   `json:"wait_for_moderator"`
+	MuteOnJoin        bool   `json:"mute_on_join"`
+	AnnounceJoinLeave bool   `json:"announce_join_leave"`
+	AnnounceCount     bool   `json:"announce_count"`
+	Quality           string `json:"quality"`
+	Language          string `json:"language"`
+	Enabled           bool   `json:"enabled"`
 }

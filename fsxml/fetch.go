@@ -153,10 +153,19 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 			l.key = keyPart("x|" + req.Context() + "|" + dest)
 		}
 	case "configuration":
-		if req.KeyValue != "sofia.conf" {
+		switch req.KeyValue {
+		case "sofia.conf":
+			l.key = keyPart(strings.Join([]string{"c", req.KeyValue, req.Hostname, req.IPv4, req.Profile}, "|"))
+		case "conference.conf":
+			// One room's profile, keyed by its tenant's generation.
+			name := req.ConferenceProfile()
+			if tenant, _, ok := dialplan.SplitConferenceName(name); ok {
+				l.tenant = strings.ToLower(tenant)
+			}
+			l.key = keyPart(strings.Join([]string{"c", req.KeyValue, name, req.Get("Action")}, "|"))
+		default:
 			return l, false
 		}
-		l.key = keyPart(strings.Join([]string{"c", req.KeyValue, req.Hostname, req.IPv4, req.Profile}, "|"))
 	default:
 		return l, false
 	}
@@ -194,6 +203,9 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 		}
 		return rendered{doc: dialplan.Directory(s.opts, *req, snap)}, nil
 	case "configuration":
+		if req.KeyValue == "conference.conf" {
+			return s.renderConference(ctx, req, l, src)
+		}
 		p, err := src.platform(ctx)
 		if err != nil {
 			return rendered{}, err
@@ -254,4 +266,20 @@ func flagsOf(tr dialplan.Trace) string {
 		f += "c"
 	}
 	return f
+}
+
+// renderConference answers conference.conf from the routing part of the
+// named room's tenant model.
+func (s *Service) renderConference(ctx context.Context, req *dialplan.Request, l lookup, src *source) (rendered, error) {
+	var snap *dialplan.TenantSnapshot
+	if l.tenant != "" {
+		m, err := src.tenant(ctx, l.tenant)
+		if err != nil {
+			return rendered{}, err
+		}
+		if snap, err = s.snapshot(ctx, m, nil, true, []string{}...); err != nil {
+			return rendered{}, err
+		}
+	}
+	return rendered{doc: dialplan.ConferenceConf(*req, snap)}, nil
 }

@@ -35,6 +35,7 @@ type tables struct {
 	mailboxes  *table[dialplan.SpecialMailbox]
 	prompts    *table[dialplan.VoicePrompt]
 	hunts      *table[dialplan.HuntGroup]
+	rooms      *table[dialplan.ConferenceRoom]
 	dids       *table[dialplan.DID]
 	trunks     *table[dialplan.SIPTrunk]
 	servers    *table[dialplan.Server]
@@ -71,6 +72,8 @@ func newTables(reg *models.Registry, sealer *models.Sealer) (*tables, error) {
 	add(err)
 	t.hunts, err = newTable[dialplan.HuntGroup](reg, sealer, "hunt_groups")
 	add(err)
+	t.rooms, err = newTable[dialplan.ConferenceRoom](reg, sealer, "conference_rooms")
+	add(err)
 	t.dids, err = newTable[dialplan.DID](reg, sealer, "dids")
 	add(err)
 	t.trunks, err = newTable[dialplan.SIPTrunk](reg, sealer, "sip_trunks")
@@ -96,6 +99,7 @@ func (t *tables) close() {
 	t.mailboxes.close()
 	t.prompts.close()
 	t.hunts.close()
+	t.rooms.close()
 	t.dids.close()
 	t.trunks.close()
 	t.servers.close()
@@ -110,9 +114,9 @@ const defaultModelExtensions = 2000
 // two parts read separately: what directory fetches need (the tenant, its
 // extensions, emergency locations and special mailboxes), read when the
 // model is built, and the routing part (routes, conditions, schedules,
-// office mode, feature codes, prompts, hunt groups), read by the first dialplan fetch
+// office mode, feature codes, prompts, hunt groups, conference rooms), read by the first dialplan fetch
 // that needs it. So a registration after a write, or a registration storm,
-// reads four resources per tenant, not twelve. A nil snap means no such
+// reads four resources per tenant, not thirteen. A nil snap means no such
 // tenant.
 type tenantModel struct {
 	id   int64
@@ -199,7 +203,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	db, t, id := s.st.DB(), s.tables, m.id
 	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
 		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
-	var weights [8]int
+	var weights [9]int
 	g, gctx := s.reader(ctx)
 	g.Go(func() (err error) {
 		full.InboundRoutes, weights[0], err = t.inbound.query(gctx, db, byTenant, id)
@@ -227,6 +231,10 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	})
 	g.Go(func() (err error) {
 		full.HuntGroups, weights[7], err = t.hunts.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.ConferenceRooms, weights[8], err = t.rooms.query(gctx, db, byTenant, id)
 		return
 	})
 	g.Go(func() error {
