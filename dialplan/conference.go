@@ -20,12 +20,13 @@ func (s *TenantSnapshot) conferenceRoom(number string) *ConferenceRoom {
 	return nil
 }
 
-// ConferenceName is the conference and profile name of a room.
-func ConferenceName(tenant string, id int64) string { return tenant + "_" + i64toa(id) }
+// TenantObjectName is "<tenant>_<id>": the conference and profile name of a
+// room, the menu name of an IVR.
+func TenantObjectName(tenant string, id int64) string { return tenant + "_" + i64toa(id) }
 
-// SplitConferenceName splits "<tenant>_<id>" (tenant names may contain '_':
+// SplitTenantObjectName splits "<tenant>_<id>" (tenant names may contain '_':
 // the split is at the last one).
-func SplitConferenceName(name string) (tenant string, id int64, ok bool) {
+func SplitTenantObjectName(name string) (tenant string, id int64, ok bool) {
 	i := strings.LastIndexByte(name, '_')
 	if i < 0 || !validTenant(name[:i]) || !allIn(name[i+1:], "0123456789") || len(name)-i-1 > 18 {
 		return "", 0, false
@@ -41,7 +42,7 @@ func (r *Request) ConferenceProfile() string {
 }
 
 func (p *planner) conferenceActions(c *ConferenceRoom) []action {
-	name := ConferenceName(p.tenant, c.ID)
+	name := TenantObjectName(p.tenant, c.ID)
 	data := name + "@" + name
 	if c.MuteOnJoin {
 		data += "+flags{mute}"
@@ -69,7 +70,7 @@ func ConferenceConf(req Request, snap *TenantSnapshot) []byte {
 	name := req.ConferenceProfile()
 	var room *ConferenceRoom
 	if name != "" {
-		tenant, id, ok := SplitConferenceName(name)
+		tenant, id, ok := SplitTenantObjectName(name)
 		if !ok || snap == nil || !strings.EqualFold(tenant, snap.Tenant.Tenant) || !snap.Tenant.Enabled {
 			return NotFound()
 		}
@@ -86,7 +87,7 @@ func ConferenceConf(req Request, snap *TenantSnapshot) []byte {
 	w.raw(docOpen)
 	w.raw("<section name=\"configuration\">\n<configuration name=\"conference.conf\" description=\"Audio Conference\">\n<profiles>\n")
 	if room != nil {
-		writeConferenceProfile(w, ConferenceName(snap.Tenant.Tenant, room.ID), room)
+		writeConferenceProfile(w, TenantObjectName(snap.Tenant.Tenant, room.ID), room)
 	}
 	w.raw("</profiles>\n</configuration>\n")
 	closeSection(w)

@@ -14,7 +14,7 @@ const failPrefix = "fail-"
 // TenantContext renders the tenant's own context (named after the tenant)
 // for the dialled number: only the one extension that handles it, decided
 // here in Go. In order: a local extension, a special mailbox, a routing
-// condition number, a hunt group, a conference room, a feature code, an emergency number, then the outbound
+// condition number, a hunt group, a conference room, an IVR menu, a feature code, an emergency number, then the outbound
 // routes by priority. Unknown tenant or no match: NotFound.
 func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Time) ([]byte, Trace) {
 	num := req.DestinationNumber()
@@ -62,7 +62,7 @@ func single(name, number string, acts []action) *ext {
 }
 
 // local handles the tenant's own numbers: extensions, special mailboxes,
-// routing conditions, hunt groups and conference rooms.
+// routing conditions, hunt groups, conference rooms and IVR menus.
 func (p *planner) local(num string) *ext {
 	if !validNumber(num) {
 		return nil
@@ -109,6 +109,10 @@ func (p *planner) local(num string) *ext {
 	if c := p.snap.conferenceRoom(num); c != nil && c.Enabled {
 		p.trace.Match = "conference"
 		return single(firstNonEmpty(c.Name, "conference-"+num), num, p.conferenceActions(c))
+	}
+	if m := p.snap.ivrMenu(num); m != nil && m.Enabled {
+		p.trace.Match = "ivr"
+		return single(firstNonEmpty(m.Name, "ivr-"+num), num, p.ivrActions(m))
 	}
 	return nil
 }

@@ -246,6 +246,7 @@ type TenantSnapshot struct {
 	VoicePrompts       []VoicePrompt       `json:"voice_prompts"`
 	HuntGroups         []HuntGroup         `json:"hunt_groups"`
 	ConferenceRooms    []ConferenceRoom    `json:"conference_rooms"`
+	IVRMenus           []IVRMenu           `json:"ivr_menus"`
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
 	prepared *snapIndex
@@ -310,4 +311,30 @@ type ConferenceRoom struct {
 	Quality           string `json:"quality"`
 	Language          string `json:"language"`
 	Enabled           bool   `json:"enabled"`
+}
+
+// IVROption sends a pressed digit string somewhere.
+type IVROption struct {
+	Digits      string      `json:"digits"`
+	Destination Destination `json:"destination"`
+}
+
+// IVRMenu is a voice menu (resources.md §2.13).
+type IVRMenu struct {
+	ID                    int64        `json:"id"`
+	Name                  string       `json:"name"`
+	Number                string       `json:"number"`
+	GreetingLongPromptID  int64        `json:"greeting_long_prompt_id"`
+	GreetingShortPromptID int64        `json:"greeting_short_prompt_id"`
+	InvalidPromptID       int64        `json:"invalid_prompt_id"`
+	ExitPromptID          int64        `json:"exit_prompt_id"`
+	TimeoutMS             int          `json:"timeout_ms"`
+	InterDigitTimeoutMS   int          `json:"inter_digit_timeout_ms"`
+	MaxFailures           int          `json:"max_failures"`
+	MaxTimeouts           int          `json:"max_timeouts"`
+	DigitLen              int          `json:"digit_len"`
+	Options               []IVROption  `json:"options"`
+	ExitDestination       *Destination `json:"exit_destination"`
+	Language              string       `json:"language"`
+	Enabled               bool         `json:"enabled"`
 }

@@ -159,10 +159,17 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 		case "conference.conf":
 			// One room's profile, keyed by its tenant's generation.
 			name := req.ConferenceProfile()
-			if tenant, _, ok := dialplan.SplitConferenceName(name); ok {
+			if tenant, _, ok := dialplan.SplitTenantObjectName(name); ok {
 				l.tenant = strings.ToLower(tenant)
 			}
 			l.key = keyPart(strings.Join([]string{"c", req.KeyValue, name, req.Get("Action")}, "|"))
+		case "ivr.conf":
+			// One menu, keyed by its tenant's generation.
+			name := req.Get("Menu-Name")
+			if tenant, _, ok := dialplan.SplitTenantObjectName(name); ok {
+				l.tenant = strings.ToLower(tenant)
+			}
+			l.key = keyPart("c|ivr.conf|" + name)
 		default:
 			return l, false
 		}
@@ -203,8 +210,8 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 		}
 		return rendered{doc: dialplan.Directory(s.opts, *req, snap)}, nil
 	case "configuration":
-		if req.KeyValue == "conference.conf" {
-			return s.renderConference(ctx, req, l, src)
+		if req.KeyValue == "conference.conf" || req.KeyValue == "ivr.conf" {
+			return s.renderTenantConf(ctx, req, l, src, now)
 		}
 		p, err := src.platform(ctx)
 		if err != nil {
@@ -268,9 +275,9 @@ func flagsOf(tr dialplan.Trace) string {
 	return f
 }
 
-// renderConference answers conference.conf from the routing part of the
-// named room's tenant model.
-func (s *Service) renderConference(ctx context.Context, req *dialplan.Request, l lookup, src *source) (rendered, error) {
+// renderTenantConf answers conference.conf and ivr.conf from the routing
+// part of the tenant model the named profile or menu belongs to.
+func (s *Service) renderTenantConf(ctx context.Context, req *dialplan.Request, l lookup, src *source, now time.Time) (rendered, error) {
 	var snap *dialplan.TenantSnapshot
 	if l.tenant != "" {
 		m, err := src.tenant(ctx, l.tenant)
@@ -280,6 +287,9 @@ func (s *Service) renderConference(ctx context.Context, req *dialplan.Request, l
 		if snap, err = s.snapshot(ctx, m, nil, true, []string{}...); err != nil {
 			return rendered{}, err
 		}
+	}
+	if req.KeyValue == "ivr.conf" {
+		return rendered{doc: dialplan.IVRConf(s.opts, *req, snap, now)}, nil
 	}
 	return rendered{doc: dialplan.ConferenceConf(*req, snap)}, nil
 }
