@@ -32,6 +32,8 @@ type Config struct {
 	ESLNodes     string // SWITCHBOARD_ESL_NODES
 	ESLPassword  string // SWITCHBOARD_ESL_PASSWORD
 	Recordings   string // SWITCHBOARD_RECORDINGS_DIR
+	TwilioURL    string // SWITCHBOARD_TWILIO_URL
+	MetaURL      string // SWITCHBOARD_META_URL
 	BodyLimit    int
 	ShutdownWait time.Duration
 	// Rate limits (0 disables): requests per second and burst per
@@ -68,6 +70,8 @@ var Variables = []envVar{
 	{"SWITCHBOARD_ESL_NODES", "", "FreeSWITCH event sockets: host:port or password@host:port, comma-separated"},
 	{"SWITCHBOARD_ESL_PASSWORD", "ClueCon", "default event socket password"},
 	{"SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings", "directory (on the FreeSWITCH nodes) where the record endpoint writes"},
+	{"SWITCHBOARD_TWILIO_URL", "https://api.twilio.com", "Twilio API base URL (tests point it at a local fake)"},
+	{"SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0", "WhatsApp Cloud API base URL, with the Graph API version"},
 	{"SWITCHBOARD_RATE_LIMIT", "100", "requests per second per API key or administrator, shared by all replicas (0 = off)"},
 	{"SWITCHBOARD_RATE_BURST", "200", "requests a credential may send at once above the rate"},
 	{"SWITCHBOARD_AUTH_FAILURE_LIMIT", "10", "failed authentications per minute per client address before 429 (0 = off)"},
@@ -95,6 +99,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ESLNodes:      get("SWITCHBOARD_ESL_NODES", ""),
 		ESLPassword:   get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
 		Recordings:    get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
+		TwilioURL:     strings.TrimRight(get("SWITCHBOARD_TWILIO_URL", "https://api.twilio.com"), "/"),
+		MetaURL:       strings.TrimRight(get("SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0"), "/"),
 		BodyLimit:     1 << 20,
 		ShutdownWait:  15 * time.Second,
 		MetricsListen: get("SWITCHBOARD_METRICS_LISTEN", ""),
@@ -134,6 +140,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, fmt.Errorf("SWITCHBOARD_BASE_URL: must be an http(s) URL")
+	}
+	for name, v := range map[string]string{"SWITCHBOARD_TWILIO_URL": c.TwilioURL, "SWITCHBOARD_META_URL": c.MetaURL} {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("%s: must be an http(s) URL", name)
+		}
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("SWITCHBOARD_LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("SWITCHBOARD_LOG_LEVEL: must be debug, info, warn or error")

@@ -158,30 +158,37 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 		return m, nil
 	}
 	db, t := s.st.DB(), s.tables
-	ts, _, err := t.tenants.query(ctx, db, "tenant = ?", name)
-	if err != nil || len(ts) == 0 {
-		return m, err
-	}
-	m.id = ts[0].ID
-	snap := &dialplan.TenantSnapshot{Tenant: ts[0].Tenant}
+	// All four in one round of concurrent queries: the tenant's rows are
+	// selected by its name through the tenants key, not by an id read first.
+	const ofTenant = "tenant_id = (SELECT id FROM tenants WHERE tenant = ?)"
+	var ts []tenantRow
+	snap := &dialplan.TenantSnapshot{}
 	var weights [3]int
 	var exts []dialplan.Extension
 	g, gctx := s.reader(ctx)
 	g.Go(func() (err error) {
-		exts, weights[0], err = t.extensions.queryLimit(gctx, db, byTenant, s.modelExtensions+1, m.id)
+		ts, _, err = t.tenants.query(gctx, db, "tenant = ?", name)
 		return err
 	})
 	g.Go(func() (err error) {
-		snap.EmergencyLocations, weights[1], err = t.emergency.query(gctx, db, byTenant, m.id)
+		exts, weights[0], err = t.extensions.queryLimit(gctx, db, ofTenant, s.modelExtensions+1, name)
 		return err
 	})
 	g.Go(func() (err error) {
-		snap.SpecialMailboxes, weights[2], err = t.mailboxes.query(gctx, db, byTenant, m.id)
+		snap.EmergencyLocations, weights[1], err = t.emergency.query(gctx, db, ofTenant, name)
+		return err
+	})
+	g.Go(func() (err error) {
+		snap.SpecialMailboxes, weights[2], err = t.mailboxes.query(gctx, db, ofTenant, name)
 		return err
 	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	if len(ts) == 0 {
+		return m, nil
+	}
+	m.id, snap.Tenant = ts[0].ID, ts[0].Tenant
 	if len(exts) <= s.modelExtensions {
 		snap.Extensions, m.allExtensions = exts, true
 	} else {

@@ -81,6 +81,10 @@ type Field struct {
 	Secret  SecretKind
 	// Generate makes a missing secret be generated and returned once.
 	Generate func() string
+	// Masked secrets (provider credentials) are never echoed, not even by
+	// the create answer: reads show each value reduced to its last four
+	// characters, enough to tell which credential is configured.
+	Masked   bool
 	ReadOnly bool
 	// Immutable fields are set on create and refused on update.
 	Immutable bool

@@ -1,5 +1,10 @@
 package models
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Platform organisation and webhook resources (resources.md §1.2, §1.4,
 // §1.10, §1.11) and tenant collaboration, messaging and integration
 // resources (§3).
@@ -158,16 +163,53 @@ func messagingDefaults(old, patch Record) {
 	}
 }
 
+// MessagingCredentialKeys are the credential keys each provider needs; the
+// messaging adapters read exactly these. Providers absent here (vonage,
+// http) have no adapter yet, so their channels take any credentials and
+// sends through them are refused.
+var MessagingCredentialKeys = map[string][]string{
+	"twilio":     {"account_sid", "auth_token"},
+	"meta_cloud": {"phone_number_id", "access_token", "app_secret", "verify_token"},
+	"kannel":     {"sendsms_url", "username", "password", "callback_secret"},
+	"smpp":       {"sendsms_url", "username", "password", "callback_secret"},
+}
+
+// checkCredentials makes a channel carry the keys its provider needs. The
+// stored credentials are sealed, so a provider change must bring new ones.
+func checkCredentials(rec, patch Record) error {
+	creds, given := patch["credentials"].(map[string]any)
+	if !given {
+		if _, changed := patch["provider"]; changed {
+			return FieldError("credentials", "required when the provider is set or changed")
+		}
+		return nil
+	}
+	need := MessagingCredentialKeys[fmt.Sprint(rec["provider"])]
+	var missing []string
+	for _, k := range need {
+		if v, ok := creds[k].(string); !ok || strings.TrimSpace(v) == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return FieldError("credentials", "provider %v needs %s", rec["provider"], strings.Join(missing, ", "))
+	}
+	if sec, ok := creds["callback_secret"].(string); ok && len(sec) < 16 {
+		return FieldError("credentials", "callback_secret must be at least 16 characters")
+	}
+	return nil
+}
+
 var messagingChannelsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "messaging_channels", Title: "messaging channel", Scope: TenantScope, Table: "messaging_channels", Order: "name",
-	Hooks: rules{prepare: messagingDefaults, checks: []check{uniqueItems("templates", "template_id")}},
+	Hooks: rules{prepare: messagingDefaults, checks: []check{uniqueItems("templates", "template_id"), checkCredentials}},
 	Fields: []*Field{
 		nameField(),
 		required(enumField("type", "", "sms", "whatsapp")),
-		required(enumField("provider", "", "twilio", "vonage", "meta_cloud", "smpp", "http")),
+		required(enumField("provider", "", "twilio", "meta_cloud", "kannel", "smpp", "vonage", "http")),
 		{Name: "sender", Type: String, Pattern: `^(\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$`, Doc: "the guide's from (a reserved word in SQL): E.164 or an alphanumeric SMS sender"},
-		{Name: "credentials", Type: Map, Secret: Encrypted, MaxItems: 20, MaxLen: 2048, Doc: "provider credentials; write-only"},
+		{Name: "credentials", Type: Map, Secret: Encrypted, Masked: true, MaxItems: 20, MaxLen: 2048, Doc: "provider credentials; write-only, sealed with the server key; reads show each value as ****<last 4>. twilio: account_sid, auth_token; meta_cloud: phone_number_id, access_token, app_secret, verify_token; kannel (and smpp, sent through Kannel): sendsms_url, username, password, callback_secret (≥ 16), optional smsc"},
 		boolField("template_only", false, "sends must name an approved template"),
 		{Name: "templates", Type: ObjectList, MaxItems: 40, Props: []*Field{
 			{Name: "template_id", Type: String, Required: true, Pattern: `^[A-Za-z0-9_.:-]{1,64}$`},
