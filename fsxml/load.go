@@ -34,6 +34,9 @@ type tables struct {
 	emergency  *table[dialplan.EmergencyLocation]
 	mailboxes  *table[dialplan.SpecialMailbox]
 	prompts    *table[dialplan.VoicePrompt]
+	hunts      *table[dialplan.HuntGroup]
+	rooms      *table[dialplan.ConferenceRoom]
+	menus      *table[dialplan.IVRMenu]
 	dids       *table[dialplan.DID]
 	trunks     *table[dialplan.SIPTrunk]
 	servers    *table[dialplan.Server]
@@ -68,6 +71,12 @@ func newTables(reg *models.Registry, sealer *models.Sealer) (*tables, error) {
 	add(err)
 	t.prompts, err = newTable[dialplan.VoicePrompt](reg, sealer, "voice_prompts")
 	add(err)
+	t.hunts, err = newTable[dialplan.HuntGroup](reg, sealer, "hunt_groups")
+	add(err)
+	t.rooms, err = newTable[dialplan.ConferenceRoom](reg, sealer, "conference_rooms")
+	add(err)
+	t.menus, err = newTable[dialplan.IVRMenu](reg, sealer, "ivr_menus")
+	add(err)
 	t.dids, err = newTable[dialplan.DID](reg, sealer, "dids")
 	add(err)
 	t.trunks, err = newTable[dialplan.SIPTrunk](reg, sealer, "sip_trunks")
@@ -92,6 +101,9 @@ func (t *tables) close() {
 	t.emergency.close()
 	t.mailboxes.close()
 	t.prompts.close()
+	t.hunts.close()
+	t.rooms.close()
+	t.menus.close()
 	t.dids.close()
 	t.trunks.close()
 	t.servers.close()
@@ -106,9 +118,9 @@ const defaultModelExtensions = 2000
 // two parts read separately: what directory fetches need (the tenant, its
 // extensions, emergency locations and special mailboxes), read when the
 // model is built, and the routing part (routes, conditions, schedules,
-// office mode, feature codes, prompts), read by the first dialplan fetch
+// office mode, feature codes, prompts, hunt groups, conference rooms, IVR menus), read by the first dialplan fetch
 // that needs it. So a registration after a write, or a registration storm,
-// reads four resources per tenant, not eleven. A nil snap means no such
+// reads four resources per tenant, not fourteen. A nil snap means no such
 // tenant.
 type tenantModel struct {
 	id   int64
@@ -202,7 +214,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	db, t, id := s.st.DB(), s.tables, m.id
 	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
 		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
-	var weights [7]int
+	var weights [10]int
 	g, gctx := s.reader(ctx)
 	g.Go(func() (err error) {
 		full.InboundRoutes, weights[0], err = t.inbound.query(gctx, db, byTenant, id)
@@ -226,6 +238,18 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	})
 	g.Go(func() (err error) {
 		full.VoicePrompts, weights[5], err = t.prompts.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.HuntGroups, weights[7], err = t.hunts.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.ConferenceRooms, weights[8], err = t.rooms.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.IVRMenus, weights[9], err = t.menus.query(gctx, db, byTenant, id)
 		return
 	})
 	g.Go(func() error {
