@@ -167,7 +167,10 @@ func (p *Pool) BgAPI(ctx context.Context, node, cmd string) (string, error) {
 	}
 	job := uuid.NewString()
 	n.disp.expectJob(job)
-	r, err := n.send(ctx, "bgapi "+cmd+"\nJob-UUID: "+job)
+	// All-CRLF framing: mod_event_socket ends the command at the first CR
+	// of the message, and eslgo ends every message with CRLF CRLF, so a bare
+	// LF here would make the header part of the command's arguments.
+	r, err := n.send(ctx, "bgapi "+cmd+"\r\nJob-UUID: "+job)
 	if err != nil {
 		n.disp.forgetJob(job)
 		return "", err
@@ -177,16 +180,13 @@ func (p *Pool) BgAPI(ctx context.Context, node, cmd string) (string, error) {
 		n.disp.forgetJob(job)
 		return "", &CommandError{Node: node, Command: "bgapi " + cmd, Reply: reply}
 	}
-	got := r.GetHeader("Job-UUID")
-	if got == "" {
-		_, got, _ = strings.Cut(reply, "Job-UUID: ")
-		got = strings.TrimSpace(got)
-	}
-	if got != job {
+	if got := r.GetHeader("Job-UUID"); got != job {
+		// The switch did not take the header: the result would be
+		// announced under an id nobody waits for.
 		n.disp.forgetJob(job)
-		n.disp.expectJob(got)
+		return "", &CommandError{Node: node, Command: "bgapi " + cmd, Reply: "Job-UUID not honoured: " + reply}
 	}
-	return got, nil
+	return job, nil
 }
 
 func checkLine(cmd string) error {

@@ -313,3 +313,32 @@ func TestRunWithoutNodesBlocksUntilCancel(t *testing.T) {
 		t.Error("AnyUp with no nodes")
 	}
 }
+
+// TestBgAPIRunsExactlyTheCommand fails when the Job-UUID header is framed
+// so that mod_event_socket reads it as part of the command (LF before a
+// CRLF CRLF end): echo would then answer with the header text appended.
+func TestBgAPIRunsExactlyTheCommand(t *testing.T) {
+	fs := startFake(t, fakefs.Options{})
+	var got sink
+	opts := fastOptions()
+	opts.OnEvent = got.add
+	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, opts)
+	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	job, err := p.BgAPI(ctx, "fs1", "echo hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := fs.WaitCommand(ctx, "bgapi "); line != "bgapi echo hello" {
+		t.Errorf("FreeSWITCH read the command as %q", line)
+	}
+	eventually(t, 3*time.Second, "BACKGROUND_JOB under the sent Job-UUID", func() bool {
+		return got.count(func(e Event) bool { return e.Name() == "BACKGROUND_JOB" && e.Get("Job-UUID") == job }) == 1
+	})
+	for _, e := range got.all() {
+		if e.Name() == "BACKGROUND_JOB" && e.Body != "hello" {
+			t.Errorf("job %s answered %q, want hello", e.Get("Job-UUID"), e.Body)
+		}
+	}
+}

@@ -43,6 +43,8 @@ func (s *Server) runAPI(cmdline string) string {
 		return s.show(args)
 	case "status":
 		return s.status()
+	case "echo":
+		return args
 	case "xml_flush_cache":
 		return "+OK cleared 0 entries\n"
 	case "reloadxml":

@@ -236,8 +236,9 @@ func (s *Server) record(line string) {
 }
 
 // Commands returns every command line received so far, on all connections,
-// in arrival order: the first line of each command with CR removed (eslgo
-// leaves a trailing space on "api status ").
+// in arrival order: the command segment of each, as read_packet cuts it
+// (up to the first CR of the message, else its first LF; see readCommand).
+// eslgo leaves a trailing space on "api status ".
 func (s *Server) Commands() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
