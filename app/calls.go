@@ -81,6 +81,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Tracker:    tracker,
 		Recordings: cfg.Recordings,
 		Streams:    runCtx,
+		UserVars:   s.xml.UserVariables,
 	})...)
 	for name, sch := range routes.CallSchemas() {
 		s.schemas[name] = sch

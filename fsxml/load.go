@@ -228,3 +228,17 @@ func containsFold(list []string, s string) bool {
 	}
 	return false
 }
+
+// UserVariables returns the channel variables the directory gives tenant's
+// extension ext (dialplan.UserVariables), for calls Switchboard places on
+// that user's behalf; models.ErrNotFound when there is no such extension.
+func (s *Service) UserVariables(ctx context.Context, tenant, ext string) ([][2]string, error) {
+	snap, err := s.directorySnapshot(ctx, tenant, ext, false)
+	if err != nil {
+		return nil, fmt.Errorf("user variables %s@%s: %w", ext, tenant, err)
+	}
+	if snap == nil || len(snap.Extensions) == 0 {
+		return nil, fmt.Errorf("user variables %s@%s: %w", ext, tenant, models.ErrNotFound)
+	}
+	return dialplan.UserVariables(snap, &snap.Extensions[0]), nil
+}

@@ -24,6 +24,9 @@ type CallDeps struct {
 	// Recordings is the directory on the FreeSWITCH nodes where the record
 	// endpoint writes (<Recordings>/<tenant>/<file>.wav).
 	Recordings string
+	// UserVars returns the directory variables of a tenant's extension
+	// (fsxml.Service.UserVariables): a callback's first leg carries them.
+	UserVars func(ctx context.Context, tenant, ext string) ([][2]string, error)
 	// Streams ends every open event stream when it is done (shutdown).
 	Streams context.Context
 	// Heartbeat is the interval of SSE comment lines (default 15s).

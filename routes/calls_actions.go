@@ -130,8 +130,12 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 	if !ok {
 		return newError(fiber.StatusServiceUnavailable, "freeswitch_unavailable", "no FreeSWITCH node is connected; try again later")
 	}
+	userVars, err := r.UserVars(ctx, tenant, ext)
+	if err != nil {
+		return fmt.Errorf("extension %q: %w", ext, err)
+	}
 	id := uuid.NewString()
-	cmd, err := originateCommand(id, tenant, ext, in.From, in.To)
+	cmd, err := originateCommand(id, userVars, in.From, in.To)
 	if err != nil {
 		return err
 	}
@@ -150,30 +154,46 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 	})
 }
 
-// originateCommand builds the callback originate. Every value goes through
-// esl.QuoteVar or esl.SafeArg even though the inputs were validated.
-func originateCommand(id, tenant, ext, mobile, to string) (string, error) {
-	vars := [][2]string{
-		{"origination_uuid", id},
-		{"sb_tenant", tenant},
-		{"sb_ext", ext},
-		{"sb_callback", "true"},
-		{"origination_caller_id_number", to},
-		{"origination_caller_id_name", to},
-		{"ignore_early_media", "true"},
-		{"originate_timeout", "30"},
-		{"hangup_after_bridge", "true"},
+// originateCommand builds the callback originate. The first leg is a
+// loopback into the tenant's context, so the tenant's outbound routes dial
+// the mobile; only the originate's {} variables reach that routed (-b)
+// leg, so they carry the calling user's own directory variables
+// (dialplan.UserVariables: toll_allow, caller ids, sb_tenant, ...) and the
+// routes treat the call as one the user placed. Every value goes through
+// esl.QuoteVarList or esl.SafeArg even though the inputs were validated.
+func originateCommand(id string, userVars [][2]string, mobile, to string) (string, error) {
+	var tenant, cidName, cidNum string
+	for _, kv := range userVars {
+		switch kv[0] {
+		case "sb_tenant":
+			tenant = kv[1]
+		case "effective_caller_id_name":
+			cidName = kv[1]
+		case "effective_caller_id_number":
+			cidNum = kv[1]
+		}
 	}
+	vars := append([][2]string{{"origination_uuid", id}}, userVars...)
+	vars = append(vars,
+		[2]string{"sb_callback", "true"},
+		[2]string{"origination_caller_id_name", cidName},
+		[2]string{"origination_caller_id_number", cidNum},
+		[2]string{"ignore_early_media", "true"},
+		[2]string{"originate_timeout", "30"},
+		[2]string{"hangup_after_bridge", "true"},
+	)
 	parts := make([]string, 0, len(vars))
 	for _, kv := range vars {
-		v, err := esl.QuoteVar(kv[1])
+		if kv[1] == "" {
+			continue
+		}
+		v, err := esl.QuoteVarList(kv[1])
 		if err != nil {
 			return "", models.FieldError(kv[0], "not usable in a FreeSWITCH command")
 		}
 		parts = append(parts, kv[0]+"="+v)
 	}
-	args := []string{mobile, tenant, to}
-	for _, a := range args {
+	for _, a := range []string{mobile, tenant, to} {
 		if _, err := esl.SafeArg(a); err != nil {
 			return "", models.FieldError("to", "not usable in a FreeSWITCH command")
 		}

@@ -41,7 +41,8 @@ type Channel struct {
 
 	order      uint64
 	source     string
-	originator bool // true on the leg that dialled Peer (A side)
+	originator bool   // true on the leg that dialled Peer (A side)
+	loopPeer   string // the other half of a loopback pair: they end together
 	progressed time.Time
 	bridged    time.Time
 	transfered time.Time
@@ -294,6 +295,11 @@ func (s *Server) hangupLocked(c *Channel, cause string) {
 		l.State = "CS_DESTROY"
 		s.emitChannelLocked("CHANNEL_DESTROY", l, nil, nil)
 		delete(s.channels, l.UUID)
+	}
+	for _, l := range legs {
+		if p, ok := s.channels[l.loopPeer]; ok && l.loopPeer != "" {
+			s.hangupLocked(p, cause)
+		}
 	}
 }
 

@@ -32,6 +32,12 @@ type Options struct {
 	// (default 10ms): eslgo clients register per-job listeners only after
 	// they read the reply, and a job event that comes first is lost to them.
 	JobDelay time.Duration
+	// XMLCurlURL, when set, is the mod_xml_curl URL (Switchboard's /fs/xml)
+	// the fake fetches dialplans from: loopback originates and the
+	// destinations they run are then routed like mod_dialplan_xml routes
+	// them, with the channel's own variables, and refused or failed as the
+	// dialplan says. Without it those legs simply answer.
+	XMLCurlURL string
 	// Logger receives debug logs (default: discard).
 	Logger *slog.Logger
 }
@@ -58,6 +64,8 @@ type Server struct {
 	sessions  uint64
 	failNext  []string
 	replies   []scripted
+	coreUUID  string
+	xmlCurl   string
 	wg        sync.WaitGroup
 }
 
@@ -93,6 +101,8 @@ func New(opts Options) *Server {
 	}
 	return &Server{
 		opts:      opts,
+		coreUUID:  opts.CoreUUID,
+		xmlCurl:   opts.XMLCurlURL,
 		conns:     make(map[int]*conn),
 		cmdNotify: make(chan struct{}),
 		channels:  make(map[string]*Channel),
@@ -132,6 +142,28 @@ func (s *Server) Restart() error {
 		return errors.New("fakefs restart: never started")
 	}
 	return s.Start(addr)
+}
+
+// CoreUUID returns the Core-UUID of the running fake process; it changes
+// with every Crash.
+func (s *Server) CoreUUID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.coreUUID
+}
+
+// SetXMLCurlURL sets (or with "" clears) Options.XMLCurlURL, for tests that
+// start Switchboard after the fake.
+func (s *Server) SetXMLCurlURL(u string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.xmlCurl = u
+}
+
+func (s *Server) xmlCurlURL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.xmlCurl
 }
 
 // Addr returns the listening address (host:port).

@@ -1,0 +1,89 @@
+package routes_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/esl/fakefs"
+)
+
+// routedCallEnv is a callEnv whose fake FreeSWITCH routes loopback legs
+// through Switchboard's own /fs/xml, with a national outbound route to a
+// trunk that reaches the test mobile.
+func routedCallEnv(t *testing.T, e *callEnv) (trunk string) {
+	t.Helper()
+	e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
+	trunk = "carrier_" + strings.ToLower(e.tenant)
+	e.Do(t, "POST", "/api/sip_trunks/", e.Key, map[string]any{"name": trunk, "host": "carrier.example", "tenants": []string{e.tenant}}).Expect(t, 201)
+	e.Do(t, "POST", "/api/tenants/"+e.tenant+"/outbound_routes/", e.Key, map[string]any{
+		"name": "mobiles", "priority": 10, "trunks": []string{trunk}, "min_permission": "national",
+		"patterns": []map[string]any{{"match": "+27XXXXXXXXX"}},
+	}).Expect(t, 201)
+	return trunk
+}
+
+// findChannel waits for a live fake channel whose name has prefix.
+func findChannel(t *testing.T, fs *fakefs.Server, prefix string) fakefs.Channel {
+	t.Helper()
+	var found fakefs.Channel
+	eventually(t, 5*time.Second, "fake channel "+prefix, func() bool {
+		for _, c := range fs.Channels() {
+			if strings.HasPrefix(c.Name, prefix) {
+				found = c
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// TestCallbackRoutedWithTheUsersPermissions places a callback through a
+// fake that evaluates the tenant's outbound route with the routed leg's
+// variables: the mobile leg is dialled on the trunk (toll_allow and the
+// user's caller id travel in the originate's {} variables, the only ones the
+// loopback -b leg gets), then the destination extension rings and is bridged.
+func TestCallbackRoutedWithTheUsersPermissions(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		trunk := routedCallEnv(t, e)
+		r := e.Do(t, "POST", "/api/telephony/call", e.user, map[string]any{"from": testMobile, "to": "1002"}).Expect(t, 202).Map(t)
+		line := waitCommand(t, e.fs, "bgapi originate")
+		for _, want := range []string{"toll_allow='internal,local,national'", "sb_tenant=" + e.tenant, "sb_ext=1001", "effective_caller_id_number=1001"} {
+			if !strings.Contains(line, want) {
+				t.Errorf("originate lacks %s: %s", want, line)
+			}
+		}
+		mobile := findChannel(t, e.fs, "sofia/external/"+testMobile)
+		callee := findChannel(t, e.fs, "sofia/internal/1002-"+e.tenant+"@")
+		if callee.Dest != "1002-"+e.tenant || callee.Var("presence_id") != "1002-"+e.tenant+"@sip.test" {
+			t.Errorf("callee leg %+v", callee)
+		}
+		if mobile.Peer == "" || callee.Peer != r["uuid"] {
+			t.Errorf("legs not bridged: mobile peer %q, callee peer %q (a leg %v)", mobile.Peer, callee.Peer, r["uuid"])
+		}
+		b := findChannel(t, e.fs, "loopback/"+testMobile+"-b")
+		if b.Var("toll_allow") != "internal,local,national" || b.Context != e.tenant {
+			t.Errorf("-b leg vars %v context %q", b.Vars, b.Context)
+		}
+		_ = trunk
+	})
+}
+
+// TestCallbackRefusedByTheTenantsRoute: an extension limited to internal
+// calls may not be rung back on a mobile: the route's toll_allow check
+// refuses the -b leg and FreeSWITCH answers -ERR CALL_REJECTED.
+func TestCallbackRefusedByTheTenantsRoute(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		routedCallEnv(t, e)
+		e.Do(t, "PUT", "/api/tenants/"+e.tenant+"/extensions/1001", e.Key, map[string]any{"call_permission": "internal"}).Expect(t, 200)
+		e.Do(t, "POST", "/api/telephony/call", e.user, map[string]any{"from": testMobile, "to": "1002"}).Expect(t, 202)
+		if line := waitCommand(t, e.fs, "bgapi originate"); !strings.Contains(line, "toll_allow=internal,") {
+			t.Fatalf("originate %s", line)
+		}
+		eventually(t, 5*time.Second, "both loopback legs gone", func() bool { return len(e.fs.Channels()) == 0 })
+		for _, c := range e.fs.Channels() {
+			t.Errorf("channel left: %+v", c)
+		}
+	})
+}
