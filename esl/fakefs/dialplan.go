@@ -44,9 +44,9 @@ type dpDocument struct {
 }
 
 type dpCondition struct {
-	Field      string       `xml:"field,attr"`
-	Expression string       `xml:"expression,attr"`
-	Break      string       `xml:"break,attr"`
+	Field      string     `xml:"field,attr"`
+	Expression string     `xml:"expression,attr"`
+	Break      string     `xml:"break,attr"`
 	Actions    []dpXMLApp `xml:"action"`
 	Anti       []dpXMLApp `xml:"anti-action"`
 }
