@@ -158,6 +158,24 @@ if not c.id then
   dirty[c] = true
 end
 
+-- A call that started outside any tenant (an inbound DID call routed in
+-- context public) enters one later: its first events carry no sb_tenant,
+-- the ones after the public dialplan's transfer do. The channel then moves
+-- to the tenant with an id of the tenant's; the old id stays as an alias.
+if not created and (c.tenant == nil or c.tenant == '') and p.tenant ~= '' then
+  local n = redis.call('INCR', pre .. 'chseq:' .. p.tenant) % 4294967296
+  local old = c.id
+  c.id = p.tech .. '/' .. p.name .. '-' .. p.tenant .. '-' .. string.format('%08x', n)
+  c.tenant = p.tenant
+  c._.aliases = c._.aliases or {}
+  table.insert(c._.aliases, old)
+  redis.call('SET', pre .. 'chid:' .. c.id, member)
+  redis.call('ZADD', pre .. 'live:' .. c.tenant, p.score, member)
+  if p.context ~= '' then c.context = p.context end
+  fill(c, 'extension', p.extension)
+  dirty[c] = true
+end
+
 if not known and newer(c, 'i') then
   putNE(c, 'caller_id_name', p.caller_id_name)
   putNE(c, 'caller_id_number', p.caller_id_number)
@@ -221,6 +239,7 @@ if ending then
   local pub, stored = encode(c)
   redis.call('SET', key, stored, 'EX', ttl)
   redis.call('EXPIRE', pre .. 'chid:' .. c.id, ttl)
+  for _, a in ipairs(c._.aliases or {}) do redis.call('EXPIRE', pre .. 'chid:' .. a, ttl) end
   redis.call('ZREM', pre .. 'live', member)
   if c.tenant ~= '' then redis.call('ZREM', pre .. 'live:' .. c.tenant, member) end
   redis.call('SREM', pre .. 'live:node:' .. p.node, member)

@@ -87,3 +87,37 @@ func TestCallbackRefusedByTheTenantsRoute(t *testing.T) {
 		}
 	})
 }
+
+// TestInboundDIDCallBelongsToItsTenant: a carrier call to a DID starts in
+// context public without sb_tenant and enters the tenant on answer; the
+// tenant's key lists it and its CDR names the tenant.
+func TestInboundDIDCallBelongsToItsTenant(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		id, err := e.fs.CreateChannel(fakefs.DIDCall("+15557654321", "+15550001000", e.tenant, "1001"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var ch map[string]any
+		eventually(t, 5*time.Second, "the tenant sees its inbound call", func() bool {
+			var list []map[string]any
+			e.Do(t, "GET", "/api/telephony/channels", e.tenantKey, nil).Expect(t, 200).JSON(t, &list)
+			if len(list) == 1 && list[0]["uuid"] == id {
+				ch = list[0]
+				return true
+			}
+			return false
+		})
+		if ch["tenant"] != e.tenant || !strings.Contains(ch["id"].(string), "-"+e.tenant+"-") {
+			t.Errorf("channel %v", ch)
+		}
+		e.Do(t, "GET", "/api/telephony/channels/"+esc(ch["id"].(string)), e.tenantKey, nil).Expect(t, 200)
+		if err := e.fs.Hangup(id, ""); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 5*time.Second, "the tenant's cdr", func() bool {
+			var list []map[string]any
+			e.Do(t, "GET", "/api/reports/cdrs", e.tenantKey, nil).Expect(t, 200).JSON(t, &list)
+			return len(list) == 1 && list[0]["uuid"] == id && list[0]["tenant"] == e.tenant
+		})
+	})
+}
