@@ -157,9 +157,16 @@ func replicaID() string {
 func resync(ctx context.Context, pool *esl.Pool, tracker *calls.Tracker, node string, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	// The Core-UUID first: channels of an earlier FreeSWITCH process on
+	// this node are gone whatever their age.
+	core, err := pool.API(ctx, node, "global_getvar core_uuid")
+	if err != nil {
+		log.Warn("core uuid unknown; resync cannot tell a restart", "node", node, "error", err)
+		core = ""
+	}
 	body, err := pool.API(ctx, node, "show channels as json")
 	if err == nil {
-		err = tracker.Resync(ctx, node, body)
+		err = tracker.ResyncCore(ctx, node, strings.TrimSpace(core), body)
 	}
 	if err != nil {
 		log.Warn("channel resync failed", "node", node, "error", err)

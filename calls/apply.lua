@@ -110,7 +110,11 @@ if kind == 'resync_end' then
     redis.call('ZREM', pre .. 'live', member)
     return {0, ''}
   end
-  if tonumber(c._.su) > tonumber(p.cutoff_us) then return {0, ''} end
+  -- A channel of another FreeSWITCH process (the node restarted) is gone
+  -- whatever its age; one of the current process only when it started
+  -- before the cutoff (it may have been created after the listing).
+  local otherCore = p.core ~= '' and c._.core ~= nil and c._.core ~= p.core
+  if not otherCore and tonumber(c._.su) > tonumber(p.cutoff_us) then return {0, ''} end
 end
 -- A listed channel we already know keeps its event-built state; the listing
 -- may only move its lifecycle forward (it may have answered while we were
@@ -175,6 +179,8 @@ if not created and (c.tenant == nil or c.tenant == '') and p.tenant ~= '' then
   fill(c, 'extension', p.extension)
   dirty[c] = true
 end
+
+if kind ~= 'resync_end' and p.core ~= '' and c._.core ~= p.core then setI(c, 'core', p.core) end
 
 if not known and newer(c, 'i') then
   putNE(c, 'caller_id_name', p.caller_id_name)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -55,6 +56,9 @@ type Tracker struct {
 	opts   Options
 	prefix string
 	script *redis.Script
+	// cores caches each node's current Core-UUID (node -> string) so that
+	// NoteCore costs nothing for the events of a known process.
+	cores sync.Map
 }
 
 // NewTracker returns a Tracker storing its state in rdb.

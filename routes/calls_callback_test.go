@@ -121,3 +121,39 @@ func TestInboundDIDCallBelongsToItsTenant(t *testing.T) {
 		})
 	})
 }
+
+// TestFreeSWITCHRestartEndsItsCalls: a bridged call is up for a moment
+// (far less than the resync grace), FreeSWITCH is killed and started again
+// with a new Core-UUID: both legs leave the live list and get CDRs.
+func TestFreeSWITCHRestartEndsItsCalls(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		_, a := e.liveChannel(t, e.tenant, "1001")
+		b, err := e.fs.CreateChannel(fakefs.ChannelSpec{Direction: "outbound", CIDNum: "1001", Dest: "1002", Context: e.tenant, Answer: true,
+			Vars: []fakefs.Header{{Name: "sb_tenant", Value: e.tenant}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.fs.Bridge(a, b); err != nil {
+			t.Fatal(err)
+		}
+		e.waitChannel(t, b)
+		oldCore := e.fs.CoreUUID()
+		e.fs.Crash()
+		if err := e.fs.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		if e.fs.CoreUUID() == oldCore {
+			t.Fatal("fake kept its Core-UUID across a restart")
+		}
+		eventually(t, 10*time.Second, "ghost channels gone", func() bool {
+			var list []map[string]any
+			e.Do(t, "GET", "/api/telephony/channels", e.tenantKey, nil).Expect(t, 200).JSON(t, &list)
+			return len(list) == 0
+		})
+		eventually(t, 5*time.Second, "cdrs of both legs", func() bool {
+			var list []map[string]any
+			e.Do(t, "GET", "/api/reports/cdrs", e.tenantKey, nil).Expect(t, 200).JSON(t, &list)
+			return len(list) == 2
+		})
+	})
+}

@@ -166,6 +166,26 @@ func (s *Server) xmlCurlURL() string {
 	return s.xmlCurl
 }
 
+// Crash stops the fake the way a killed FreeSWITCH stops: the listener and
+// every connection close with no notice, and all channels vanish without
+// events. Restart then starts a new process on the same address: a new
+// Core-UUID, Event-Sequence from 1, no channels.
+func (s *Server) Crash() {
+	s.mu.Lock()
+	ln := s.ln
+	s.ln = nil
+	s.channels = make(map[string]*Channel)
+	s.seq = 0
+	s.coreUUID = uuid.NewString()
+	s.failNext = nil
+	s.mu.Unlock()
+	if ln != nil {
+		_ = ln.Close()
+	}
+	s.DropConnections()
+	s.wg.Wait()
+}
+
 // Addr returns the listening address (host:port).
 func (s *Server) Addr() string {
 	s.mu.Lock()
