@@ -36,6 +36,13 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	}
 	replica := replicaID()
 	tenants := newTenantCache(st, time.Minute)
+	// A tenant written through this replica's API is no longer "not a
+	// tenant" at once; other replicas' answers expire with the negative TTL.
+	prev := s.changed
+	s.changed = func(ctx context.Context, tenant string) {
+		tenants.forget(tenant)
+		prev(ctx, tenant)
+	}
 	tracker := calls.NewTracker(rdb, calls.Options{
 		TenantExists: tenants.exists,
 		OnEnd: func(ctx context.Context, c calls.CDR) error {
@@ -247,10 +254,11 @@ func modelCDR(c calls.CDR) models.CDR {
 // tenantCache answers "is this context a tenant" for every channel event
 // from memory, asking the database at most once per name and TTL.
 type tenantCache struct {
-	st  *models.Store
-	ttl time.Duration
-	mu  sync.Mutex
-	m   map[string]tenantEntry
+	st     *models.Store
+	ttl    time.Duration
+	negTTL time.Duration
+	mu     sync.Mutex
+	m      map[string]tenantEntry
 }
 
 type tenantEntry struct {
@@ -259,7 +267,22 @@ type tenantEntry struct {
 }
 
 func newTenantCache(st *models.Store, ttl time.Duration) *tenantCache {
-	return &tenantCache{st: st, ttl: ttl, m: map[string]tenantEntry{}}
+	return &tenantCache{st: st, ttl: ttl, negTTL: min(ttl, negativeTenantTTL), m: map[string]tenantEntry{}}
+}
+
+// negativeTenantTTL bounds how long "not a tenant" is believed: a tenant
+// created through another replica is seen within it.
+const negativeTenantTTL = 5 * time.Second
+
+// forget drops what is cached about name (a tenant was created, renamed or
+// deleted).
+func (c *tenantCache) forget(name string) {
+	if name == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, strings.ToLower(name))
 }
 
 func (c *tenantCache) exists(name string) bool {
@@ -281,7 +304,11 @@ func (c *tenantCache) exists(name string) bool {
 	if len(c.m) > 10000 {
 		c.m = map[string]tenantEntry{}
 	}
-	c.m[key] = tenantEntry{ok: ok, exp: time.Now().Add(c.ttl)}
+	ttl := c.ttl
+	if !ok {
+		ttl = c.negTTL
+	}
+	c.m[key] = tenantEntry{ok: ok, exp: time.Now().Add(ttl)}
 	c.mu.Unlock()
 	return ok
 }

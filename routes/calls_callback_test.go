@@ -157,3 +157,31 @@ func TestFreeSWITCHRestartEndsItsCalls(t *testing.T) {
 		})
 	})
 }
+
+// TestNewTenantsCallsAreTheirsAtOnce: a call in a context that is not yet a
+// tenant is tenantless; once the tenant is created through the API, the
+// next call in that context belongs to it at once (no stale "not a
+// tenant" answer).
+func TestNewTenantsCallsAreTheirsAtOnce(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		name := "late_" + strings.ToLower(e.tenant[len(e.tenant)-6:])
+		first, err := e.fs.CreateChannel(fakefs.ChannelSpec{CIDNum: "1001", Dest: "1002", Context: name, Answer: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		e.waitChannel(t, first)
+		ch := e.Do(t, "GET", "/api/telephony/channels/"+esc(e.waitChannel(t, first)), e.Key, nil).Expect(t, 200).Map(t)
+		if ch["tenant"] != "" {
+			t.Fatalf("context %s is no tenant yet, channel says %v", name, ch["tenant"])
+		}
+		e.Do(t, "POST", "/api/tenants/", e.Key, map[string]any{"tenant": name}).Expect(t, 201)
+		second, err := e.fs.CreateChannel(fakefs.ChannelSpec{CIDNum: "1001", Dest: "1002", Context: name, Answer: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := e.waitChannel(t, second)
+		if ch := e.Do(t, "GET", "/api/telephony/channels/"+esc(id), e.Key, nil).Expect(t, 200).Map(t); ch["tenant"] != name {
+			t.Errorf("call after the tenant's creation: tenant %v", ch["tenant"])
+		}
+	})
+}
