@@ -57,6 +57,13 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Logger:     log.With("component", "esl"),
 		EventLease: esl.NewRedisLease(rdb, replica, 0),
 		OnEvent: func(e esl.Event) {
+			// Callback calls follow their legs' events (and their
+			// originate's result) before the channels are updated.
+			cctx, ccancel := context.WithTimeout(runCtx, 2*time.Second)
+			if err := tracker.CallEvent(cctx, e); err != nil {
+				log.Warn("callback call state", "error", err)
+			}
+			ccancel()
 			if e.Name() == "BACKGROUND_JOB" {
 				logJob(log, e)
 				return

@@ -59,6 +59,7 @@ type Tracker struct {
 	// cores caches each node's current Core-UUID (node -> string) so that
 	// NoteCore costs nothing for the events of a known process.
 	cores sync.Map
+	calls callbacks
 }
 
 // NewTracker returns a Tracker storing its state in rdb.

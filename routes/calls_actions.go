@@ -3,6 +3,7 @@ package routes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/switchboard/switchboard/calls"
 	"github.com/switchboard/switchboard/esl"
 	"github.com/switchboard/switchboard/models"
 )
@@ -135,7 +137,7 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 		return fmt.Errorf("extension %q: %w", ext, err)
 	}
 	id := uuid.NewString()
-	cmd, err := originateCommand(id, userVars, in.From, in.To)
+	cmd, err := originateCommand(id, append(userVars, [2]string{"sb_call", id}), in.From, in.To)
 	if err != nil {
 		return err
 	}
@@ -145,13 +147,40 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 	if err != nil {
 		return fmt.Errorf("reserve channel id: %w", err)
 	}
-	if _, err := r.Pool.BgAPI(actx, node, cmd); err != nil {
+	call := calls.Call{ID: id, Node: node, Tenant: tenant, Extension: ext, From: in.From, To: in.To, OriginChannel: chID}
+	if err := r.Tracker.PlaceCall(actx, call); err != nil {
 		return err
 	}
+	if _, err := r.Pool.BgAPI(actx, node, cmd); err != nil {
+		r.Tracker.FailCall(context.WithoutCancel(actx), id, err.Error())
+		return err
+	}
+	loc := "/api/telephony/calls/" + id
+	c.Set(fiber.HeaderLocation, loc)
 	return c.Status(fiber.StatusAccepted).JSON(fiber.Map{
-		"status": "dialing", "channel": chID, "uuid": id, "node": node,
+		"status": "dialing", "id": id, "state": calls.CallQueued, "location": loc,
+		"channel": chID, "uuid": id, "node": node,
 		"tenant": tenant, "extension": ext, "from": in.From, "to": in.To,
 	})
+}
+
+// getCall answers GET /api/telephony/calls/<id>: a callback call's state.
+func (r *callRoutes) getCall(c *fiber.Ctx) error {
+	p := principal(c)
+	if !p.Can("calls.read") {
+		return newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission calls.read")
+	}
+	call, err := r.Tracker.Call(c.UserContext(), strings.Clone(c.Params("id")))
+	if errors.Is(err, calls.ErrCallNotFound) {
+		return newError(fiber.StatusNotFound, "call_not_found", "no call has this id (calls are kept 24 hours)")
+	}
+	if err != nil {
+		return err
+	}
+	if !p.MayTenant(call.Tenant) {
+		return newError(fiber.StatusNotFound, "call_not_found", "no call has this id (calls are kept 24 hours)")
+	}
+	return c.JSON(call)
 }
 
 // originateCommand builds the callback originate. The first leg is a
