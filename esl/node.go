@@ -127,10 +127,13 @@ func (n *node) send(ctx context.Context, line string) (*eslgo.RawResponse, error
 }
 
 // dial connects and authenticates within DialTimeout. eslgo's Dial has no
-// deadline of its own, so it runs aside and is abandoned on timeout.
-func (n *node) dial(ctx context.Context, onDisconnect func()) (*eslgo.Conn, error) {
+// deadline of its own, so it runs aside and is abandoned on timeout. The
+// connection runs on its own context; the returned func cancels it (see
+// release).
+func (n *node) dial(ctx context.Context, onDisconnect func()) (*eslgo.Conn, context.CancelFunc, error) {
+	cctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	opts := eslgo.DefaultInboundOptions
-	opts.Context = context.WithoutCancel(ctx)
+	opts.Context = cctx
 	opts.Logger = eslLogger{l: n.log, onReadError: onDisconnect}
 	opts.Password = n.cfg.Password
 	opts.OnDisconnect = onDisconnect
@@ -150,33 +153,36 @@ func (n *node) dial(ctx context.Context, onDisconnect func()) (*eslgo.Conn, erro
 	abandon := func() {
 		go func() {
 			if r := <-ch; r.c != nil {
-				r.c.Close()
+				release(r.c, stop)
+				return
 			}
+			stop()
 		}()
 	}
 	select {
 	case r := <-ch:
 		if r.err != nil {
-			return nil, fmt.Errorf("dial esl %s: %w", n.cfg.Addr, r.err)
+			stop()
+			return nil, nil, fmt.Errorf("dial esl %s: %w", n.cfg.Addr, r.err)
 		}
-		return r.c, nil
+		return r.c, stop, nil
 	case <-t.C:
 		abandon()
-		return nil, fmt.Errorf("dial esl %s: timed out after %s", n.cfg.Addr, n.p.opts.DialTimeout)
+		return nil, nil, fmt.Errorf("dial esl %s: timed out after %s", n.cfg.Addr, n.p.opts.DialTimeout)
 	case <-ctx.Done():
 		abandon()
-		return nil, fmt.Errorf("dial esl %s: %w", n.cfg.Addr, ctx.Err())
+		return nil, nil, fmt.Errorf("dial esl %s: %w", n.cfg.Addr, ctx.Err())
 	}
 }
 
 // connect dials and returns a link whose done closes on disconnect.
 func (n *node) connect(ctx context.Context) (*link, error) {
 	l := &link{done: make(chan struct{})}
-	c, err := n.dial(ctx, l.fail)
+	c, stop, err := n.dial(ctx, l.fail)
 	if err != nil {
 		return nil, err
 	}
-	l.c = c
+	l.c, l.stop = c, stop
 	return l, nil
 }
 
