@@ -89,13 +89,14 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		s.xml.OnDirectoryChange = func(_ context.Context, tenant string) { flushXMLCache(pool, tenant, log) }
 	}
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
-		Store:      st,
-		Redis:      rdb,
-		Pool:       pool,
-		Tracker:    tracker,
-		Recordings: cfg.Recordings,
-		Streams:    runCtx,
-		UserVars:   s.xml.UserVariables,
+		Store:         st,
+		Redis:         rdb,
+		Pool:          pool,
+		Tracker:       tracker,
+		Recordings:    cfg.Recordings,
+		Streams:       runCtx,
+		UserVars:      s.xml.UserVariables,
+		StreamsPerKey: cfg.StreamsPerKey,
 	})...)
 	for name, sch := range routes.CallSchemas() {
 		s.schemas[name] = sch
@@ -200,6 +201,11 @@ func logJob(log *slog.Logger, e esl.Event) {
 
 func retryCDRs(ctx context.Context, tracker *calls.Tracker, log *slog.Logger) {
 	every(ctx, cdrRetryEvery, func() {
+		tctx, tcancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := tracker.TrimStream(tctx); err != nil {
+			log.Warn("trim change stream", "error", err)
+		}
+		tcancel()
 		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
 		n, err := tracker.RetryPendingCDRs(rctx)

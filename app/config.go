@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -31,8 +32,11 @@ type Config struct {
 	ESLNodes     string // SWITCHBOARD_ESL_NODES
 	ESLPassword  string // SWITCHBOARD_ESL_PASSWORD
 	Recordings   string // SWITCHBOARD_RECORDINGS_DIR
-	BodyLimit    int
-	ShutdownWait time.Duration
+	// StreamsPerKey caps the open event streams per API key and replica
+	// (SWITCHBOARD_SSE_STREAMS_PER_KEY).
+	StreamsPerKey int
+	BodyLimit     int
+	ShutdownWait  time.Duration
 }
 
 // envVar documents one variable; the README table is written from the same facts.
@@ -56,6 +60,7 @@ var Variables = []envVar{
 	{"SWITCHBOARD_ESL_NODES", "", "FreeSWITCH event sockets: host:port or password@host:port, comma-separated"},
 	{"SWITCHBOARD_ESL_PASSWORD", "ClueCon", "default event socket password"},
 	{"SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings", "directory (on the FreeSWITCH nodes) where the record endpoint writes"},
+	{"SWITCHBOARD_SSE_STREAMS_PER_KEY", "10", "open /api/telephony/events streams allowed per API key and replica (more answer 429)"},
 }
 
 // LoadConfig reads the environment. A bad value is an error naming the variable.
@@ -81,6 +86,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		Recordings:   get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
 		BodyLimit:    1 << 20,
 		ShutdownWait: 15 * time.Second,
+	}
+	if n, err := strconv.Atoi(get("SWITCHBOARD_SSE_STREAMS_PER_KEY", "10")); err != nil || n < 1 || n > 10000 {
+		return c, fmt.Errorf("SWITCHBOARD_SSE_STREAMS_PER_KEY: must be a number from 1 to 10000")
+	} else {
+		c.StreamsPerKey = n
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return c, fmt.Errorf("SWITCHBOARD_LISTEN: %q is not host:port", c.Listen)

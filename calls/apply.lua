@@ -83,10 +83,11 @@ local function derive(r)
   return lifeNames[x.lr or 0] or 'answered'
 end
 
+-- publish appends the change to the change stream (Tracker.TrimStream
+-- keeps it to the retention).
 local function publish(typ, r, pub)
   local msg = '{"type":"' .. typ .. '","channel":' .. pub .. '}'
-  redis.call('PUBLISH', pre .. 'events', msg)
-  if r.tenant ~= '' then redis.call('PUBLISH', pre .. 'events:' .. r.tenant, msg) end
+  redis.call('XADD', pre .. 'stream', '*', 'tenant', r.tenant or '', 'msg', msg)
 end
 
 local function applyBridge(r, on, peer)

@@ -174,13 +174,7 @@ func (t *Tracker) publishCall(ctx context.Context, c Call) {
 	if err != nil {
 		return
 	}
-	_, err = t.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
-		p.Publish(ctx, t.prefix+"events", msg)
-		if c.Tenant != "" {
-			p.Publish(ctx, t.prefix+"events:"+c.Tenant, msg)
-		}
-		return nil
-	})
+	err = t.addToStream(ctx, c.Tenant, msg)
 	if err != nil {
 		t.opts.Logger.Warn("publish call change", "call", c.ID, "error", err)
 	}

@@ -46,6 +46,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// StreamRetention is how long the change stream keeps changes for
+	// clients resuming with Last-Event-ID; default DefaultStreamRetention.
+	StreamRetention time.Duration
 }
 
 // Tracker applies FreeSWITCH channel events to the live channel state in
@@ -60,6 +63,7 @@ type Tracker struct {
 	// NoteCore costs nothing for the events of a known process.
 	cores sync.Map
 	calls callbacks
+	hub   hub
 }
 
 // NewTracker returns a Tracker storing its state in rdb.
@@ -81,6 +85,9 @@ func NewTracker(rdb redis.UniversalClient, opts Options) *Tracker {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.StreamRetention <= 0 {
+		opts.StreamRetention = DefaultStreamRetention
 	}
 	return &Tracker{rdb: rdb, opts: opts, prefix: opts.Prefix, script: redis.NewScript(scriptSource())}
 }

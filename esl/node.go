@@ -134,7 +134,11 @@ func (n *node) dial(ctx context.Context, onDisconnect func()) (*eslgo.Conn, cont
 	cctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	opts := eslgo.DefaultInboundOptions
 	opts.Context = cctx
-	opts.Logger = eslLogger{l: n.log, onReadError: onDisconnect}
+	// On a read error (EOF included) eslgo logs before it tells its own
+	// disconnect goroutine, which would then run eslgo's Close: cancelling
+	// the context here first ends that goroutine, so eslgo never closes
+	// by itself (see release).
+	opts.Logger = eslLogger{l: n.log, onReadError: func() { stop(); onDisconnect() }}
 	opts.Password = n.cfg.Password
 	opts.OnDisconnect = onDisconnect
 	opts.AuthTimeout = n.p.opts.DialTimeout

@@ -31,12 +31,16 @@ type CallDeps struct {
 	Streams context.Context
 	// Heartbeat is the interval of SSE comment lines (default 15s).
 	Heartbeat time.Duration
+	// StreamsPerKey caps the event streams one API key (or administrator)
+	// holds open on a replica (default 10; more answer 429).
+	StreamsPerKey int
 }
 
 // callRoutes serves live channels, call actions, the event stream and CDRs.
 type callRoutes struct {
 	CallDeps
-	idem *idempotency
+	idem    *idempotency
+	streams *streamLimiter
 }
 
 // CallRoutes declares the telephony endpoints for app to pass in Deps.Extra.
@@ -47,11 +51,15 @@ func CallRoutes(d CallDeps) []Route {
 	if d.Streams == nil {
 		d.Streams = context.Background()
 	}
-	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, ttl: 24 * time.Hour}}
+	if d.StreamsPerKey <= 0 {
+		d.StreamsPerKey = 10
+	}
+	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, ttl: 24 * time.Hour},
+		streams: &streamLimiter{max: d.StreamsPerKey, open: map[string]int{}}}
 	return []Route{
 		{Method: "GET", Path: "/api/telephony/channels", Summary: "List live channels (tenant keys: their tenant; platform: all or ?tenant=)", Tag: "telephony", Auth: AuthAPI, Response: "ChannelList", Query: []string{"tenant", "limit", "offset"}, Handler: r.listChannels},
 		{Method: "GET", Path: "/api/telephony/channels/*", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Response: "Channel", Handler: r.getChannel},
-		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel changes (heartbeat comments every 15 s)", Tag: "telephony", Auth: AuthAPI, Query: []string{"tenant"}, Produces: "text/event-stream", Handler: r.events},
+		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel and call changes: id: on every event, resume with Last-Event-ID (or last_event_id) within an hour, heartbeat comments every 15 s; 429 beyond 10 open streams per API key", Tag: "telephony", Auth: AuthAPI, Query: []string{"tenant", "last_event_id"}, Produces: "text/event-stream", Handler: r.events},
 		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at", Tag: "reports", Auth: AuthAPI, Response: "CDRList", Query: []string{"tenant", "from", "to", "limit", "offset"}, Handler: r.listCDRs},
 		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge; 202 with Location of the call resource (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Request: "CallRequest", Response: "CallPlaced", Status: 202, Handler: r.idem.wrap(r.placeCall)},
 		{Method: "GET", Path: "/api/telephony/calls/:id", Summary: "A callback call placed with POST /api/telephony/call: its state, failed leg and FreeSWITCH cause, both legs' channels, timestamps (kept 24 hours)", Tag: "telephony", Auth: AuthAPI, Response: "Call", Handler: r.getCall},
