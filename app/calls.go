@@ -30,7 +30,7 @@ const cdrRetryEvery = 30 * time.Second
 // it, CDRs into the database, the telephony routes, and xml_flush_cache on
 // directory changes.
 func newCallServices(ctx context.Context, s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) error {
-	nodes, err := eslNodes(ctx, cfg, st, log)
+	nodes, err := eslNodes(ctx, cfg, st, log, false)
 	if err != nil {
 		return err
 	}
@@ -50,12 +50,13 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		},
 		Logger: log.With("component", "calls"),
 	})
+	lease := esl.NewRedisLease(rdb, replica, 0)
 	events := make(chan esl.Event, 8192)
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var pool *esl.Pool
 	pool = esl.NewPool(nodes, esl.PoolOptions{
 		Logger:     log.With("component", "esl"),
-		EventLease: esl.NewRedisLease(rdb, replica, 0),
+		EventLease: lease,
 		OnEvent: func(e esl.Event) {
 			// Callback calls follow their legs' events (and their
 			// originate's result) before the channels are updated.
@@ -77,8 +78,22 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 			resync(ctx, pool, tracker, node, log)
 		},
 	})
+	// Servers written through the API connect or drop nodes at once on
+	// this replica; every replica also re-reads them periodically.
+	reload := make(chan struct{}, 1)
+	prevChanged := s.changed
+	s.changed = func(ctx context.Context, tenant string) {
+		if tenant == "" {
+			select {
+			case reload <- struct{}{}:
+			default:
+			}
+		}
+		prevChanged(ctx, tenant)
+	}
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
+	go func() { defer wg.Done(); reconcileNodes(runCtx, pool, cfg, st, reload, log) }()
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
 	go func() { defer wg.Done(); tracker.Consume(runCtx, events) }()
 	go func() { defer wg.Done(); retryCDRs(runCtx, tracker, log) }()
@@ -97,6 +112,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Streams:       runCtx,
 		UserVars:      s.xml.UserVariables,
 		StreamsPerKey: cfg.StreamsPerKey,
+		LeaseHolder:   lease.Holder,
 	})...)
 	for name, sch := range routes.CallSchemas() {
 		s.schemas[name] = sch
@@ -108,7 +124,9 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 // A node named twice keeps its environment entry. Servers that cannot be
 // read (database trouble at start) are logged, not fatal: the API serves
 // configuration without FreeSWITCH.
-func eslNodes(ctx context.Context, cfg Config, st *models.Store, log *slog.Logger) ([]esl.NodeConfig, error) {
+// With strict set (reloads while running) unreadable servers are an error
+// instead, so a database outage never drops connected nodes.
+func eslNodes(ctx context.Context, cfg Config, st *models.Store, log *slog.Logger, strict bool) ([]esl.NodeConfig, error) {
 	nodes, err := esl.ParseNodes(cfg.ESLNodes, cfg.ESLPassword)
 	if err != nil {
 		return nil, fmt.Errorf("SWITCHBOARD_ESL_NODES: %w", err)
@@ -125,6 +143,9 @@ func eslNodes(ctx context.Context, cfg Config, st *models.Store, log *slog.Logge
 	defer cancel()
 	recs, err := st.Records(qctx, res, models.Owner{}, nil)
 	if err != nil {
+		if strict {
+			return nil, fmt.Errorf("read servers: %w", err)
+		}
 		log.Warn("servers not read; using SWITCHBOARD_ESL_NODES only", "error", err)
 		return nodes, nil
 	}
@@ -156,6 +177,33 @@ func hostPort(host string, port int) string {
 		host = "[" + host + "]"
 	}
 	return host + ":" + strconv.Itoa(port)
+}
+
+// nodesReloadEvery is how often every replica re-reads the servers
+// resource, to follow changes made through other replicas.
+const nodesReloadEvery = 15 * time.Second
+
+// reconcileNodes keeps the pool's nodes equal to SWITCHBOARD_ESL_NODES plus
+// the enabled servers, on a tick and whenever a platform resource changed.
+func reconcileNodes(ctx context.Context, pool *esl.Pool, cfg Config, st *models.Store, reload <-chan struct{}, log *slog.Logger) {
+	tick := time.NewTicker(nodesReloadEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-reload:
+		}
+		nodes, err := eslNodes(ctx, cfg, st, log, true)
+		if err != nil {
+			log.Warn("esl nodes not reloaded", "error", err)
+			continue
+		}
+		if added, removed := pool.SetNodes(nodes); added+removed > 0 {
+			log.Info("esl nodes changed", "added", added, "removed", removed, "nodes", len(nodes))
+		}
+	}
 }
 
 // replicaID names this process in event leases: unique per running replica.

@@ -106,6 +106,7 @@ func (t *Tracker) consume(ctx context.Context, in <-chan esl.Event, onErr func(e
 			if _, err := t.NoteCore(ctx, e.Node, e.Get("Core-UUID")); err != nil {
 				onErr(err)
 			}
+			t.noteSeen(ctx, e.Node)
 			queues[channelHash(e.Node, e.Get("Unique-ID"))%uint32(n)] <- e
 		}
 	}

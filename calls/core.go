@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -78,4 +79,45 @@ func (t *Tracker) EndOtherCores(ctx context.Context, node, core string) error {
 		return fmt.Errorf("end channels of old core on %s: %w", node, err)
 	}
 	return nil
+}
+
+// NodeInfo is what the tracker knows about a node from its events.
+type NodeInfo struct {
+	CoreUUID     string
+	LastEventAt  time.Time
+	LiveChannels int64
+}
+
+// NodeInfo returns node's current Core-UUID, when an event of it was last
+// applied (by any replica, to within a second) and its live channel count.
+func (t *Tracker) NodeInfo(ctx context.Context, node string) (NodeInfo, error) {
+	var core, seen *redis.StringCmd
+	var live *redis.IntCmd
+	_, err := t.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		core = p.Get(ctx, t.prefix+"core:"+node)
+		seen = p.Get(ctx, t.prefix+"nodeseen:"+node)
+		live = p.SCard(ctx, t.prefix+"live:node:"+node)
+		return nil
+	})
+	if err != nil && !errors.Is(err, redis.Nil) {
+		return NodeInfo{}, fmt.Errorf("node info %s: %w", node, err)
+	}
+	info := NodeInfo{CoreUUID: core.Val(), LiveChannels: live.Val()}
+	if ms, err := strconv.ParseInt(seen.Val(), 10, 64); err == nil && ms > 0 {
+		info.LastEventAt = time.UnixMilli(ms).UTC()
+	}
+	return info, nil
+}
+
+// noteSeen records, at most once a second per node, that an event of node
+// was applied, for NodeInfo.
+func (t *Tracker) noteSeen(ctx context.Context, node string) {
+	now := t.opts.Now()
+	if v, ok := t.seen.Load(node); ok && now.Sub(v.(time.Time)) < time.Second {
+		return
+	}
+	t.seen.Store(node, now)
+	if err := t.rdb.Set(ctx, t.prefix+"nodeseen:"+node, now.UnixMilli(), 24*time.Hour).Err(); err != nil {
+		t.opts.Logger.Warn("note node activity", "node", node, "error", err)
+	}
 }

@@ -62,6 +62,7 @@ type Tracker struct {
 	// cores caches each node's current Core-UUID (node -> string) so that
 	// NoteCore costs nothing for the events of a known process.
 	cores sync.Map
+	seen  sync.Map // node -> time.Time of the last nodeseen write
 	calls callbacks
 	hub   hub
 }

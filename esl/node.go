@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/percipia/eslgo"
@@ -20,7 +21,10 @@ type node struct {
 	p    *Pool
 	log  *slog.Logger
 	disp *dispatcher
-	sem  chan struct{} // one command at a time on the command connection
+	sem  chan struct{}      // one command at a time on the command connection
+	stop context.CancelFunc // ends this node's loops (SetNodes); set by start
+	// lastEvent is the unix nanoseconds of the last event received.
+	lastEvent atomic.Int64
 
 	mu         sync.Mutex
 	cmd        *link // nil while down
@@ -35,7 +39,11 @@ var errLeaseLost = errors.New("event lease lost")
 func (n *node) status() NodeStatus {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return NodeStatus{Name: n.cfg.Name, Addr: n.cfg.Addr, Up: n.up, Since: n.since, EventsHeld: n.eventsHeld}
+	st := NodeStatus{Name: n.cfg.Name, Addr: n.cfg.Addr, Up: n.up, Since: n.since, EventsHeld: n.eventsHeld}
+	if ns := n.lastEvent.Load(); ns > 0 {
+		st.LastEvent = time.Unix(0, ns)
+	}
+	return st
 }
 
 // current returns the live command link, nil when down or failed.

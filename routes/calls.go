@@ -31,6 +31,9 @@ type CallDeps struct {
 	Streams context.Context
 	// Heartbeat is the interval of SSE comment lines (default 15s).
 	Heartbeat time.Duration
+	// LeaseHolder returns the replica holding a node's event lease ("" when
+	// none), for the node list.
+	LeaseHolder func(ctx context.Context, node string) (string, error)
 	// StreamsPerKey caps the event streams one API key (or administrator)
 	// holds open on a replica (default 10; more answer 429).
 	StreamsPerKey int
@@ -62,6 +65,7 @@ func CallRoutes(d CallDeps) []Route {
 		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel and call changes: id: on every event, resume with Last-Event-ID (or last_event_id) within an hour, heartbeat comments every 15 s; 429 beyond 10 open streams per API key", Tag: "telephony", Auth: AuthAPI, Query: []string{"tenant", "last_event_id"}, Produces: "text/event-stream", Handler: r.events},
 		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at", Tag: "reports", Auth: AuthAPI, Response: "CDRList", Query: []string{"tenant", "from", "to", "limit", "offset"}, Handler: r.listCDRs},
 		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge; 202 with Location of the call resource (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Request: "CallRequest", Response: "CallPlaced", Status: 202, Handler: r.idem.wrap(r.placeCall)},
+		{Method: "GET", Path: "/api/telephony/nodes", Summary: "FreeSWITCH nodes (platform only): connected, event lease holder, Core-UUID, last event, live channels", Tag: "telephony", Auth: AuthAPI, Response: "NodeList", Handler: r.listNodes},
 		{Method: "GET", Path: "/api/telephony/calls/:id", Summary: "A callback call placed with POST /api/telephony/call: its state, failed leg and FreeSWITCH cause, both legs' channels, timestamps (kept 24 hours)", Tag: "telephony", Auth: AuthAPI, Response: "Call", Handler: r.getCall},
 		{Method: "POST", Path: "/api/telephony/hangup", Summary: "Hang a channel up", Tag: "telephony", Auth: AuthKeyOnly, Request: "ChannelAction", Response: "ActionDone", Handler: r.idem.wrap(r.hangup)},
 		{Method: "POST", Path: "/api/telephony/transfer", Summary: "Blind-transfer a channel to an extension or number in its tenant", Tag: "telephony", Auth: AuthKeyOnly, Request: "TransferRequest", Response: "ActionDone", Handler: r.idem.wrap(r.transfer)},

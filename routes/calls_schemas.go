@@ -16,6 +16,14 @@ func CallSchemas() map[string]any {
 			"recording": obj{"type": "boolean"}, "recording_path": str, "call_uuid": str, "context": str,
 		}},
 		"ChannelList": obj{"type": "array", "items": ref("Channel")},
+		"Node": obj{"type": "object", "properties": obj{
+			"name": str, "address": str, "connected": obj{"type": "boolean"}, "since": ts,
+			"lease_holder":  obj{"type": "string", "description": "replica consuming the node's events; empty when none"},
+			"events_here":   obj{"type": "boolean", "description": "this replica holds the event lease"},
+			"core_uuid":     obj{"type": "string", "description": "the running FreeSWITCH process (changes at every start)"},
+			"last_event_at": ts, "live_channels": num,
+		}},
+		"NodeList": obj{"type": "array", "items": ref("Node")},
 		"CDR": obj{"type": "object", "properties": obj{
 			"id": num, "tenant": str, "channel_id": str, "uuid": str, "node": str, "direction": str,
 			"caller_id_name": str, "caller_id_number": str, "destination": str, "extension": str,
