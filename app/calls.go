@@ -16,7 +16,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/calls"
+	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/fsxml"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
 )
@@ -36,13 +38,15 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	}
 	replica := replicaID()
 	tenants := newTenantCache(st, time.Minute)
-	// A tenant written through this replica's API is no longer "not a
-	// tenant" at once; other replicas' answers expire with the negative TTL.
-	prev := s.changed
-	s.changed = func(ctx context.Context, tenant string) {
-		tenants.forget(tenant)
-		prev(ctx, tenant)
-	}
+	// A created (or renamed) tenant is no longer "not a tenant" once the
+	// change is delivered; replicas that do not run the dispatcher catch up
+	// within the negative TTL.
+	s.subscribers = append(s.subscribers, changes.Func{ID: "calls-tenant-cache", Fn: func(_ context.Context, c changes.Change) error {
+		if c.Resource == "tenants" {
+			tenants.forget(c.Key)
+		}
+		return nil
+	}})
 	tracker := calls.NewTracker(rdb, calls.Options{
 		TenantExists: tenants.exists,
 		OnEnd: func(ctx context.Context, c calls.CDR) error {
@@ -58,6 +62,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Logger:     log.With("component", "esl"),
 		EventLease: lease,
 		OnEvent: func(e esl.Event) {
+			s.metrics.ESLEvent(e.Node)
 			// Callback calls follow their legs' events (and their
 			// originate's result) before the channels are updated.
 			cctx, ccancel := context.WithTimeout(runCtx, 2*time.Second)
@@ -78,31 +83,29 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 			resync(ctx, pool, tracker, node, log)
 		},
 	})
-	// Servers written through the API connect or drop nodes at once on
-	// this replica; every replica also re-reads them periodically.
+	// Servers written through the API connect or drop nodes when the change
+	// is delivered; every replica also re-reads them periodically.
 	reload := make(chan struct{}, 1)
-	prevChanged := s.changed
-	s.changed = func(ctx context.Context, tenant string) {
-		if tenant == "" {
+	s.subscribers = append(s.subscribers, changes.Func{ID: "esl-nodes", Fn: func(_ context.Context, c changes.Change) error {
+		if c.Resource == "servers" {
 			select {
 			case reload <- struct{}{}:
 			default:
 			}
 		}
-		prevChanged(ctx, tenant)
-	}
+		return nil
+	}})
 	var wg sync.WaitGroup
 	wg.Add(4)
 	go func() { defer wg.Done(); reconcileNodes(runCtx, pool, cfg, st, reload, log) }()
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
-	go func() { defer wg.Done(); tracker.Consume(runCtx, events) }()
+	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
 	go func() { defer wg.Done(); retryCDRs(runCtx, tracker, log) }()
 	s.stops = append(s.stops, func() { cancel(); wg.Wait() })
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
+	registerPoolMetrics(s.metrics, pool, events, log)
 
-	if s.xml != nil {
-		s.xml.OnDirectoryChange = func(_ context.Context, tenant string) { flushXMLCache(pool, tenant, log) }
-	}
+	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain))
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
 		Store:         st,
 		Redis:         rdb,
@@ -113,6 +116,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		UserVars:      s.xml.UserVariables,
 		StreamsPerKey: cfg.StreamsPerKey,
 		LeaseHolder:   lease.Holder,
+		Metrics:       s.metrics,
 	})...)
 	for name, sch := range routes.CallSchemas() {
 		s.schemas[name] = sch
@@ -279,22 +283,39 @@ func every(ctx context.Context, d time.Duration, fn func()) {
 	}
 }
 
-// flushXMLCache tells every up node to drop its cached directory users, so
-// a changed password or extension applies at once. It runs in the
-// background: a slow node must not hold up the configuration write.
-func flushXMLCache(pool *esl.Pool, tenant string, log *slog.Logger) {
-	for _, n := range pool.Nodes() {
-		if !n.Up {
-			continue
-		}
-		go func(node string) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if _, err := pool.API(ctx, node, "xml_flush_cache"); err != nil {
-				log.Warn("xml_flush_cache", "node", node, "tenant", tenant, "error", err)
+// directoryFlusher is the outbox subscriber that keeps FreeSWITCH's own
+// user cache true: after a change that reaches the directory it sends every
+// connected node xml_flush_cache for the users concerned (the whole cache
+// only when a tenant-wide object changed). A node that refuses is retried by
+// the dispatcher; a node that is down has nothing to send to.
+func directoryFlusher(pool *esl.Pool, domain string) changes.Subscriber {
+	return changes.Func{ID: "freeswitch-directory-flush", Fn: func(ctx context.Context, c changes.Change) error {
+		users, all := fsxml.DirectoryUsers(c)
+		var cmds []string
+		switch {
+		case all:
+			cmds = []string{"xml_flush_cache"}
+		default:
+			for _, u := range users {
+				cmds = append(cmds, "xml_flush_cache id "+u+" "+domain)
 			}
-		}(n.Name)
-	}
+		}
+		var errs []error
+		for _, n := range pool.Nodes() {
+			if !n.Up {
+				continue
+			}
+			for _, cmd := range cmds {
+				cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				_, err := pool.API(cctx, n.Name, cmd)
+				cancel()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s on %s: %w", cmd, n.Name, err))
+				}
+			}
+		}
+		return errors.Join(errs...)
+	}}
 }
 
 func modelCDR(c calls.CDR) models.CDR {

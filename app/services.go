@@ -6,8 +6,11 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/fsxml"
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/outbox"
 	"github.com/switchboard/switchboard/routes"
 )
 
@@ -17,11 +20,15 @@ type services struct {
 	routes  []routes.Route
 	schemas map[string]any
 	ready   map[string]func(context.Context) error
-	changed func(ctx context.Context, tenant string)
-	stops   []func()
-	// xml serves /fs/xml; its OnDirectoryChange hook is free for the ESL
-	// wiring (xml_flush_cache).
+	// subscribers act on committed configuration changes; the outbox
+	// dispatcher (changes.go) delivers to them.
+	subscribers []changes.Subscriber
+	outbox      *outbox.Dispatcher
+	stops       []func()
+	// xml serves /fs/xml.
 	xml *fsxml.Service
+	// metrics is the process's Prometheus registry (never nil here).
+	metrics *metrics.Metrics
 }
 
 func (s *services) stop() {
@@ -30,11 +37,14 @@ func (s *services) stop() {
 	}
 }
 
-func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) (*services, error) {
-	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}}
-	s.changed = func(context.Context, string) {}
+func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, m *metrics.Metrics, log *slog.Logger) (*services, error) {
+	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}, metrics: m}
 	newXMLService(s, cfg, st, rdb, log)
 	if err := newCallServices(ctx, s, cfg, st, rdb, log); err != nil {
+		s.stop()
+		return nil, err
+	}
+	if err := startOutbox(ctx, s, cfg, st, log); err != nil {
 		s.stop()
 		return nil, err
 	}
@@ -44,7 +54,9 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 // --- FreeSWITCH XML (/fs/xml, routing trace) ---
 
 // newXMLService wires the mod_xml_curl endpoint and the routing trace, and
-// makes every configuration write bump the XML cache generations.
+// makes every committed configuration change raise the XML cache
+// generations: at once on the writer, and through the outbox until Redis
+// takes it.
 func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
 	s.xml = fsxml.New(st, rdb, fsxml.Config{
 		Domain:   cfg.SIPDomain,
@@ -53,13 +65,10 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		Allow:    cfg.XMLCurlAllow,
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
-	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml)...)
+	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml, s.metrics)...)
 	for name, sch := range routes.XMLSchemas() {
 		s.schemas[name] = sch
 	}
-	prev := s.changed
-	s.changed = func(ctx context.Context, tenant string) {
-		s.xml.Changed(ctx, tenant)
-		prev(ctx, tenant)
-	}
+	st.OnCommit(s.xml.Committed)
+	s.subscribers = append(s.subscribers, s.xml.CacheSubscriber())
 }

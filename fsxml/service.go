@@ -1,9 +1,11 @@
 // Package fsxml serves the XML FreeSWITCH fetches through mod_xml_curl
-// (POST /fs/xml): it authenticates the node, loads the configuration
-// snapshot a request needs from the store, renders it with package dialplan
-// and caches the rendered document in Redis under per-tenant and platform
-// configuration generations, so a write is visible on the very next fetch
-// without deleting anything. It also answers the routing-trace API.
+// (POST /fs/xml): it authenticates the node, reads the per-tenant and
+// platform configuration generations from Redis, and answers from
+// in-process memory: a document rendered under those generations, else a
+// render (package dialplan) of the typed configuration models valid under
+// them, built from the store on first use. Every committed write raises a
+// generation (changes.go), so it is visible on the very next fetch without
+// deleting anything. It also answers the routing-trace API.
 package fsxml
 
 import (
@@ -30,8 +32,12 @@ type Config struct {
 	// Allow, when set, lists the networks whose TCP peers may fetch. With
 	// neither credentials nor Allow only loopback peers may fetch.
 	Allow []*net.IPNet
-	// TTL bounds how long a rendered document stays in Redis (default 10 min).
-	TTL time.Duration
+	// ModelBytes bounds the tenant models held in memory, counted as the
+	// bytes their rows took (default 96 MiB); least recently used tenants go
+	// first.
+	ModelBytes int
+	// DocBytes bounds the rendered documents held in memory (default 32 MiB).
+	DocBytes int
 	// DefaultTimezone applies when neither schedule nor tenant names a zone.
 	DefaultTimezone string
 	// SoundsDir is where tenant prompt files live on the nodes.
@@ -48,68 +54,89 @@ type Service struct {
 	// now is the clock; tests may replace it before serving.
 	now func() time.Time
 
-	// OnDirectoryChange, when set, is called after a tenant's configuration
-	// changed, so FreeSWITCH nodes can be told to flush their user cache
-	// (xml_flush_cache). It runs synchronously on the writer's request.
-	OnDirectoryChange func(ctx context.Context, tenant string)
-
+	// tables read the renderer's types straight from the database (scan.go).
+	tables *tables
+	// models holds the typed per-tenant and platform models (model.go).
+	models *modelCache
+	// modelExtensions is the most extensions a tenant model holds.
+	modelExtensions int
 	// local holds rendered documents by generation-qualified key (local.go).
 	local *localDocs
 	// gens batches the generation reads of concurrent fetches (genbatch.go).
 	gens *genBatcher
+	// heads is each scope's newest committed change (changes.go).
+	heads    *heads
+	stopPoll context.CancelFunc
 
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
 }
 
-// Close stops the service's background reader.
-func (s *Service) Close() { s.gens.close() }
+// Close stops the service's background readers and releases its prepared
+// statements.
+func (s *Service) Close() {
+	s.stopPoll()
+	s.gens.close()
+	if s.tables != nil {
+		s.tables.close()
+	}
+}
 
 // New builds the service over an open store and Redis client; Close it
-// when done.
+// when done. It panics when the renderer's types do not fit the registry
+// declarations (a renamed or missing field: a programming error that
+// TestRendererContract catches first).
 func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logger) *Service {
-	if cfg.TTL <= 0 {
-		cfg.TTL = 10 * time.Minute
+	if cfg.ModelBytes <= 0 {
+		cfg.ModelBytes = 96 << 20
+	}
+	if cfg.DocBytes <= 0 {
+		cfg.DocBytes = 32 << 20
 	}
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{
-		st:  st,
-		rdb: rdb,
-		cfg: cfg,
+	var t *tables
+	if st != nil {
+		var err error
+		if t, err = newTables(st.Registry(), st.Sealer()); err != nil {
+			panic(err)
+		}
+	}
+	pollCtx, stopPoll := context.WithCancel(context.Background())
+	s := &Service{
+		tables: t,
+		models: newModelCache(cfg.ModelBytes),
+
+		modelExtensions: defaultModelExtensions,
+		st:              st,
+		rdb:             rdb,
+		cfg:             cfg,
 		opts: dialplan.Options{
 			Domain:          cfg.Domain,
 			SoundsDir:       cfg.SoundsDir,
 			DefaultTimezone: cfg.DefaultTimezone,
 		},
-		log:   log,
-		now:   time.Now,
-		local: newLocalDocs(64 << 20),
-		gens:  newGenBatcher(rdb),
+		log:      log,
+		now:      time.Now,
+		local:    newLocalDocs(cfg.DocBytes),
+		gens:     newGenBatcher(rdb),
+		heads:    newHeads(),
+		stopPoll: stopPoll,
 	}
+	if st != nil {
+		go s.pollHeads(pollCtx)
+	}
+	return s
 }
 
-// Changed records that a tenant's configuration ("" for platform
-// resources) was written: it bumps the generation that every cached
-// document of that scope is keyed under, then calls OnDirectoryChange.
-func (s *Service) Changed(ctx context.Context, tenant string) {
-	if err := s.rdb.Incr(ctx, genKey(tenant)).Err(); err != nil {
-		// The cached documents of this scope may now be served until their
-		// TTL ends; say so loudly.
-		s.log.Error("xml cache: bump configuration generation", "tenant", tenant, "error", err)
-	}
-	if tenant != "" && s.OnDirectoryChange != nil {
-		s.OnDirectoryChange(ctx, tenant)
-	}
-}
-
-// genKey is the Redis counter of a tenant's (or the platform's) configuration.
+// genKey holds a tenant's (or the platform's) configuration generation:
+// the outbox id of the last change applied to it (changes.go).
 func genKey(tenant string) string {
 	if tenant == "" {
-		return "sb:gen:_platform"
+		return "sb:cgen:_platform"
 	}
-	return "sb:gen:" + strings.ToLower(tenant)
+	return "sb:cgen:" + strings.ToLower(tenant)
 }
 
 // warnRedis logs a Redis failure at most once per 10 seconds: during an

@@ -100,7 +100,7 @@ func TestValidateMap(t *testing.T) {
 		{"nested object", `{"custom":{"a":{"b":1}}}`, nil, "must be a string, number or boolean"},
 		{"array value", `{"custom":{"a":[1]}}`, nil, "must be a string, number or boolean"},
 		{"null value", `{"custom":{"a":null}}`, nil, "must be a string, number or boolean"},
-		{"bad key", `{"custom":{"a b":1}}`, nil, "invalid format"},
+		{"bad key", `{"custom":{"a b":1}}`, nil, "must be 1-64 letters, digits or . _ -"},
 		{"long value", `{"custom":{"a":"123456789"}}`, nil, "at most 8 characters"},
 		{"variable syntax", `{"custom":{"a":"${x}"}}`, nil, "${"},
 		{"not an object", `{"custom":[1]}`, nil, "must be an object"},
@@ -253,6 +253,7 @@ func TestCloneQueuesAndPrompts(t *testing.T) {
 		src := newTenant(t, st)
 		prompt := mustCreate(t, st, "voice_prompts", src, `{"name":"Hello"}`)
 		mustCreate(t, st, "queues", src, `{"name":"Support","number":"500","greeting_prompt_id":`+jsonID(prompt)+`}`)
+		mustCreate(t, st, "extensions", src, `{"name":"1001"}`)
 		mustCreate(t, st, "hunt_groups", src, `{"name":"Sales","number":"600","members":[{"type":"extension","target":"1001"},{"type":"external","target":"+27825550001"}]}`)
 
 		name := storetest.Name("copy")

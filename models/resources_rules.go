@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -17,7 +18,7 @@ type check func(rec, patch Record) error
 
 // rules is the Hooks value of resources whose rules span fields.
 type rules struct {
-	// name is the resource's own name, needed by destination and tree checks.
+	// name is the resource's own name, needed by the tree check.
 	name string
 	// tree names a self-reference (parent_id) that must not form a cycle.
 	tree string
@@ -44,12 +45,8 @@ func (r rules) beforeSave(ctx context.Context, ts *txStore, o Owner, old, patch 
 	if r.name == "" {
 		return nil
 	}
-	res := ts.reg.Resource(r.name)
-	if err := ts.checkDestinations(ctx, res, o, patch); err != nil {
-		return err
-	}
 	if r.tree != "" && old != nil {
-		return ts.checkNoCycle(ctx, res, o, r.tree, old["id"], patch[r.tree])
+		return ts.checkNoCycle(ctx, ts.reg.Resource(r.name), o, r.tree, old["id"], patch[r.tree])
 	}
 	return nil
 }
@@ -68,7 +65,10 @@ func (ts *txStore) checkNoCycle(ctx context.Context, res *Resource, o Owner, fie
 		}
 		var next *int64
 		if err := ts.tx.GetContext(ctx, &next, "SELECT "+field+" FROM "+res.Table+" WHERE "+where+" AND id = ?", append(args, parent)...); err != nil {
-			return fmt.Errorf("check %s: %w", field, ts.dialect.translate(err))
+			if err = ts.dialect.translate(err); errors.Is(err, ErrNotFound) {
+				return nil // no cycle through a missing parent; the reference check names it (400)
+			}
+			return fmt.Errorf("check %s: %w", field, err)
 		}
 		if next == nil {
 			return nil

@@ -77,7 +77,7 @@ func TestEventStreamsCappedPerKey(t *testing.T) {
 			if m := over.Map(t); m["code"] != "too_many_streams" {
 				t.Errorf("429 body %v", m)
 			}
-			openStream(t, e, e.user) // another key is not limited by this one's streams
+			openStream(t, e, e.KeyFor(t, map[string]any{"tenant": e.tenant})) // another key is not limited by this one's streams
 			_ = r1
 		})
 	}
