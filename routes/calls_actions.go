@@ -169,7 +169,7 @@ func (r *callRoutes) getCall(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	if !p.MayTenant(call.Tenant) {
+	if !p.MayTenant(call.Tenant) || (p.Kind == "user_key" && call.Extension != p.Extension) {
 		return newError(fiber.StatusNotFound, "call_not_found", "no call has this id (calls are kept 24 hours)")
 	}
 	return c.JSON(call)
