@@ -47,7 +47,8 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	if spec.Components.SecuritySchemes["apiKey"] == nil || spec.Components.SecuritySchemes["basicAuth"] == nil {
 		t.Errorf("security schemes: %v", spec.Components.SecuritySchemes)
 	}
-	for _, must := range []string{"/api/tenants/", "/api/tenants/{tenant}/extensions/", "/api/tenants/{tenant}/extensions/{key}", "/api/key/", "/api/key/{id}"} {
+	for _, must := range []string{"/api/tenants/", "/api/tenants/{tenant}/extensions/", "/api/tenants/{tenant}/extensions/{key}", "/api/key/", "/api/key/{id}",
+		"/api/messaging/send", "/api/messaging/messages", "/api/messaging/messages/{id}", "/integration/messaging/{provider}/{channel_id}"} {
 		if spec.Paths[must] == nil {
 			t.Errorf("document lacks %s", must)
 		}
