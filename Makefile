@@ -11,15 +11,15 @@ build:
 run: build
 	./$(BIN) serve
 
-# The test command: every package, with the race detector off for speed on
-# two cores; store and HTTP tests also run on MySQL/Redis when
-# SWITCHBOARD_TEST_MYSQL_URL / SWITCHBOARD_TEST_REDIS_URL are set (.ci/run sets them).
+# The test command: every package with the race detector on; store and
+# HTTP tests also run on MySQL/Redis when SWITCHBOARD_TEST_MYSQL_URL /
+# SWITCHBOARD_TEST_REDIS_URL are set (.ci/run sets them).
 test:
 	@echo "make test: building first (a cold cache compiles for a few minutes, with no output), then vet and every package's tests"
 	$(GO) mod tidy -diff
 	$(GO) build ./...
 	$(GO) vet ./...
-	$(GO) test -count=1 -timeout 15m ./...
+	$(GO) test -race -count=1 -timeout 15m ./...
 
 # The performance benchmarks (figures in BENCHMARKS.md). They use MySQL and
 # real Redis from SWITCHBOARD_BENCH_MYSQL_URL / SWITCHBOARD_BENCH_REDIS_URL

@@ -32,12 +32,21 @@ const cdrRetryEvery = 30 * time.Second
 // it, CDRs into the database, the telephony routes, and xml_flush_cache on
 // directory changes.
 func newCallServices(ctx context.Context, s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) error {
-	nodes, err := eslNodes(ctx, cfg, st, log)
+	nodes, err := eslNodes(ctx, cfg, st, log, false)
 	if err != nil {
 		return err
 	}
 	replica := replicaID()
 	tenants := newTenantCache(st, time.Minute)
+	// A created (or renamed) tenant is no longer "not a tenant" once the
+	// change is delivered; replicas that do not run the dispatcher catch up
+	// within the negative TTL.
+	s.subscribers = append(s.subscribers, changes.Func{ID: "calls-tenant-cache", Fn: func(_ context.Context, c changes.Change) error {
+		if c.Resource == "tenants" {
+			tenants.forget(c.Key)
+		}
+		return nil
+	}})
 	tracker := calls.NewTracker(rdb, calls.Options{
 		TenantExists: tenants.exists,
 		OnEnd: func(ctx context.Context, c calls.CDR) error {
@@ -45,14 +54,22 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		},
 		Logger: log.With("component", "calls"),
 	})
+	lease := esl.NewRedisLease(rdb, replica, 0)
 	events := make(chan esl.Event, 8192)
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var pool *esl.Pool
 	pool = esl.NewPool(nodes, esl.PoolOptions{
 		Logger:     log.With("component", "esl"),
-		EventLease: esl.NewRedisLease(rdb, replica, 0),
+		EventLease: lease,
 		OnEvent: func(e esl.Event) {
 			s.metrics.ESLEvent(e.Node)
+			// Callback calls follow their legs' events (and their
+			// originate's result) before the channels are updated.
+			cctx, ccancel := context.WithTimeout(runCtx, 2*time.Second)
+			if err := tracker.CallEvent(cctx, e); err != nil {
+				log.Warn("callback call state", "error", err)
+			}
+			ccancel()
 			if e.Name() == "BACKGROUND_JOB" {
 				logJob(log, e)
 				return
@@ -66,8 +83,21 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 			resync(ctx, pool, tracker, node, log)
 		},
 	})
+	// Servers written through the API connect or drop nodes when the change
+	// is delivered; every replica also re-reads them periodically.
+	reload := make(chan struct{}, 1)
+	s.subscribers = append(s.subscribers, changes.Func{ID: "esl-nodes", Fn: func(_ context.Context, c changes.Change) error {
+		if c.Resource == "servers" {
+			select {
+			case reload <- struct{}{}:
+			default:
+			}
+		}
+		return nil
+	}})
 	var wg sync.WaitGroup
-	wg.Add(3)
+	wg.Add(4)
+	go func() { defer wg.Done(); reconcileNodes(runCtx, pool, cfg, st, reload, log) }()
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
 	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
 	go func() { defer wg.Done(); retryCDRs(runCtx, tracker, log) }()
@@ -77,13 +107,16 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 
 	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain))
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
-		Store:      st,
-		Redis:      rdb,
-		Pool:       pool,
-		Tracker:    tracker,
-		Recordings: cfg.Recordings,
-		Streams:    runCtx,
-		Metrics:    s.metrics,
+		Store:         st,
+		Redis:         rdb,
+		Pool:          pool,
+		Tracker:       tracker,
+		Recordings:    cfg.Recordings,
+		Streams:       runCtx,
+		UserVars:      s.xml.UserVariables,
+		StreamsPerKey: cfg.StreamsPerKey,
+		LeaseHolder:   lease.Holder,
+		Metrics:       s.metrics,
 	})...)
 	for name, sch := range routes.CallSchemas() {
 		s.schemas[name] = sch
@@ -95,7 +128,9 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 // A node named twice keeps its environment entry. Servers that cannot be
 // read (database trouble at start) are logged, not fatal: the API serves
 // configuration without FreeSWITCH.
-func eslNodes(ctx context.Context, cfg Config, st *models.Store, log *slog.Logger) ([]esl.NodeConfig, error) {
+// With strict set (reloads while running) unreadable servers are an error
+// instead, so a database outage never drops connected nodes.
+func eslNodes(ctx context.Context, cfg Config, st *models.Store, log *slog.Logger, strict bool) ([]esl.NodeConfig, error) {
 	nodes, err := esl.ParseNodes(cfg.ESLNodes, cfg.ESLPassword)
 	if err != nil {
 		return nil, fmt.Errorf("SWITCHBOARD_ESL_NODES: %w", err)
@@ -112,6 +147,9 @@ func eslNodes(ctx context.Context, cfg Config, st *models.Store, log *slog.Logge
 	defer cancel()
 	recs, err := st.Records(qctx, res, models.Owner{}, nil)
 	if err != nil {
+		if strict {
+			return nil, fmt.Errorf("read servers: %w", err)
+		}
 		log.Warn("servers not read; using SWITCHBOARD_ESL_NODES only", "error", err)
 		return nodes, nil
 	}
@@ -145,6 +183,33 @@ func hostPort(host string, port int) string {
 	return host + ":" + strconv.Itoa(port)
 }
 
+// nodesReloadEvery is how often every replica re-reads the servers
+// resource, to follow changes made through other replicas.
+const nodesReloadEvery = 15 * time.Second
+
+// reconcileNodes keeps the pool's nodes equal to SWITCHBOARD_ESL_NODES plus
+// the enabled servers, on a tick and whenever a platform resource changed.
+func reconcileNodes(ctx context.Context, pool *esl.Pool, cfg Config, st *models.Store, reload <-chan struct{}, log *slog.Logger) {
+	tick := time.NewTicker(nodesReloadEvery)
+	defer tick.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-tick.C:
+		case <-reload:
+		}
+		nodes, err := eslNodes(ctx, cfg, st, log, true)
+		if err != nil {
+			log.Warn("esl nodes not reloaded", "error", err)
+			continue
+		}
+		if added, removed := pool.SetNodes(nodes); added+removed > 0 {
+			log.Info("esl nodes changed", "added", added, "removed", removed, "nodes", len(nodes))
+		}
+	}
+}
+
 // replicaID names this process in event leases: unique per running replica.
 func replicaID() string {
 	host, _ := os.Hostname()
@@ -159,9 +224,16 @@ func replicaID() string {
 func resync(ctx context.Context, pool *esl.Pool, tracker *calls.Tracker, node string, log *slog.Logger) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
+	// The Core-UUID first: channels of an earlier FreeSWITCH process on
+	// this node are gone whatever their age.
+	core, err := pool.API(ctx, node, "global_getvar core_uuid")
+	if err != nil {
+		log.Warn("core uuid unknown; resync cannot tell a restart", "node", node, "error", err)
+		core = ""
+	}
 	body, err := pool.API(ctx, node, "show channels as json")
 	if err == nil {
-		err = tracker.Resync(ctx, node, body)
+		err = tracker.ResyncCore(ctx, node, strings.TrimSpace(core), body)
 	}
 	if err != nil {
 		log.Warn("channel resync failed", "node", node, "error", err)
@@ -181,6 +253,11 @@ func logJob(log *slog.Logger, e esl.Event) {
 
 func retryCDRs(ctx context.Context, tracker *calls.Tracker, log *slog.Logger) {
 	every(ctx, cdrRetryEvery, func() {
+		tctx, tcancel := context.WithTimeout(ctx, 10*time.Second)
+		if err := tracker.TrimStream(tctx); err != nil {
+			log.Warn("trim change stream", "error", err)
+		}
+		tcancel()
 		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
 		n, err := tracker.RetryPendingCDRs(rctx)
@@ -259,10 +336,11 @@ func modelCDR(c calls.CDR) models.CDR {
 // tenantCache answers "is this context a tenant" for every channel event
 // from memory, asking the database at most once per name and TTL.
 type tenantCache struct {
-	st  *models.Store
-	ttl time.Duration
-	mu  sync.Mutex
-	m   map[string]tenantEntry
+	st     *models.Store
+	ttl    time.Duration
+	negTTL time.Duration
+	mu     sync.Mutex
+	m      map[string]tenantEntry
 }
 
 type tenantEntry struct {
@@ -271,7 +349,22 @@ type tenantEntry struct {
 }
 
 func newTenantCache(st *models.Store, ttl time.Duration) *tenantCache {
-	return &tenantCache{st: st, ttl: ttl, m: map[string]tenantEntry{}}
+	return &tenantCache{st: st, ttl: ttl, negTTL: min(ttl, negativeTenantTTL), m: map[string]tenantEntry{}}
+}
+
+// negativeTenantTTL bounds how long "not a tenant" is believed: a tenant
+// created through another replica is seen within it.
+const negativeTenantTTL = 5 * time.Second
+
+// forget drops what is cached about name (a tenant was created, renamed or
+// deleted).
+func (c *tenantCache) forget(name string) {
+	if name == "" {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.m, strings.ToLower(name))
 }
 
 func (c *tenantCache) exists(name string) bool {
@@ -293,7 +386,11 @@ func (c *tenantCache) exists(name string) bool {
 	if len(c.m) > 10000 {
 		c.m = map[string]tenantEntry{}
 	}
-	c.m[key] = tenantEntry{ok: ok, exp: time.Now().Add(c.ttl)}
+	ttl := c.ttl
+	if !ok {
+		ttl = c.negTTL
+	}
+	c.m[key] = tenantEntry{ok: ok, exp: time.Now().Add(ttl)}
 	c.mu.Unlock()
 	return ok
 }

@@ -32,10 +32,13 @@ type Config struct {
 	ESLNodes     string // SWITCHBOARD_ESL_NODES
 	ESLPassword  string // SWITCHBOARD_ESL_PASSWORD
 	Recordings   string // SWITCHBOARD_RECORDINGS_DIR
-	TwilioURL    string // SWITCHBOARD_TWILIO_URL
-	MetaURL      string // SWITCHBOARD_META_URL
-	BodyLimit    int
-	ShutdownWait time.Duration
+	// StreamsPerKey caps the open event streams per API key and replica
+	// (SWITCHBOARD_SSE_STREAMS_PER_KEY).
+	StreamsPerKey int
+	TwilioURL     string // SWITCHBOARD_TWILIO_URL
+	MetaURL       string // SWITCHBOARD_META_URL
+	BodyLimit     int
+	ShutdownWait  time.Duration
 	// Team chat (ejabberd); ChatAPIURL "" means no chat server.
 	ChatAPIURL    string // SWITCHBOARD_CHAT_API_URL
 	ChatDomain    string // SWITCHBOARD_CHAT_DOMAIN
@@ -76,6 +79,7 @@ var Variables = []envVar{
 	{"SWITCHBOARD_ESL_NODES", "", "FreeSWITCH event sockets: host:port or password@host:port, comma-separated"},
 	{"SWITCHBOARD_ESL_PASSWORD", "ClueCon", "default event socket password"},
 	{"SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings", "directory (on the FreeSWITCH nodes) where the record endpoint writes"},
+	{"SWITCHBOARD_SSE_STREAMS_PER_KEY", "10", "open /api/telephony/events streams allowed per API key and replica (more answer 429)"},
 	{"SWITCHBOARD_TWILIO_URL", "https://api.twilio.com", "Twilio API base URL (tests point it at a local fake)"},
 	{"SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0", "WhatsApp Cloud API base URL, with the Graph API version"},
 	{"SWITCHBOARD_CHAT_API_URL", "", "ejabberd mod_http_api URL (http://127.0.0.1:5281/api); unset: no chat server"},
@@ -130,6 +134,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("%s: must be a whole number from 0 to 1000000", v.name)
 		}
 		*v.dst = n
+	}
+	if n, err := strconv.Atoi(get("SWITCHBOARD_SSE_STREAMS_PER_KEY", "10")); err != nil || n < 1 || n > 10000 {
+		return c, fmt.Errorf("SWITCHBOARD_SSE_STREAMS_PER_KEY: must be a number from 1 to 10000")
+	} else {
+		c.StreamsPerKey = n
 	}
 	c.ChatAPIURL = strings.TrimRight(get("SWITCHBOARD_CHAT_API_URL", ""), "/")
 	c.ChatDomain = strings.ToLower(get("SWITCHBOARD_CHAT_DOMAIN", ""))

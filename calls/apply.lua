@@ -83,10 +83,11 @@ local function derive(r)
   return lifeNames[x.lr or 0] or 'answered'
 end
 
+-- publish appends the change to the change stream (Tracker.TrimStream
+-- keeps it to the retention).
 local function publish(typ, r, pub)
   local msg = '{"type":"' .. typ .. '","channel":' .. pub .. '}'
-  redis.call('PUBLISH', pre .. 'events', msg)
-  if r.tenant ~= '' then redis.call('PUBLISH', pre .. 'events:' .. r.tenant, msg) end
+  redis.call('XADD', pre .. 'stream', '*', 'tenant', r.tenant or '', 'msg', msg)
 end
 
 local function applyBridge(r, on, peer)
@@ -110,7 +111,11 @@ if kind == 'resync_end' then
     redis.call('ZREM', pre .. 'live', member)
     return {0, ''}
   end
-  if tonumber(c._.su) > tonumber(p.cutoff_us) then return {0, ''} end
+  -- A channel of another FreeSWITCH process (the node restarted) is gone
+  -- whatever its age; one of the current process only when it started
+  -- before the cutoff (it may have been created after the listing).
+  local otherCore = p.core ~= '' and c._.core ~= nil and c._.core ~= p.core
+  if not otherCore and tonumber(c._.su) > tonumber(p.cutoff_us) then return {0, ''} end
 end
 -- A listed channel we already know keeps its event-built state; the listing
 -- may only move its lifecycle forward (it may have answered while we were
@@ -157,6 +162,26 @@ if not c.id then
   created = true
   dirty[c] = true
 end
+
+-- A call that started outside any tenant (an inbound DID call routed in
+-- context public) enters one later: its first events carry no sb_tenant,
+-- the ones after the public dialplan's transfer do. The channel then moves
+-- to the tenant with an id of the tenant's; the old id stays as an alias.
+if not created and (c.tenant == nil or c.tenant == '') and p.tenant ~= '' then
+  local n = redis.call('INCR', pre .. 'chseq:' .. p.tenant) % 4294967296
+  local old = c.id
+  c.id = p.tech .. '/' .. p.name .. '-' .. p.tenant .. '-' .. string.format('%08x', n)
+  c.tenant = p.tenant
+  c._.aliases = c._.aliases or {}
+  table.insert(c._.aliases, old)
+  redis.call('SET', pre .. 'chid:' .. c.id, member)
+  redis.call('ZADD', pre .. 'live:' .. c.tenant, p.score, member)
+  if p.context ~= '' then c.context = p.context end
+  fill(c, 'extension', p.extension)
+  dirty[c] = true
+end
+
+if kind ~= 'resync_end' and p.core ~= '' and c._.core ~= p.core then setI(c, 'core', p.core) end
 
 if not known and newer(c, 'i') then
   putNE(c, 'caller_id_name', p.caller_id_name)
@@ -221,6 +246,7 @@ if ending then
   local pub, stored = encode(c)
   redis.call('SET', key, stored, 'EX', ttl)
   redis.call('EXPIRE', pre .. 'chid:' .. c.id, ttl)
+  for _, a in ipairs(c._.aliases or {}) do redis.call('EXPIRE', pre .. 'chid:' .. a, ttl) end
   redis.call('ZREM', pre .. 'live', member)
   if c.tenant ~= '' then redis.call('ZREM', pre .. 'live:' .. c.tenant, member) end
   redis.call('SREM', pre .. 'live:node:' .. p.node, member)

@@ -101,6 +101,12 @@ func (t *Tracker) consume(ctx context.Context, in <-chan esl.Event, onErr func(e
 			if !ok {
 				return
 			}
+			// A new Core-UUID ends the old process's channels before any
+			// event of the new one is applied.
+			if _, err := t.NoteCore(ctx, e.Node, e.Get("Core-UUID")); err != nil {
+				onErr(err)
+			}
+			t.noteSeen(ctx, e.Node)
 			queues[channelHash(e.Node, e.Get("Unique-ID"))%uint32(n)] <- e
 		}
 	}

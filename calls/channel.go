@@ -53,10 +53,12 @@ const (
 	ChangeEnded   = "channel.ended"
 )
 
-// Change is one message of the change stream: a channel after the change.
+// Change is one message of the change stream: a channel after the change,
+// or (type call.updated) a callback call after the change.
 type Change struct {
 	Type    string  `json:"type"`
-	Channel Channel `json:"channel"`
+	Channel Channel `json:"channel,omitzero"`
+	Call    *Call   `json:"call,omitempty"`
 }
 
 // CDR is the record of an ended channel handed to Options.OnEnd.

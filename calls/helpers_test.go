@@ -33,7 +33,9 @@ type backend struct {
 func backends(t *testing.T) []backend {
 	t.Helper()
 	m := miniredis.RunT(t)
-	mini := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	// Long timeouts: under -race the in-process Redis runs Lua many times
+	// slower, and a pipelined batch may take seconds on a busy machine.
+	mini := redis.NewClient(&redis.Options{Addr: m.Addr(), ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second})
 	t.Cleanup(func() { mini.Close() })
 	out := []backend{{name: "miniredis", rdb: mini, prefix: "sb:", mini: m}}
 	if rdb := realRedis(t); rdb != nil {

@@ -98,6 +98,11 @@ type patch struct {
 	Billsec     int    `json:"billsec"`
 	// CutoffUs: resync_end only ends channels started at or before it.
 	CutoffUs string `json:"cutoff_us"`
+	// Core is the Core-UUID of the FreeSWITCH process the event came from.
+	// A channel remembers it; resync_end with Core set ends the channels
+	// of any other process whatever their age, and never one of this one
+	// started after CutoffUs.
+	Core string `json:"core"`
 }
 
 // patchFields names the patch fields in the order args sends them; the apply
@@ -108,7 +113,7 @@ var patchFields = []string{
 	"caller_id_name", "caller_id_number", "destination",
 	"started_at", "started_us", "score", "answered_at", "bridged_at",
 	"rank", "held", "peer", "record_path",
-	"hangup_cause", "ended_at", "duration", "billsec", "cutoff_us",
+	"hangup_cause", "ended_at", "duration", "billsec", "cutoff_us", "core",
 }
 
 // args returns the patch as the apply script's ARGV, in patchFields order.
@@ -119,7 +124,7 @@ func (p patch) args() []any {
 		p.CallerIDName, p.CallerIDNumber, p.Destination,
 		p.StartedAt, p.StartedUs, p.Score, p.AnsweredAt, p.BridgedAt,
 		p.Rank, flag(p.Held), p.Peer, p.RecordPath,
-		p.HangupCause, p.EndedAt, p.Duration, p.Billsec, p.CutoffUs,
+		p.HangupCause, p.EndedAt, p.Duration, p.Billsec, p.CutoffUs, p.Core,
 	}
 }
 
@@ -163,6 +168,7 @@ func (t *Tracker) patchFromEvent(e esl.Event, now time.Time) (p patch, ok bool, 
 		return patch{}, false, fmt.Errorf("apply %s: missing Unique-ID or node", e.Name())
 	}
 	p.Seq = e.Sequence()
+	p.Core = e.Get("Core-UUID")
 	evTime := microTime(e.Get("Event-Date-Timestamp"), now)
 
 	p.Tech = technology(e.Get("Channel-Name"))

@@ -31,6 +31,15 @@ type showChannels struct {
 // list). Channels added here carry no bridge peer (the listing has none) and
 // their state comes from callstate.
 func (t *Tracker) Resync(ctx context.Context, node, showChannelsJSON string) error {
+	return t.ResyncCore(ctx, node, "", showChannelsJSON)
+}
+
+// ResyncCore is Resync for a listing taken from the FreeSWITCH process with
+// Core-UUID core (global_getvar core_uuid). Live channels of any other
+// process are ended whatever their age: after a restart none of them can
+// exist. It also records core as the node's current process (see
+// NoteCore), so events do not report the change a second time.
+func (t *Tracker) ResyncCore(ctx context.Context, node, core, showChannelsJSON string) error {
 	var sc showChannels
 	if err := json.Unmarshal([]byte(showChannelsJSON), &sc); err != nil {
 		return fmt.Errorf("resync %s: decode show channels: %w", node, err)
@@ -43,7 +52,9 @@ func (t *Tracker) Resync(ctx context.Context, node, showChannelsJSON string) err
 			continue
 		}
 		seen[member(node, row["uuid"])] = true
-		patches = append(patches, t.patchFromRow(node, row, now))
+		p := t.patchFromRow(node, row, now)
+		p.Core = core
+		patches = append(patches, p)
 	}
 	live, err := t.rdb.SMembers(ctx, t.prefix+"live:node:"+node).Result()
 	if err != nil {
@@ -63,10 +74,16 @@ func (t *Tracker) Resync(ctx context.Context, node, showChannelsJSON string) err
 		p.HangupCause = CauseEndedWhileDisconnected
 		p.EndedAt = stamp(now)
 		p.CutoffUs = cutoff
+		p.Core = core
 		patches = append(patches, p)
 	}
 	if err := t.runBatch(ctx, patches); err != nil {
 		return fmt.Errorf("resync %s: %w", node, err)
+	}
+	if core != "" {
+		if _, err := t.rememberCore(ctx, node, core); err != nil {
+			return fmt.Errorf("resync %s: %w", node, err)
+		}
 	}
 	return nil
 }

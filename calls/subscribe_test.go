@@ -1,8 +1,14 @@
 package calls
 
 import (
+	"context"
+	"net"
 	"testing"
 	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/esl"
 )
 
 // next reads one change or fails after a deadline.
@@ -73,4 +79,95 @@ func TestSubscribeTenantFiltered(t *testing.T) {
 			t.Error("acme stream not closed after stop")
 		}
 	})
+}
+
+// dialCounter counts new Redis connections.
+type dialCounter struct{ rtCounter }
+
+func (c *dialCounter) DialHook(next redis.DialHook) redis.DialHook {
+	return func(ctx context.Context, network, addr string) (net.Conn, error) {
+		c.n.Add(1)
+		return next(ctx, network, addr)
+	}
+}
+
+func (c *dialCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook { return next }
+
+func (c *dialCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return next
+}
+
+// TestManyFollowersShareOneRedisReader: 20 open streams of one replica are
+// served by one blocking reader, not one Redis connection each, and every
+// one of them gets the change.
+func TestManyFollowersShareOneRedisReader(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := t.Context()
+		rdb := redis.NewClient(&redis.Options{Addr: b.rdb.Options().Addr, DB: b.rdb.Options().DB, Password: b.rdb.Options().Password})
+		defer rdb.Close()
+		dials := &dialCounter{}
+		rdb.AddHook(dials)
+		tr := NewTracker(rdb, Options{Prefix: b.prefix, Now: func() time.Time { return fixedNow }})
+		var streams []<-chan Change
+		for range 20 {
+			ch, stop := tr.Subscribe(ctx, "acme")
+			defer stop()
+			streams = append(streams, ch)
+		}
+		a := newCallback("fs1", "acme", 1).a
+		if err := tr.Apply(ctx, a.ev("CHANNEL_CREATE", 1)); err != nil {
+			t.Fatal(err)
+		}
+		for i, ch := range streams {
+			if c := next(t, ch); c.Channel.UUID != a.uuid {
+				t.Errorf("stream %d got %+v", i, c)
+			}
+		}
+		if n := dials.n.Load(); n > 3 {
+			t.Errorf("%d Redis connections for 20 streams", n)
+		}
+	})
+}
+
+// TestFollowResumesAfterLastID: a follower resuming after an id gets the
+// changes after it (of its tenant only), then live ones, with ids.
+func TestFollowResumesAfterLastID(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := t.Context()
+		tr := newTracker(t, b, nil)
+		first, stop := mustFollow(t, tr, "acme", "")
+		a := newCallback("fs1", "acme", 1).a
+		g := newCallback("fs1", "globex", 2).a
+		if err := tr.Apply(ctx, a.ev("CHANNEL_CREATE", 1)); err != nil {
+			t.Fatal(err)
+		}
+		got := <-first
+		stop()
+		for _, e := range []esl.Event{g.ev("CHANNEL_CREATE", 2), a.ev("CHANNEL_ANSWER", 3)} {
+			if err := tr.Apply(ctx, e); err != nil {
+				t.Fatal(err)
+			}
+		}
+		resumed, _ := mustFollow(t, tr, "acme", got.ID)
+		ev := <-resumed
+		if ev.Change.Type != ChangeUpdated || ev.Change.Channel.State != StateAnswered || compareIDs(ev.ID, got.ID) <= 0 {
+			t.Fatalf("resumed with %+v after %s", ev, got.ID)
+		}
+		if err := tr.Apply(ctx, a.ev("CHANNEL_HANGUP_COMPLETE", 4)); err != nil {
+			t.Fatal(err)
+		}
+		if ev := <-resumed; ev.Change.Type != ChangeEnded {
+			t.Errorf("live after resume %+v", ev)
+		}
+	})
+}
+
+func mustFollow(t *testing.T, tr *Tracker, tenant, last string) (<-chan StreamEvent, func()) {
+	t.Helper()
+	ch, stop, err := tr.Follow(t.Context(), tenant, last)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(stop)
+	return ch, stop
 }

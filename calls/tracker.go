@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -45,6 +46,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// StreamRetention is how long the change stream keeps changes for
+	// clients resuming with Last-Event-ID; default DefaultStreamRetention.
+	StreamRetention time.Duration
 }
 
 // Tracker applies FreeSWITCH channel events to the live channel state in
@@ -55,6 +59,12 @@ type Tracker struct {
 	opts   Options
 	prefix string
 	script *redis.Script
+	// cores caches each node's current Core-UUID (node -> string) so that
+	// NoteCore costs nothing for the events of a known process.
+	cores sync.Map
+	seen  sync.Map // node -> time.Time of the last nodeseen write
+	calls callbacks
+	hub   hub
 }
 
 // NewTracker returns a Tracker storing its state in rdb.
@@ -76,6 +86,9 @@ func NewTracker(rdb redis.UniversalClient, opts Options) *Tracker {
 	}
 	if opts.Now == nil {
 		opts.Now = time.Now
+	}
+	if opts.StreamRetention <= 0 {
+		opts.StreamRetention = DefaultStreamRetention
 	}
 	return &Tracker{rdb: rdb, opts: opts, prefix: opts.Prefix, script: redis.NewScript(scriptSource())}
 }

@@ -113,8 +113,7 @@ func closeDomain(w *xw) {
 
 // writeUser renders one extension as a directory user.
 func writeUser(w *xw, opts Options, snap *TenantSnapshot, e *Extension, reverse bool) {
-	t := &snap.Tenant
-	id := e.Name + "-" + t.Tenant
+	id := e.Name + "-" + snap.Tenant.Tenant
 	w.raw("<user")
 	w.attr("id", id)
 	w.attr("cacheable", itoa(cacheMS(opts)))
@@ -133,33 +132,44 @@ func writeUser(w *xw, opts Options, snap *TenantSnapshot, e *Extension, reverse 
 	w.param("param", "directory-visible", boolStr(e.DirectoryVisible))
 	w.param("param", "directory-exten-visible", boolStr(e.DirectoryExtensionVisible))
 	w.raw("</params>\n<variables>\n")
-	w.param("variable", "user_context", t.Tenant)
-	w.param("variable", "sb_tenant", t.Tenant)
-	w.param("variable", "sb_ext", e.Name)
-	name, number := internalCallerID(e)
-	w.param("variable", "effective_caller_id_name", name)
-	w.param("variable", "effective_caller_id_number", number)
-	if num := firstValid(validCallerNumber, e.OutboundCallerID, t.CallerID); num != "" {
-		w.param("variable", "outbound_caller_id_number", num)
-	}
-	if n := sanitizeName(t.OutboundCallerIDName); n != "" {
-		w.param("variable", "outbound_caller_id_name", n)
-	}
-	if num := snap.emergencyCallerID(e); num != "" {
-		w.param("variable", "emergency_caller_id_number", num)
-	}
-	if validToken(e.AccountCode, "") {
-		w.param("variable", "accountcode", e.AccountCode)
-	}
-	w.param("variable", "toll_allow", tollAllow(e.CallPermission))
-	w.param("variable", "call_timeout", itoa(ringSeconds(e)))
-	if lang := firstValid(validLanguage, e.Language, t.Language); lang != "" {
-		w.param("variable", "default_language", lang)
-	}
-	if tz := firstValid(validZone, e.Timezone, t.Timezone); tz != "" {
-		w.param("variable", "timezone", tz)
+	for _, v := range UserVariables(snap, e) {
+		w.param("variable", v[0], v[1])
 	}
 	w.raw("</variables>\n</user>\n")
+}
+
+// UserVariables are the channel variables the directory gives extension e's
+// user, in order: what a call placed by that user carries (tenant, caller
+// ids, toll_allow, ...). Callback calls set the same ones on their first
+// leg, so the tenant's routes treat them as the user's own calls.
+func UserVariables(snap *TenantSnapshot, e *Extension) [][2]string {
+	t := &snap.Tenant
+	vars := [][2]string{{"user_context", t.Tenant}, {"sb_tenant", t.Tenant}, {"sb_ext", e.Name}}
+	add := func(k, v string) { vars = append(vars, [2]string{k, v}) }
+	name, number := internalCallerID(e)
+	add("effective_caller_id_name", name)
+	add("effective_caller_id_number", number)
+	if num := firstValid(validCallerNumber, e.OutboundCallerID, t.CallerID); num != "" {
+		add("outbound_caller_id_number", num)
+	}
+	if n := sanitizeName(t.OutboundCallerIDName); n != "" {
+		add("outbound_caller_id_name", n)
+	}
+	if num := snap.emergencyCallerID(e); num != "" {
+		add("emergency_caller_id_number", num)
+	}
+	if validToken(e.AccountCode, "") {
+		add("accountcode", e.AccountCode)
+	}
+	add("toll_allow", tollAllow(e.CallPermission))
+	add("call_timeout", itoa(ringSeconds(e)))
+	if lang := firstValid(validLanguage, e.Language, t.Language); lang != "" {
+		add("default_language", lang)
+	}
+	if tz := firstValid(validZone, e.Timezone, t.Timezone); tz != "" {
+		add("timezone", tz)
+	}
+	return vars
 }
 
 // writeMailboxUser renders a special mailbox: a user that can never register

@@ -50,7 +50,7 @@ var (
 		"Caller-Caller-ID-Name", "Caller-Caller-ID-Number", "Caller-Channel-Answered-Time",
 		"Caller-Channel-Bridged-Time", "Caller-Channel-Created-Time", "Caller-Channel-Hangup-Time",
 		"Caller-Context", "Caller-Destination-Number", "Channel-Call-UUID", "Channel-Name",
-		"Event-Date-Timestamp", "Event-Name", "Event-Sequence", "FreeSWITCH-Switchname",
+		"Core-UUID", "Event-Date-Timestamp", "Event-Name", "Event-Sequence", "FreeSWITCH-Switchname",
 		"Hangup-Cause", "Job-UUID", "Other-Leg-Unique-ID", "Record-File-Path", "Unique-ID",
 	}
 	knownVars = []string{

@@ -58,6 +58,18 @@ func (l *RedisLease) Replica() string { return l.replica }
 // Key returns the Redis key of node's lease.
 func (l *RedisLease) Key(node string) string { return l.prefix + node }
 
+// Holder returns the replica holding node's lease, "" when none does.
+func (l *RedisLease) Holder(ctx context.Context, node string) (string, error) {
+	v, err := l.client.Get(ctx, l.Key(node)).Result()
+	if errors.Is(err, redis.Nil) {
+		return "", nil
+	}
+	if err != nil {
+		return "", fmt.Errorf("esl lease holder %s: %w", node, err)
+	}
+	return v, nil
+}
+
 // Acquire takes node's lease if it is free, or renews it if this replica
 // already holds it (after a restart with the same id). It reports whether
 // this replica holds the lease afterwards.

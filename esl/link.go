@@ -6,13 +6,17 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/percipia/eslgo"
 )
 
 // link is one live eslgo connection and the signal that it is gone.
 type link struct {
-	c    *eslgo.Conn
+	c *eslgo.Conn
+	// stop cancels the connection's own context (eslgo's Options.Context):
+	// it ends eslgo's goroutines without eslgo's Close (see release).
+	stop context.CancelFunc
 	done chan struct{}
 	once sync.Once
 }
@@ -30,11 +34,33 @@ func (l *link) failed() bool {
 	}
 }
 
-// close closes the eslgo connection in the background: eslgo's Close can
-// wait up to 5s for a reply nobody reads, which must not delay reconnects.
+// close marks the link dead and releases the connection in the background
+// (the exit may wait for a reply nobody reads, which must not delay
+// reconnects).
 func (l *link) close() {
 	l.fail()
-	go l.c.Close()
+	go release(l.c, l.stop)
+}
+
+// exitTimeout bounds the "exit" that asks FreeSWITCH to close a released
+// connection.
+const exitTimeout = time.Second
+
+// release ends an eslgo connection without eslgo's Close. In eslgo v1.5.2,
+// Close deletes from the connection's response-channel map while its auth
+// and disconnect goroutines read that map without the lock: a data race
+// whenever Close runs concurrently with them. Instead the connection's
+// context is cancelled first, which ends all of eslgo's goroutines (the
+// waiting ones return at once; the reader after its current frame) and
+// keeps eslgo from ever running Close itself (its disconnect goroutine is
+// gone before FreeSWITCH's disconnect notice can reach it); then "exit"
+// asks FreeSWITCH to close the socket. A peer that never answers leaves the
+// socket to TCP keepalive and the garbage collector.
+func release(c *eslgo.Conn, stop context.CancelFunc) {
+	stop()
+	ctx, cancel := context.WithTimeout(context.Background(), exitTimeout)
+	defer cancel()
+	_, _ = c.SendCommand(ctx, rawCommand("exit"))
 }
 
 // sendCommand is SendCommand cut short when the link fails. eslgo cannot

@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/percipia/eslgo"
@@ -20,7 +21,10 @@ type node struct {
 	p    *Pool
 	log  *slog.Logger
 	disp *dispatcher
-	sem  chan struct{} // one command at a time on the command connection
+	sem  chan struct{}      // one command at a time on the command connection
+	stop context.CancelFunc // ends this node's loops (SetNodes); set by start
+	// lastEvent is the unix nanoseconds of the last event received.
+	lastEvent atomic.Int64
 
 	mu         sync.Mutex
 	cmd        *link // nil while down
@@ -35,7 +39,11 @@ var errLeaseLost = errors.New("event lease lost")
 func (n *node) status() NodeStatus {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return NodeStatus{Name: n.cfg.Name, Addr: n.cfg.Addr, Up: n.up, Since: n.since, EventsHeld: n.eventsHeld}
+	st := NodeStatus{Name: n.cfg.Name, Addr: n.cfg.Addr, Up: n.up, Since: n.since, EventsHeld: n.eventsHeld}
+	if ns := n.lastEvent.Load(); ns > 0 {
+		st.LastEvent = time.Unix(0, ns)
+	}
+	return st
 }
 
 // current returns the live command link, nil when down or failed.
@@ -127,11 +135,18 @@ func (n *node) send(ctx context.Context, line string) (*eslgo.RawResponse, error
 }
 
 // dial connects and authenticates within DialTimeout. eslgo's Dial has no
-// deadline of its own, so it runs aside and is abandoned on timeout.
-func (n *node) dial(ctx context.Context, onDisconnect func()) (*eslgo.Conn, error) {
+// deadline of its own, so it runs aside and is abandoned on timeout. The
+// connection runs on its own context; the returned func cancels it (see
+// release).
+func (n *node) dial(ctx context.Context, onDisconnect func()) (*eslgo.Conn, context.CancelFunc, error) {
+	cctx, stop := context.WithCancel(context.WithoutCancel(ctx))
 	opts := eslgo.DefaultInboundOptions
-	opts.Context = context.WithoutCancel(ctx)
-	opts.Logger = eslLogger{l: n.log, onReadError: onDisconnect}
+	opts.Context = cctx
+	// On a read error (EOF included) eslgo logs before it tells its own
+	// disconnect goroutine, which would then run eslgo's Close: cancelling
+	// the context here first ends that goroutine, so eslgo never closes
+	// by itself (see release).
+	opts.Logger = eslLogger{l: n.log, onReadError: func() { stop(); onDisconnect() }}
 	opts.Password = n.cfg.Password
 	opts.OnDisconnect = onDisconnect
 	opts.AuthTimeout = n.p.opts.DialTimeout
@@ -150,33 +165,36 @@ func (n *node) dial(ctx context.Context, onDisconnect func()) (*eslgo.Conn, erro
 	abandon := func() {
 		go func() {
 			if r := <-ch; r.c != nil {
-				r.c.Close()
+				release(r.c, stop)
+				return
 			}
+			stop()
 		}()
 	}
 	select {
 	case r := <-ch:
 		if r.err != nil {
-			return nil, fmt.Errorf("dial esl %s: %w", n.cfg.Addr, r.err)
+			stop()
+			return nil, nil, fmt.Errorf("dial esl %s: %w", n.cfg.Addr, r.err)
 		}
-		return r.c, nil
+		return r.c, stop, nil
 	case <-t.C:
 		abandon()
-		return nil, fmt.Errorf("dial esl %s: timed out after %s", n.cfg.Addr, n.p.opts.DialTimeout)
+		return nil, nil, fmt.Errorf("dial esl %s: timed out after %s", n.cfg.Addr, n.p.opts.DialTimeout)
 	case <-ctx.Done():
 		abandon()
-		return nil, fmt.Errorf("dial esl %s: %w", n.cfg.Addr, ctx.Err())
+		return nil, nil, fmt.Errorf("dial esl %s: %w", n.cfg.Addr, ctx.Err())
 	}
 }
 
 // connect dials and returns a link whose done closes on disconnect.
 func (n *node) connect(ctx context.Context) (*link, error) {
 	l := &link{done: make(chan struct{})}
-	c, err := n.dial(ctx, l.fail)
+	c, stop, err := n.dial(ctx, l.fail)
 	if err != nil {
 		return nil, err
 	}
-	l.c = c
+	l.c, l.stop = c, stop
 	return l, nil
 }
 

@@ -82,6 +82,7 @@ func (n *node) consume(ctx context.Context, log *slog.Logger) (bool, error) {
 	n.disp.pause()
 	defer n.disp.resume()
 	l.c.RegisterEventListener(eslgo.EventListenAll, func(e *eslgo.Event) {
+		n.lastEvent.Store(time.Now().UnixNano())
 		n.disp.push(ctx, convert(n.cfg.Name, e), fromEvents)
 	})
 	if err := n.subscribe(ctx, l, subscribeLine); err != nil {

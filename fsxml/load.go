@@ -335,3 +335,26 @@ func (s *Service) snapshot(ctx context.Context, m *tenantModel, p *platformModel
 	}
 	return snap.Bind(trunks, exts), nil
 }
+
+// UserVariables returns the channel variables the directory gives tenant's
+// extension ext (dialplan.UserVariables), for calls Switchboard places on
+// that user's behalf; models.ErrNotFound when there is no such extension.
+func (s *Service) UserVariables(ctx context.Context, tenant, ext string) ([][2]string, error) {
+	src := &source{s: s, fresh: true}
+	m, err := src.tenant(ctx, tenant)
+	if err != nil {
+		return nil, fmt.Errorf("user variables %s@%s: %w", ext, tenant, err)
+	}
+	snap, err := s.snapshot(ctx, m, nil, false, ext)
+	if err != nil {
+		return nil, fmt.Errorf("user variables %s@%s: %w", ext, tenant, err)
+	}
+	if snap != nil {
+		for i := range snap.Extensions {
+			if snap.Extensions[i].Name == ext {
+				return dialplan.UserVariables(snap, &snap.Extensions[i]), nil
+			}
+		}
+	}
+	return nil, fmt.Errorf("user variables %s@%s: %w", ext, tenant, models.ErrNotFound)
+}

@@ -295,6 +295,12 @@ func classify(r walkRoute) (routeClass, bool) {
 		// Any reader reaches the lookup; the channel's tenant and extension
 		// are checked against the channel (unknown here: 404).
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("calls.read") }, answer: fixed(404)}, true
+	case p == "/api/telephony/calls/{id}":
+		// Like a channel: any reader reaches the lookup, the call's tenant
+		// is checked against the call (unknown here: 404).
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("calls.read") }, answer: fixed(404)}, true
+	case p == "/api/telephony/nodes":
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.platform && w.can("calls.read") }, answer: fixed(200)}, true
 	case strings.HasPrefix(p, "/api/telephony/") && r.method == "POST":
 		return routeClass{keyOnly: true, allowed: func(r walkRoute, w walker) bool { return w.can("calls.control") }, answer: fixed(400)}, true
 	case p == "/api/messaging/send":

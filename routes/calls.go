@@ -25,10 +25,19 @@ type CallDeps struct {
 	// Recordings is the directory on the FreeSWITCH nodes where the record
 	// endpoint writes (<Recordings>/<tenant>/<file>.wav).
 	Recordings string
+	// UserVars returns the directory variables of a tenant's extension
+	// (fsxml.Service.UserVariables): a callback's first leg carries them.
+	UserVars func(ctx context.Context, tenant, ext string) ([][2]string, error)
 	// Streams ends every open event stream when it is done (shutdown).
 	Streams context.Context
 	// Heartbeat is the interval of SSE comment lines (default 15s).
 	Heartbeat time.Duration
+	// LeaseHolder returns the replica holding a node's event lease ("" when
+	// none), for the node list.
+	LeaseHolder func(ctx context.Context, node string) (string, error)
+	// StreamsPerKey caps the event streams one API key (or administrator)
+	// holds open on a replica (default 10; more answer 429).
+	StreamsPerKey int
 	// Metrics counts open event streams (nil: not counted).
 	Metrics *metrics.Metrics
 }
@@ -36,7 +45,8 @@ type CallDeps struct {
 // callRoutes serves live channels, call actions, the event stream and CDRs.
 type callRoutes struct {
 	CallDeps
-	idem *idempotency
+	idem    *idempotency
+	streams *streamLimiter
 }
 
 // CallRoutes declares the telephony endpoints for app to pass in Deps.Extra.
@@ -47,13 +57,19 @@ func CallRoutes(d CallDeps) []Route {
 	if d.Streams == nil {
 		d.Streams = context.Background()
 	}
-	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, ttl: 24 * time.Hour}}
+	if d.StreamsPerKey <= 0 {
+		d.StreamsPerKey = 10
+	}
+	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, ttl: 24 * time.Hour},
+		streams: &streamLimiter{max: d.StreamsPerKey, open: map[string]int{}}}
 	return []Route{
 		{Method: "GET", Path: "/api/telephony/channels", Summary: "List live channels (tenant keys: their tenant; platform: all or ?tenant=)", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Response: "ChannelList", Query: []string{"tenant", "limit", "offset"}, Handler: r.listChannels},
 		{Method: "GET", Path: "/api/telephony/channels/*", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopeCalls, User: UserOwnCalls}, Response: "Channel", Handler: r.getChannel},
-		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel changes (heartbeat comments every 15 s)", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Query: []string{"tenant"}, Produces: "text/event-stream", Handler: r.events},
+		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel and call changes: id: on every event, resume with Last-Event-ID (or last_event_id) within an hour, heartbeat comments every 15 s; 429 beyond 10 open streams per API key", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Query: []string{"tenant", "last_event_id"}, Produces: "text/event-stream", Handler: r.events},
 		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at", Tag: "reports", Auth: AuthAPI, Access: callsRead, Response: "CDRList", Query: []string{"tenant", "from", "to", "limit", "offset"}, Handler: r.listCDRs},
-		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "CallRequest", Response: "CallPlaced", Status: 202, Handler: r.idem.wrap(r.placeCall)},
+		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge; 202 with Location of the call resource (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "CallRequest", Response: "CallPlaced", Status: 202, Handler: r.idem.wrap(r.placeCall)},
+		{Method: "GET", Path: "/api/telephony/nodes", Summary: "FreeSWITCH nodes (platform only): connected, event lease holder, Core-UUID, last event, live channels", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopePlatform}, Response: "NodeList", Handler: r.listNodes},
+		{Method: "GET", Path: "/api/telephony/calls/:id", Summary: "A callback call placed with POST /api/telephony/call: its state, failed leg and FreeSWITCH cause, both legs' channels, timestamps (kept 24 hours)", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopeCalls, User: UserOwnCalls}, Response: "Call", Handler: r.getCall},
 		{Method: "POST", Path: "/api/telephony/hangup", Summary: "Hang a channel up", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "ChannelAction", Response: "ActionDone", Handler: r.idem.wrap(r.hangup)},
 		{Method: "POST", Path: "/api/telephony/transfer", Summary: "Blind-transfer a channel to an extension or number in its tenant", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "TransferRequest", Response: "ActionDone", Handler: r.idem.wrap(r.transfer)},
 		{Method: "POST", Path: "/api/telephony/record", Summary: "Start or stop recording a channel into the recordings directory", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "RecordRequest", Response: "ActionDone", Handler: r.idem.wrap(r.record)},

@@ -3,6 +3,7 @@ package routes
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"regexp"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
 
+	"github.com/switchboard/switchboard/calls"
 	"github.com/switchboard/switchboard/esl"
 	"github.com/switchboard/switchboard/models"
 )
@@ -122,8 +124,12 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 	if !ok {
 		return newError(fiber.StatusServiceUnavailable, "freeswitch_unavailable", "no FreeSWITCH node is connected; try again later")
 	}
+	userVars, err := r.UserVars(ctx, tenant, ext)
+	if err != nil {
+		return fmt.Errorf("extension %q: %w", ext, err)
+	}
 	id := uuid.NewString()
-	cmd, err := originateCommand(id, tenant, ext, in.From, in.To)
+	cmd, err := originateCommand(id, append(userVars, [2]string{"sb_call", id}), in.From, in.To)
 	if err != nil {
 		return err
 	}
@@ -133,39 +139,82 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 	if err != nil {
 		return fmt.Errorf("reserve channel id: %w", err)
 	}
-	if _, err := r.Pool.BgAPI(actx, node, cmd); err != nil {
+	call := calls.Call{ID: id, Node: node, Tenant: tenant, Extension: ext, From: in.From, To: in.To, OriginChannel: chID}
+	if err := r.Tracker.PlaceCall(actx, call); err != nil {
 		return err
 	}
+	if _, err := r.Pool.BgAPI(actx, node, cmd); err != nil {
+		r.Tracker.FailCall(context.WithoutCancel(actx), id, err.Error())
+		return err
+	}
+	loc := "/api/telephony/calls/" + id
+	c.Set(fiber.HeaderLocation, loc)
 	return c.Status(fiber.StatusAccepted).JSON(fiber.Map{
-		"status": "dialing", "channel": chID, "uuid": id, "node": node,
+		"status": "dialing", "id": id, "state": calls.CallQueued, "location": loc,
+		"channel": chID, "uuid": id, "node": node,
 		"tenant": tenant, "extension": ext, "from": in.From, "to": in.To,
 	})
 }
 
-// originateCommand builds the callback originate. Every value goes through
-// esl.QuoteVar or esl.SafeArg even though the inputs were validated.
-func originateCommand(id, tenant, ext, mobile, to string) (string, error) {
-	vars := [][2]string{
-		{"origination_uuid", id},
-		{"sb_tenant", tenant},
-		{"sb_ext", ext},
-		{"sb_callback", "true"},
-		{"origination_caller_id_number", to},
-		{"origination_caller_id_name", to},
-		{"ignore_early_media", "true"},
-		{"originate_timeout", "30"},
-		{"hangup_after_bridge", "true"},
+// getCall answers GET /api/telephony/calls/<id>: a callback call's state.
+func (r *callRoutes) getCall(c *fiber.Ctx) error {
+	p := principal(c)
+	if !p.Can("calls.read") {
+		return newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission calls.read")
 	}
+	call, err := r.Tracker.Call(c.UserContext(), strings.Clone(c.Params("id")))
+	if errors.Is(err, calls.ErrCallNotFound) {
+		return newError(fiber.StatusNotFound, "call_not_found", "no call has this id (calls are kept 24 hours)")
+	}
+	if err != nil {
+		return err
+	}
+	if !p.MayTenant(call.Tenant) || (p.Kind == "user_key" && call.Extension != p.Extension) {
+		return newError(fiber.StatusNotFound, "call_not_found", "no call has this id (calls are kept 24 hours)")
+	}
+	return c.JSON(call)
+}
+
+// originateCommand builds the callback originate. The first leg is a
+// loopback into the tenant's context, so the tenant's outbound routes dial
+// the mobile; only the originate's {} variables reach that routed (-b)
+// leg, so they carry the calling user's own directory variables
+// (dialplan.UserVariables: toll_allow, caller ids, sb_tenant, ...) and the
+// routes treat the call as one the user placed. Every value goes through
+// esl.QuoteVarList or esl.SafeArg even though the inputs were validated.
+func originateCommand(id string, userVars [][2]string, mobile, to string) (string, error) {
+	var tenant, cidName, cidNum string
+	for _, kv := range userVars {
+		switch kv[0] {
+		case "sb_tenant":
+			tenant = kv[1]
+		case "effective_caller_id_name":
+			cidName = kv[1]
+		case "effective_caller_id_number":
+			cidNum = kv[1]
+		}
+	}
+	vars := append([][2]string{{"origination_uuid", id}}, userVars...)
+	vars = append(vars,
+		[2]string{"sb_callback", "true"},
+		[2]string{"origination_caller_id_name", cidName},
+		[2]string{"origination_caller_id_number", cidNum},
+		[2]string{"ignore_early_media", "true"},
+		[2]string{"originate_timeout", "30"},
+		[2]string{"hangup_after_bridge", "true"},
+	)
 	parts := make([]string, 0, len(vars))
 	for _, kv := range vars {
-		v, err := esl.QuoteVar(kv[1])
+		if kv[1] == "" {
+			continue
+		}
+		v, err := esl.QuoteVarList(kv[1])
 		if err != nil {
 			return "", models.FieldError(kv[0], "not usable in a FreeSWITCH command")
 		}
 		parts = append(parts, kv[0]+"="+v)
 	}
-	args := []string{mobile, tenant, to}
-	for _, a := range args {
+	for _, a := range []string{mobile, tenant, to} {
 		if _, err := esl.SafeArg(a); err != nil {
 			return "", models.FieldError("to", "not usable in a FreeSWITCH command")
 		}

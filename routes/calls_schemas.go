@@ -16,6 +16,14 @@ func CallSchemas() map[string]any {
 			"recording": obj{"type": "boolean"}, "recording_path": str, "call_uuid": str, "context": str,
 		}},
 		"ChannelList": obj{"type": "array", "items": ref("Channel")},
+		"Node": obj{"type": "object", "properties": obj{
+			"name": str, "address": str, "connected": obj{"type": "boolean"}, "since": ts,
+			"lease_holder":  obj{"type": "string", "description": "replica consuming the node's events; empty when none"},
+			"events_here":   obj{"type": "boolean", "description": "this replica holds the event lease"},
+			"core_uuid":     obj{"type": "string", "description": "the running FreeSWITCH process (changes at every start)"},
+			"last_event_at": ts, "live_channels": num,
+		}},
+		"NodeList": obj{"type": "array", "items": ref("Node")},
 		"CDR": obj{"type": "object", "properties": obj{
 			"id": num, "tenant": str, "channel_id": str, "uuid": str, "node": str, "direction": str,
 			"caller_id_name": str, "caller_id_number": str, "destination": str, "extension": str,
@@ -29,9 +37,22 @@ func CallSchemas() map[string]any {
 			"extension": obj{"type": "string", "description": "the calling extension (tenant and platform keys; user keys are bound to one)"},
 			"tenant":    obj{"type": "string", "description": "platform keys only"},
 		}},
-		"CallPlaced": obj{"type": "object", "properties": obj{
-			"status": obj{"type": "string", "enum": []string{"dialing"}}, "channel": str, "uuid": str, "node": str,
+		"CallPlaced": obj{"type": "object", "description": "The Location header names the call resource", "properties": obj{
+			"status": obj{"type": "string", "enum": []string{"dialing"}},
+			"id":     obj{"type": "string", "description": "the call's id: GET /api/telephony/calls/<id>"},
+			"state":  obj{"type": "string", "enum": []string{"queued"}}, "location": str,
+			"channel": str, "uuid": str, "node": str,
 			"tenant": str, "extension": str, "from": str, "to": str,
+		}},
+		"Call": obj{"type": "object", "properties": obj{
+			"id": str, "node": str, "tenant": str, "extension": str, "from": str, "to": str,
+			"state":          obj{"type": "string", "enum": []string{"queued", "ringing_origin", "origin_answered", "ringing_destination", "bridged", "ended", "failed"}},
+			"failed_leg":     obj{"type": "string", "enum": []string{"origin", "destination"}, "description": "set once failed: the mobile (origin) or the dialled number (destination)"},
+			"hangup_cause":   obj{"type": "string", "description": "FreeSWITCH's hangup cause, e.g. CALL_REJECTED, NO_ROUTE_DESTINATION, USER_BUSY"},
+			"reason":         obj{"type": "string", "description": "FreeSWITCH's text when it refused the originate, e.g. -ERR CALL_REJECTED"},
+			"origin_channel": str, "origin_uuid": str, "destination_channel": str, "destination_uuid": str,
+			"created_at": ts, "ringing_origin_at": ts, "origin_answered_at": ts, "ringing_destination_at": ts,
+			"bridged_at": ts, "ended_at": ts, "updated_at": ts,
 		}},
 		"ChannelAction": obj{"type": "object", "required": []string{"channel"}, "properties": obj{"channel": str}},
 		"TransferRequest": obj{"type": "object", "required": []string{"channel", "to"}, "properties": obj{

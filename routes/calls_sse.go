@@ -6,16 +6,57 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/switchboard/switchboard/calls"
 )
 
-// events streams channel changes as Server-Sent Events: one "event:
-// <type>" message per change with the channel as data, and a comment line
-// every Heartbeat so proxies keep the connection and a vanished client is
-// noticed (its write fails). The stream ends when the client goes away or
-// the server shuts down.
+// streamLimiter caps the event streams one API key holds open on this
+// replica.
+type streamLimiter struct {
+	max  int
+	mu   sync.Mutex
+	open map[string]int
+}
+
+func (l *streamLimiter) acquire(key string) bool {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open[key] >= l.max {
+		return false
+	}
+	l.open[key]++
+	return true
+}
+
+func (l *streamLimiter) release(key string) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	if l.open[key]--; l.open[key] <= 0 {
+		delete(l.open, key)
+	}
+}
+
+// streamOwner names the credential a stream counts against: the API key,
+// else the administrator.
+func streamOwner(p *Principal) string {
+	if p.KeyScope != "" {
+		return "key:" + p.KeyScope
+	}
+	return "user:" + p.Name
+}
+
+// events streams channel and call changes as Server-Sent Events: one
+// "id: <stream id>", "event: <type>" message per change with the object as
+// data, and a comment line every Heartbeat so proxies keep the connection
+// and a vanished client is noticed (its write fails). A client that
+// reconnects with Last-Event-ID (or ?last_event_id=) first gets the changes
+// it missed that are still retained (an hour by default). Every stream of
+// this replica is served from one Redis reader. The stream ends when the
+// client goes away or the server shuts down.
 func (r *callRoutes) events(c *fiber.Ctx) error {
 	tenant := queryTenant(c)
 	// EventSource always sends this Accept; a client that does not (a
@@ -23,10 +64,27 @@ func (r *callRoutes) events(c *fiber.Ctx) error {
 	if !strings.Contains(c.Get(fiber.HeaderAccept), "text/event-stream") {
 		return newError(fiber.StatusNotAcceptable, "not_acceptable", "this endpoint streams text/event-stream; send Accept: text/event-stream")
 	}
+	last := strings.TrimSpace(c.Get("Last-Event-ID"))
+	if last == "" {
+		last = strings.Clone(c.Query("last_event_id"))
+	}
+	if last != "" && !calls.ValidStreamID(last) {
+		return newError(fiber.StatusBadRequest, "bad_last_event_id", "Last-Event-ID must be an id this stream sent (like 1732470000000-0)")
+	}
+	owner := streamOwner(principal(c))
+	if !r.streams.acquire(owner) {
+		return newError(fiber.StatusTooManyRequests, "too_many_streams",
+			fmt.Sprintf("this credential already has %d event streams open; close one first", r.streams.max))
+	}
 	// The request's context ends when this handler returns, before the
 	// body is streamed, so the subscription lives on its own context.
 	ctx, cancel := context.WithCancel(r.Streams)
-	changes, unsubscribe := r.Tracker.Subscribe(ctx, tenant)
+	changes, unsubscribe, err := r.Tracker.Follow(ctx, tenant, last)
+	if err != nil {
+		cancel()
+		r.streams.release(owner)
+		return err
+	}
 	log := logger(c)
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
@@ -35,7 +93,7 @@ func (r *callRoutes) events(c *fiber.Ctx) error {
 	heartbeat := r.Heartbeat
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		r.Metrics.SSEOpened()
-		defer func() { cancel(); unsubscribe(); r.Metrics.SSEClosed() }()
+		defer func() { cancel(); unsubscribe(); r.streams.release(owner); r.Metrics.SSEClosed() }()
 		tick := time.NewTicker(heartbeat)
 		defer tick.Stop()
 		if _, err := fmt.Fprint(w, ": connected\n\n"); err != nil || w.Flush() != nil {
@@ -49,16 +107,16 @@ func (r *callRoutes) events(c *fiber.Ctx) error {
 				if _, err := fmt.Fprint(w, ": heartbeat\n\n"); err != nil {
 					return
 				}
-			case ch, ok := <-changes:
+			case ev, ok := <-changes:
 				if !ok {
 					return
 				}
-				data, err := json.Marshal(ch)
+				data, err := json.Marshal(ev.Change)
 				if err != nil {
-					log.Warn("encode channel change", "error", err)
+					log.Warn("encode change", "error", err)
 					continue
 				}
-				if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", ch.Type, data); err != nil {
+				if _, err := fmt.Fprintf(w, "id: %s\nevent: %s\ndata: %s\n\n", ev.ID, ev.Change.Type, data); err != nil {
 					return
 				}
 			}

@@ -15,8 +15,11 @@ func TestPlaceCallSendsCallbackOriginate(t *testing.T) {
 		if r["status"] != "dialing" || r["tenant"] != e.tenant || r["from"] != testMobile || r["to"] != "+442071234567" || uuid == "" {
 			t.Fatalf("answer %v", r)
 		}
-		want := "bgapi originate {origination_uuid=" + uuid + ",sb_tenant=" + e.tenant + ",sb_ext=1001,sb_callback=true," +
-			"origination_caller_id_number=+442071234567,origination_caller_id_name=+442071234567," +
+		// The calling user's directory variables, then the callback's own.
+		want := "bgapi originate {origination_uuid=" + uuid + ",user_context=" + e.tenant + ",sb_tenant=" + e.tenant + ",sb_ext=1001," +
+			"effective_caller_id_name=1001,effective_caller_id_number=1001,outbound_caller_id_number=+27110000000," +
+			"toll_allow='internal,local,national',call_timeout=30,default_language=en,timezone=UTC,sb_call=" + uuid + ",sb_callback=true," +
+			"origination_caller_id_name=1001,origination_caller_id_number=1001," +
 			"ignore_early_media=true,originate_timeout=30,hangup_after_bridge=true}" +
 			"loopback/" + testMobile + "/" + e.tenant + " +442071234567 XML " + e.tenant
 		if got := waitCommand(t, e.fs, "bgapi originate"); got != want {

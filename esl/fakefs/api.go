@@ -43,6 +43,10 @@ func (s *Server) runAPI(cmdline string) string {
 		return s.show(args)
 	case "status":
 		return s.status()
+	case "echo":
+		return args
+	case "global_getvar":
+		return s.globalGetvar(args)
 	case "xml_flush_cache":
 		return "+OK cleared 0 entries\n"
 	case "reloadxml":
@@ -320,4 +324,19 @@ func (s *Server) status() string {
 		"1000 session(s) max\n"+
 		"min idle cpu 0.00/99.00\n"+
 		"Current Stack Size/Max 240K/8192K\n", total, n, n, n)
+}
+
+// globalGetvar answers global_getvar for the globals the fake knows:
+// core_uuid (new at every start), hostname and switchname; others are
+// empty, as unset globals are.
+func (s *Server) globalGetvar(name string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	switch strings.TrimSpace(name) {
+	case "core_uuid":
+		return s.coreUUID
+	case "hostname", "switchname":
+		return s.opts.Hostname
+	}
+	return ""
 }

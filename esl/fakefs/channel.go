@@ -41,7 +41,8 @@ type Channel struct {
 
 	order      uint64
 	source     string
-	originator bool // true on the leg that dialled Peer (A side)
+	originator bool   // true on the leg that dialled Peer (A side)
+	loopPeer   string // the other half of a loopback pair: they end together
 	progressed time.Time
 	bridged    time.Time
 	transfered time.Time
@@ -88,6 +89,30 @@ type ChannelSpec struct {
 	Vars      []Header
 	// Answer also emits CHANNEL_PROGRESS and CHANNEL_ANSWER.
 	Answer bool
+	// Enter, with Answer, is where the public dialplan sends an inbound DID
+	// call: the channel is created in Context ("public") without these
+	// variables, and CHANNEL_ANSWER is the first event that carries
+	// Enter's context, destination and variables (sb_tenant, ...), as on a
+	// real FreeSWITCH.
+	Enter *Entry
+}
+
+// Entry is the context, destination and variables a call has after the
+// public dialplan transferred it into a tenant.
+type Entry struct {
+	Context string
+	Dest    string
+	Vars    []Header
+}
+
+// DIDCall describes an inbound carrier call to did that the public
+// dialplan hands to tenant's extension ext.
+func DIDCall(callerNum, did, tenant, ext string) ChannelSpec {
+	return ChannelSpec{
+		Name:    "sofia/external/" + callerNum + "@198.51.100.7",
+		CIDName: callerNum, CIDNum: callerNum, Dest: did, Context: "public", Answer: true,
+		Enter: &Entry{Context: tenant, Dest: ext, Vars: []Header{{"sb_tenant", tenant}, {"sb_did", did}}},
+	}
 }
 
 // Channels returns copies of the live channels in creation order.
@@ -145,6 +170,13 @@ func (s *Server) CreateChannel(spec ChannelSpec) (string, error) {
 	s.emitChannelLocked("CHANNEL_CREATE", c, nil, nil)
 	if spec.Answer {
 		s.progressLocked(c)
+		if e := spec.Enter; e != nil {
+			c.Context = firstNonEmpty(e.Context, c.Context)
+			c.Dest = firstNonEmpty(e.Dest, c.Dest)
+			for _, v := range e.Vars {
+				c.setVar(v.Name, v.Value)
+			}
+		}
 		s.answerLocked(c)
 	}
 	return c.UUID, nil
@@ -294,6 +326,11 @@ func (s *Server) hangupLocked(c *Channel, cause string) {
 		l.State = "CS_DESTROY"
 		s.emitChannelLocked("CHANNEL_DESTROY", l, nil, nil)
 		delete(s.channels, l.UUID)
+	}
+	for _, l := range legs {
+		if p, ok := s.channels[l.loopPeer]; ok && l.loopPeer != "" {
+			s.hangupLocked(p, cause)
+		}
 	}
 }
 

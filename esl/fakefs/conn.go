@@ -124,32 +124,39 @@ func (c *conn) serve() {
 	}
 }
 
-// readCommand reads one client command: a line, optional headers, a blank
-// line, and a Content-Length body if announced. CR bytes are ignored and
-// leading blank lines skipped, as mod_event_socket does.
+// maxPacket bounds a command's header block, as mod_event_socket's read
+// buffer does; a longer block is cut and parsed as it stands.
+const maxPacket = 64 << 10
+
+// readCommand reads one client command the way mod_event_socket's
+// read_packet does. Bytes are collected up to the second LF with only CRs in
+// between (a blank line), leading CRs and LFs skipped. The block is then cut
+// into segments, each ending at the first CR of what remains if there is one,
+// else at its first LF; the first segment is the command, the others are
+// "Name: value" headers. So a message whose only CRs are in the final CRLF
+// CRLF ("bgapi X\nJob-UUID: Y\r\n\r\n") is one command line with the
+// header text in its arguments, as on the real switch.
 func readCommand(r *bufio.Reader) (string, map[string]string, string, error) {
-	var first string
-	hdr := make(map[string]string)
-	for {
-		raw, err := r.ReadString('\n')
+	var block []byte
+	crcount := 0
+	for crcount < 2 && len(block) < maxPacket {
+		b, err := r.ReadByte()
 		if err != nil {
 			return "", nil, "", err
 		}
-		l := strings.ReplaceAll(strings.TrimSuffix(raw, "\n"), "\r", "")
-		if l == "" {
-			if first == "" {
-				continue
-			}
-			break
-		}
-		if first == "" {
-			first = l
+		if len(block) == 0 && (b == '\r' || b == '\n') {
 			continue
 		}
-		if k, v, ok := strings.Cut(l, ":"); ok {
-			hdr[textproto.CanonicalMIMEHeaderKey(strings.TrimSpace(k))] = strings.TrimSpace(v)
+		block = append(block, b)
+		switch b {
+		case '\n':
+			crcount++
+		case '\r':
+		default:
+			crcount = 0
 		}
 	}
+	first, hdr := parsePacket(string(block))
 	var body string
 	if n, err := strconv.Atoi(hdr["Content-Length"]); err == nil && n > 0 && n <= 16<<20 {
 		b := make([]byte, n)
@@ -159,6 +166,33 @@ func readCommand(r *bufio.Reader) (string, map[string]string, string, error) {
 		body = string(b)
 	}
 	return first, hdr, body, nil
+}
+
+// parsePacket splits a header block into the command and its headers (see
+// readCommand).
+func parsePacket(block string) (string, map[string]string) {
+	hdr := make(map[string]string)
+	first := ""
+	for i, rest := 0, block; rest != ""; i++ {
+		end := strings.IndexByte(rest, '\r')
+		if end < 0 {
+			end = strings.IndexByte(rest, '\n')
+		}
+		seg := rest
+		if end >= 0 {
+			seg, rest = rest[:end], strings.TrimLeft(rest[end:], "\r\n")
+		} else {
+			rest = ""
+		}
+		if i == 0 {
+			first = seg
+			continue
+		}
+		if k, v, ok := strings.Cut(seg, ":"); ok && k != "" {
+			hdr[textproto.CanonicalMIMEHeaderKey(k)] = strings.TrimLeft(v, " ")
+		}
+	}
+	return first, hdr
 }
 
 // handle answers one command; it returns false when the connection ends.

@@ -1,6 +1,8 @@
 package fakefs
 
 import (
+	"github.com/switchboard/switchboard/internal/racecheck"
+
 	"context"
 	"encoding/json"
 	"strings"
@@ -178,6 +180,11 @@ func TestShowChannelsJSONShape(t *testing.T) {
 }
 
 func TestEslgoDisconnectOnClose(t *testing.T) {
+	if racecheck.Enabled {
+		// eslgo v1.5.2 runs its own Close on the disconnect notice, which
+		// races its unlocked auth goroutine (see esl.release).
+		t.Skip("skipped under -race: eslgo's own Close on a disconnect notice races inside eslgo")
+	}
 	s := startFake(t, Options{})
 	gone := make(chan struct{})
 	if _, err := dialESL(t, s.Addr(), "ClueCon", func() { close(gone) }); err != nil {

@@ -47,7 +47,7 @@ func (s *Server) appendStdHeadersLocked(h []Header, name string) []Header {
 	local, gmt := s.datesLocked(now)
 	return append(h,
 		Header{"Event-Name", name},
-		Header{"Core-UUID", s.opts.CoreUUID},
+		Header{"Core-UUID", s.coreUUID},
 		Header{"FreeSWITCH-Hostname", s.opts.Hostname},
 		Header{"FreeSWITCH-Switchname", s.opts.Hostname},
 		Header{"FreeSWITCH-IPv4", s.opts.IPv4},

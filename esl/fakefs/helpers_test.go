@@ -135,17 +135,28 @@ func (rc *rawClient) api(cmd string) string {
 // dialESL connects a real eslgo client.
 func dialESL(t *testing.T, addr, password string, onDisconnect func()) (*eslgo.Conn, error) {
 	t.Helper()
+	ctx, stop := context.WithCancel(context.Background())
 	opts := eslgo.DefaultInboundOptions
+	opts.Context = ctx
 	opts.Logger = eslgo.NilLogger{}
 	opts.Password = password
 	opts.OnDisconnect = onDisconnect
 	opts.AuthTimeout = 2 * time.Second
 	opts.ExitTimeout = 200 * time.Millisecond
 	c, err := opts.Dial(addr)
-	if err == nil {
-		t.Cleanup(c.Close)
+	if err != nil {
+		stop()
+		return nil, err
 	}
-	return c, err
+	// Not eslgo's Close, which races its own readers (see esl.release):
+	// end its goroutines, then ask the server to hang up.
+	t.Cleanup(func() {
+		stop()
+		ectx, cancel := context.WithTimeout(context.Background(), 200*time.Millisecond)
+		defer cancel()
+		_, _ = c.SendCommand(ectx, command.Exit{})
+	})
+	return c, nil
 }
 
 func mustESL(t *testing.T, addr string) *eslgo.Conn {
@@ -224,5 +235,17 @@ func subscribe(t *testing.T, c *eslgo.Conn, names ...string) {
 	r, err := c.SendCommand(ctx, command.Event{Format: "plain", Listen: names})
 	if err != nil || r.GetReply() != "+OK event listener enabled plain" {
 		t.Fatalf("subscribe: %v %q", err, r.GetReply())
+	}
+}
+
+// waitFor polls cond for up to 5 s.
+func waitFor(t *testing.T, cond func() bool, what string) {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
 	}
 }

@@ -150,6 +150,9 @@ func (s *Server) originate(args string) string {
 	if id == "" {
 		id = uuid.NewString()
 	}
+	if strings.HasPrefix(leg.endpoint, "loopback/") && s.xmlCurlURL() != "" {
+		return s.originateLoopback(leg, id, argv, opt)
+	}
 
 	s.mu.Lock()
 	if _, dup := s.channels[id]; dup {

@@ -32,6 +32,12 @@ type Options struct {
 	// (default 10ms): eslgo clients register per-job listeners only after
 	// they read the reply, and a job event that comes first is lost to them.
 	JobDelay time.Duration
+	// XMLCurlURL, when set, is the mod_xml_curl URL (Switchboard's /fs/xml)
+	// the fake fetches dialplans from: loopback originates and the
+	// destinations they run are then routed like mod_dialplan_xml routes
+	// them, with the channel's own variables, and refused or failed as the
+	// dialplan says. Without it those legs simply answer.
+	XMLCurlURL string
 	// Logger receives debug logs (default: discard).
 	Logger *slog.Logger
 }
@@ -58,6 +64,8 @@ type Server struct {
 	sessions  uint64
 	failNext  []string
 	replies   []scripted
+	coreUUID  string
+	xmlCurl   string
 	wg        sync.WaitGroup
 }
 
@@ -93,6 +101,8 @@ func New(opts Options) *Server {
 	}
 	return &Server{
 		opts:      opts,
+		coreUUID:  opts.CoreUUID,
+		xmlCurl:   opts.XMLCurlURL,
 		conns:     make(map[int]*conn),
 		cmdNotify: make(chan struct{}),
 		channels:  make(map[string]*Channel),
@@ -132,6 +142,48 @@ func (s *Server) Restart() error {
 		return errors.New("fakefs restart: never started")
 	}
 	return s.Start(addr)
+}
+
+// CoreUUID returns the Core-UUID of the running fake process; it changes
+// with every Crash.
+func (s *Server) CoreUUID() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.coreUUID
+}
+
+// SetXMLCurlURL sets (or with "" clears) Options.XMLCurlURL, for tests that
+// start Switchboard after the fake.
+func (s *Server) SetXMLCurlURL(u string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.xmlCurl = u
+}
+
+func (s *Server) xmlCurlURL() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.xmlCurl
+}
+
+// Crash stops the fake the way a killed FreeSWITCH stops: the listener and
+// every connection close with no notice, and all channels vanish without
+// events. Restart then starts a new process on the same address: a new
+// Core-UUID, Event-Sequence from 1, no channels.
+func (s *Server) Crash() {
+	s.mu.Lock()
+	ln := s.ln
+	s.ln = nil
+	s.channels = make(map[string]*Channel)
+	s.seq = 0
+	s.coreUUID = uuid.NewString()
+	s.failNext = nil
+	s.mu.Unlock()
+	if ln != nil {
+		_ = ln.Close()
+	}
+	s.DropConnections()
+	s.wg.Wait()
 }
 
 // Addr returns the listening address (host:port).
@@ -236,8 +288,9 @@ func (s *Server) record(line string) {
 }
 
 // Commands returns every command line received so far, on all connections,
-// in arrival order: the first line of each command with CR removed (eslgo
-// leaves a trailing space on "api status ").
+// in arrival order: the command segment of each, as read_packet cuts it
+// (up to the first CR of the message, else its first LF; see readCommand).
+// eslgo leaves a trailing space on "api status ".
 func (s *Server) Commands() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()

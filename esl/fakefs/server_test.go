@@ -295,3 +295,38 @@ func TestSlowConsumerIsDroppedWithoutStallingTheServer(t *testing.T) {
 		t.Fatalf("server stopped answering: %q", got)
 	}
 }
+
+// TestCommandFramingLikeReadPacket sends the same bgapi in the three
+// framings seen on a real FreeSWITCH: all-LF and all-CRLF messages run the
+// command under the Job-UUID sent; a message whose only CRs are in its
+// final CRLF CRLF (what "bgapi X\nJob-UUID: Y" becomes through eslgo) runs
+// X with the header text appended and a Job-UUID of the switch's own.
+func TestCommandFramingLikeReadPacket(t *testing.T) {
+	const job = "7f4db78a-17d7-11dd-b7a0-db4edd065621"
+	cases := []struct {
+		name, msg, wantBody string
+		ownJob              bool
+	}{
+		{"all LF", "bgapi echo hello\nJob-UUID: " + job + "\n\n", "hello", true},
+		{"all CRLF", "bgapi echo hello\r\nJob-UUID: " + job + "\r\n\r\n", "hello", true},
+		{"LF then CRLF CRLF", "bgapi echo hello\nJob-UUID: " + job + "\r\n\r\n", "hello\nJob-UUID: " + job, false},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			s := startFake(t, Options{})
+			rc := dialRaw(t, s.Addr())
+			rc.auth()
+			rc.command("event plain BACKGROUND_JOB")
+			rc.send(tc.msg)
+			h, _ := rc.frame()
+			got := h.Get("Job-Uuid")
+			if (got == job) != tc.ownJob || got == "" || h.Get("Reply-Text") != "+OK Job-UUID: "+got {
+				t.Fatalf("reply Job-UUID %q (Reply-Text %q), sent %q", got, h.Get("Reply-Text"), job)
+			}
+			eh, body := rc.event()
+			if eh.Get("Job-Uuid") != got || body != tc.wantBody {
+				t.Errorf("job %q body %q, want %q under %q", eh.Get("Job-Uuid"), body, tc.wantBody, got)
+			}
+		})
+	}
+}

@@ -1,0 +1,247 @@
+package fakefs
+
+import (
+	"context"
+	"encoding/xml"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"time"
+)
+
+// dialplanStep is what routing a channel through the XML dialplan decided:
+// the actions of the extension that matched, in order, with the regex
+// captures of their condition already substituted.
+type dialplanStep struct {
+	actions []dpAction
+	// found is false when no extension matched (NO_ROUTE_DESTINATION).
+	found bool
+}
+
+type dpAction struct {
+	app, data string
+	inline    bool
+}
+
+// dialplan XML as mod_xml_curl returns it (only what routing reads).
+type dpDocument struct {
+	Sections []struct {
+		Name     string `xml:"name,attr"`
+		Contexts []struct {
+			Name       string `xml:"name,attr"`
+			Extensions []struct {
+				Name       string        `xml:"name,attr"`
+				Conditions []dpCondition `xml:"condition"`
+			} `xml:"extension"`
+		} `xml:"context"`
+		Result *struct {
+			Status string `xml:"status,attr"`
+		} `xml:"result"`
+	} `xml:"section"`
+}
+
+type dpCondition struct {
+	Field      string     `xml:"field,attr"`
+	Expression string     `xml:"expression,attr"`
+	Break      string     `xml:"break,attr"`
+	Actions    []dpXMLApp `xml:"action"`
+	Anti       []dpXMLApp `xml:"anti-action"`
+}
+
+type dpXMLApp struct {
+	Application string `xml:"application,attr"`
+	Data        string `xml:"data,attr"`
+	Inline      string `xml:"inline,attr"`
+}
+
+// fetchDialplan asks the configured mod_xml_curl URL for the dialplan of c
+// in context hunt, the way mod_dialplan_xml does: a form with the channel's
+// caller profile and every channel variable (variable_<name>). Caller holds
+// no lock.
+func (s *Server) fetchDialplan(ctx context.Context, c Channel, hunt string) (*dpDocument, error) {
+	form := url.Values{}
+	form.Set("hostname", s.opts.Hostname)
+	form.Set("section", "dialplan")
+	form.Set("tag_name", "")
+	form.Set("key_name", "")
+	form.Set("key_value", "")
+	form.Set("Event-Name", "REQUEST_PARAMS")
+	form.Set("Core-UUID", s.CoreUUID())
+	form.Set("FreeSWITCH-Hostname", s.opts.Hostname)
+	form.Set("FreeSWITCH-Switchname", s.opts.Hostname)
+	form.Set("FreeSWITCH-IPv4", s.opts.IPv4)
+	form.Set("Channel-Name", c.Name)
+	form.Set("Unique-ID", c.UUID)
+	form.Set("Call-Direction", c.Direction)
+	form.Set("Caller-Context", hunt)
+	form.Set("Caller-Destination-Number", c.Dest)
+	form.Set("Caller-Caller-ID-Name", c.CIDName)
+	form.Set("Caller-Caller-ID-Number", c.CIDNum)
+	form.Set("Hunt-Context", hunt)
+	form.Set("Hunt-Destination-Number", c.Dest)
+	form.Set("Hunt-Caller-ID-Number", c.CIDNum)
+	for _, v := range c.Vars {
+		form.Set("variable_"+v.Name, v.Value)
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.xmlCurlURL(), strings.NewReader(form.Encode()))
+	if err != nil {
+		return nil, fmt.Errorf("fakefs dialplan fetch: %w", err)
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("User-Agent", "freeswitch-xml/1.0")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("fakefs dialplan fetch: %w", err)
+	}
+	defer resp.Body.Close()
+	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
+	if err != nil {
+		return nil, fmt.Errorf("fakefs dialplan fetch: %w", err)
+	}
+	if resp.StatusCode != http.StatusOK {
+		return nil, fmt.Errorf("fakefs dialplan fetch: HTTP %d", resp.StatusCode)
+	}
+	var doc dpDocument
+	if err := xml.Unmarshal(body, &doc); err != nil {
+		return nil, fmt.Errorf("fakefs dialplan fetch: %w", err)
+	}
+	return &doc, nil
+}
+
+// routeChannel hunts c's destination in context hunt through the XML dialplan
+// with c's own variables, as mod_dialplan_xml does: the first extension
+// whose conditions produce actions (or anti-actions) wins. Conditions
+// compare a caller profile field or an expanded ${variable} with a regular
+// expression; a failing condition adds its anti-actions and, unless break is
+// "never", ends its extension. Inline set actions apply at once.
+func (s *Server) routeChannel(c Channel, hunt string) (dialplanStep, error) {
+	ctx, cancel := contextWithTimeout(5 * time.Second)
+	defer cancel()
+	doc, err := s.fetchDialplan(ctx, c, hunt)
+	if err != nil {
+		return dialplanStep{}, err
+	}
+	vars := map[string]string{}
+	for _, v := range c.Vars {
+		vars[v.Name] = v.Value
+	}
+	field := func(name string) string {
+		switch name {
+		case "destination_number":
+			return c.Dest
+		case "caller_id_number":
+			return c.CIDNum
+		case "caller_id_name":
+			return c.CIDName
+		case "context":
+			return hunt
+		case "chan_name":
+			return c.Name
+		case "uuid":
+			return c.UUID
+		}
+		if strings.Contains(name, "${") {
+			return expandVars(name, vars)
+		}
+		return vars[name]
+	}
+	for _, sec := range doc.Sections {
+		if sec.Name != "dialplan" {
+			continue
+		}
+		for _, cx := range sec.Contexts {
+			if cx.Name != hunt {
+				continue
+			}
+			for _, ext := range cx.Extensions {
+				var acts []dpAction
+				matched := false
+				for _, cond := range ext.Conditions {
+					pass, caps := true, []string(nil)
+					if cond.Field != "" {
+						re, err := regexp.Compile(cond.Expression)
+						if err != nil {
+							return dialplanStep{}, fmt.Errorf("fakefs dialplan: expression %q: %w", cond.Expression, err)
+						}
+						caps = re.FindStringSubmatch(field(cond.Field))
+						pass = caps != nil
+					}
+					list := cond.Actions
+					if !pass {
+						list = cond.Anti
+					}
+					for _, a := range list {
+						act := dpAction{app: a.Application, data: substitute(a.Data, caps), inline: a.Inline == "true"}
+						if act.inline && act.app == "set" {
+							if k, v, ok := strings.Cut(act.data, "="); ok {
+								vars[k] = v
+							}
+							continue
+						}
+						acts = append(acts, act)
+					}
+					if pass {
+						matched = true
+						if cond.Break == "on-true" {
+							break
+						}
+						continue
+					}
+					if cond.Break != "never" {
+						break
+					}
+				}
+				if matched || len(acts) > 0 {
+					return dialplanStep{actions: acts, found: true}, nil
+				}
+			}
+		}
+	}
+	return dialplanStep{}, nil
+}
+
+// substitute replaces $1..$9 in data with the captures of the condition.
+func substitute(data string, caps []string) string {
+	if !strings.Contains(data, "$") || caps == nil {
+		return data
+	}
+	var b strings.Builder
+	for i := 0; i < len(data); i++ {
+		if data[i] == '$' && i+1 < len(data) && data[i+1] >= '1' && data[i+1] <= '9' {
+			if n := int(data[i+1] - '0'); n < len(caps) {
+				b.WriteString(caps[n])
+			}
+			i++
+			continue
+		}
+		b.WriteByte(data[i])
+	}
+	return b.String()
+}
+
+// expandVars replaces every ${name} with its value ("" when unset).
+func expandVars(s string, vars map[string]string) string {
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "${")
+		if i < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		j := strings.IndexByte(s[i:], '}')
+		if j < 0 {
+			b.WriteString(s)
+			return b.String()
+		}
+		b.WriteString(s[:i])
+		b.WriteString(vars[s[i+2:i+j]])
+		s = s[i+j+1:]
+	}
+}
+
+func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), d)
+}

@@ -1,0 +1,53 @@
+package routes
+
+import (
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+)
+
+// nodeView is one FreeSWITCH node as GET /api/telephony/nodes shows it.
+type nodeView struct {
+	Name      string `json:"name"`
+	Address   string `json:"address"`
+	Connected bool   `json:"connected"`
+	// Since is when Connected last changed on this replica.
+	Since time.Time `json:"since,omitzero"`
+	// LeaseHolder is the replica that consumes the node's events ("" when
+	// none does); EventsHere is true when that is this replica.
+	LeaseHolder  string    `json:"lease_holder"`
+	EventsHere   bool      `json:"events_here"`
+	CoreUUID     string    `json:"core_uuid"`
+	LastEventAt  time.Time `json:"last_event_at,omitzero"`
+	LiveChannels int64     `json:"live_channels"`
+}
+
+// listNodes answers GET /api/telephony/nodes (platform credentials only).
+func (r *callRoutes) listNodes(c *fiber.Ctx) error {
+	p := principal(c)
+	if !p.Platform() || !p.Can("calls.read") {
+		return newError(fiber.StatusForbidden, "forbidden", "the node list is for platform credentials")
+	}
+	ctx := c.UserContext()
+	out := []nodeView{}
+	for _, n := range r.Pool.Nodes() {
+		v := nodeView{Name: n.Name, Address: n.Addr, Connected: n.Up, Since: n.Since, EventsHere: n.EventsHeld}
+		if r.LeaseHolder != nil {
+			holder, err := r.LeaseHolder(ctx, n.Name)
+			if err != nil {
+				return err
+			}
+			v.LeaseHolder = holder
+		}
+		info, err := r.Tracker.NodeInfo(ctx, n.Name)
+		if err != nil {
+			return err
+		}
+		v.CoreUUID, v.LiveChannels, v.LastEventAt = info.CoreUUID, info.LiveChannels, info.LastEventAt
+		if n.LastEvent.After(v.LastEventAt) {
+			v.LastEventAt = n.LastEvent.UTC()
+		}
+		out = append(out, v)
+	}
+	return c.JSON(out)
+}
