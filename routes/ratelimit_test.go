@@ -22,6 +22,7 @@ func TestFailedAuthenticationLimitedBeforeBcrypt(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := routes.PasswordChecks()
+		start := time.Now()
 		counts := map[int]int{}
 		var retry string
 		for i := 0; i < 300; i++ {
@@ -38,14 +39,17 @@ func TestFailedAuthenticationLimitedBeforeBcrypt(t *testing.T) {
 				}
 			}
 		}
-		if counts[401] > 10 || counts[429] < 290 || counts[401]+counts[429] != 300 {
-			t.Fatalf("300 wrong passwords answered %v, want at most 10×401 then 429", counts)
+		// Ten failures a minute: a slow run (the race detector, a loaded
+		// machine) earns one more allowed failure every six seconds.
+		allowed := 10 + int(time.Since(start)/(6*time.Second))
+		if counts[401] > allowed || counts[429] < 300-allowed || counts[401]+counts[429] != 300 {
+			t.Fatalf("300 wrong passwords answered %v, want at most %d×401 then 429", counts, allowed)
 		}
 		if n, err := strconv.Atoi(retry); err != nil || n < 1 || n > 60 {
 			t.Fatalf("Retry-After %q", retry)
 		}
-		// The ten allowed failures and the one that crossed the limit.
-		if checks := routes.PasswordChecks() - before; checks > 11 {
+		// The allowed failures and the one that crossed the limit.
+		if checks := routes.PasswordChecks() - before; checks > int64(allowed)+1 {
 			t.Errorf("%d bcrypt checks for 300 guesses: the limit must act before the check", checks)
 		}
 		// The right password waits too, and wrong keys are refused the same way.

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -160,19 +161,22 @@ func TestCLIKeyListAndRevoke(t *testing.T) {
 }
 
 func TestCLIHealthExitCodes(t *testing.T) {
-	status := http.StatusOK
+	// The handler runs on the server's goroutines; the CLI process in
+	// between gives the race detector no ordering, hence atomic.
+	var status atomic.Int32
+	status.Store(http.StatusOK)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/readyz" {
 			http.NotFound(w, r)
 			return
 		}
-		w.WriteHeader(status)
+		w.WriteHeader(int(status.Load()))
 	}))
 	defer srv.Close()
 	if r := runCLI(t, t.TempDir(), "", "health", "--url", srv.URL+"/readyz"); r.code != 0 || r.stdout != "ok\n" {
 		t.Errorf("ready: exit %d, %q %q", r.code, r.stdout, r.stderr)
 	}
-	status = http.StatusServiceUnavailable
+	status.Store(http.StatusServiceUnavailable)
 	if r := runCLI(t, t.TempDir(), "", "health", "--url", srv.URL+"/readyz"); r.code != 1 || !strings.Contains(r.stderr, "answered 503") {
 		t.Errorf("not ready: exit %d, %q", r.code, r.stderr)
 	}
