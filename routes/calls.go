@@ -47,7 +47,7 @@ func CallRoutes(d CallDeps) []Route {
 	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, ttl: 24 * time.Hour}}
 	return []Route{
 		{Method: "GET", Path: "/api/telephony/channels", Summary: "List live channels (tenant keys: their tenant; platform: all or ?tenant=)", Tag: "telephony", Auth: AuthAPI, Response: "ChannelList", Query: []string{"tenant", "limit", "offset"}, Handler: r.listChannels},
-		{Method: "GET", Path: "/api/telephony/channels/*", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Response: "Channel", Handler: r.getChannel},
+		{Method: "GET", Path: "/api/telephony/channels/*", Wildcard: "id", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Response: "Channel", Handler: r.getChannel},
 		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel changes (heartbeat comments every 15 s)", Tag: "telephony", Auth: AuthAPI, Query: []string{"tenant"}, Produces: "text/event-stream", Handler: r.events},
 		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at", Tag: "reports", Auth: AuthAPI, Response: "CDRList", Query: []string{"tenant", "from", "to", "limit", "offset"}, Handler: r.listCDRs},
 		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Request: "CallRequest", Response: "CallPlaced", Status: 202, Handler: r.idem.wrap(r.placeCall)},

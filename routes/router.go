@@ -7,7 +7,6 @@ package routes
 import (
 	"context"
 	"log/slog"
-	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -61,7 +60,12 @@ type Route struct {
 	Status            int
 	Query             []string // documented query parameters
 	Produces          string   // content type when not JSON
-	Handler           fiber.Handler
+	Consumes          string   // request content type when not JSON
+	// Wildcard names a trailing * path parameter in the document.
+	Wildcard string
+	// Answers documents other answers than Status: status → schema name.
+	Answers map[int]string
+	Handler fiber.Handler
 }
 
 type server struct {
@@ -90,15 +94,15 @@ func New(d Deps) *fiber.App {
 		IdleTimeout:           120 * time.Second,
 	})
 	app.Use(requestContext(d.Logger, 30*time.Second))
-	var doc openAPIDoc
+	var doc *openAPIDoc
 	routes := append(s.routeTable(),
 		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-			return c.Send(doc.JSON)
+			return c.Send(doc.json())
 		}},
 		Route{Method: "GET", Path: "/api/openapi.yaml", Summary: "This OpenAPI 3.1 document as YAML", Tag: "operations", Produces: "application/yaml", Handler: func(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderContentType, "application/yaml")
-			return c.Send(doc.YAML)
+			return c.Send(doc.yaml())
 		}},
 	)
 	for _, r := range routes {
@@ -122,7 +126,7 @@ func New(d Deps) *fiber.App {
 func (s *server) routeTable() []Route {
 	rs := []Route{
 		{Method: "GET", Path: "/healthz", Summary: "Liveness", Tag: "operations", Response: "Health", Handler: s.healthz},
-		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Handler: s.readyz},
+		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Answers: map[int]string{503: "Health"}, Handler: s.readyz},
 		{Method: "GET", Path: "/apitest/openapi/", Summary: "Interactive API reference", Tag: "operations", Produces: "text/html", Handler: s.apiReference},
 		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
 		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
@@ -142,15 +146,4 @@ func resourcePath(res *models.Resource) string {
 		return "/api/tenants/:tenant/" + res.Name
 	}
 	return "/api/" + res.Name
-}
-
-// openAPIPath turns a Fiber path into an OpenAPI one.
-func openAPIPath(p string) string {
-	parts := strings.Split(p, "/")
-	for i, part := range parts {
-		if strings.HasPrefix(part, ":") {
-			parts[i] = "{" + strings.TrimPrefix(part, ":") + "}"
-		}
-	}
-	return strings.Join(parts, "/")
 }

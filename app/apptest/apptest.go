@@ -14,6 +14,7 @@ import (
 	"net/http"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -32,6 +33,10 @@ type Server struct {
 	Store *models.Store
 	Redis redis.UniversalClient
 	Cfg   app.Config
+
+	contractOnce sync.Once
+	contractDoc  *contract
+	contractErr  error
 }
 
 // Env is one backend pairing to run HTTP tests on.
@@ -213,16 +218,34 @@ func (s *Server) DoHeaders(t testing.TB, method, path string, headers map[string
 			req.Header.Set(k, v)
 		}
 	}
+	return s.Send(t, req)
+}
+
+// Send sends a request built by the test and checks the exchange against
+// the served OpenAPI document (see contract.go).
+func (s *Server) Send(t testing.TB, req *http.Request) *Response {
+	t.Helper()
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = io.ReadAll(req.Body); err != nil {
+			t.Fatal(err)
+		}
+		req.Body.Close()
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	s.checkContract(t, req, body, r)
+	return r
 }
 
 // Tenant creates a tenant with a random name and returns the name.
