@@ -3,8 +3,10 @@ BIN := bin/switchboard
 
 .PHONY: build run test test-short bench fuzz vet fmt ci
 
+COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
+
 build:
-	$(GO) build -o $(BIN) ./cmd/switchboard
+	$(GO) build -ldflags "-X github.com/switchboard/switchboard/app.Commit=$(COMMIT)" -o $(BIN) ./cmd/switchboard
 
 run: build
 	./$(BIN) serve
@@ -13,6 +15,7 @@ run: build
 # two cores; store and HTTP tests also run on MySQL/Redis when
 # SWITCHBOARD_TEST_MYSQL_URL / SWITCHBOARD_TEST_REDIS_URL are set (.ci/run sets them).
 test:
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
 	$(GO) test -count=1 -timeout 15m ./...
 

@@ -16,7 +16,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/calls"
+	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/fsxml"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
 )
@@ -71,9 +73,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	s.stops = append(s.stops, func() { cancel(); wg.Wait() })
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
 
-	if s.xml != nil {
-		s.xml.OnDirectoryChange = func(_ context.Context, tenant string) { flushXMLCache(pool, tenant, log) }
-	}
+	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain))
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
 		Store:      st,
 		Redis:      rdb,
@@ -203,22 +203,39 @@ func every(ctx context.Context, d time.Duration, fn func()) {
 	}
 }
 
-// flushXMLCache tells every up node to drop its cached directory users, so
-// a changed password or extension applies at once. It runs in the
-// background: a slow node must not hold up the configuration write.
-func flushXMLCache(pool *esl.Pool, tenant string, log *slog.Logger) {
-	for _, n := range pool.Nodes() {
-		if !n.Up {
-			continue
-		}
-		go func(node string) {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if _, err := pool.API(ctx, node, "xml_flush_cache"); err != nil {
-				log.Warn("xml_flush_cache", "node", node, "tenant", tenant, "error", err)
+// directoryFlusher is the outbox subscriber that keeps FreeSWITCH's own
+// user cache true: after a change that reaches the directory it sends every
+// connected node xml_flush_cache for the users concerned (the whole cache
+// only when a tenant-wide object changed). A node that refuses is retried by
+// the dispatcher; a node that is down has nothing to send to.
+func directoryFlusher(pool *esl.Pool, domain string) changes.Subscriber {
+	return changes.Func{ID: "freeswitch-directory-flush", Fn: func(ctx context.Context, c changes.Change) error {
+		users, all := fsxml.DirectoryUsers(c)
+		var cmds []string
+		switch {
+		case all:
+			cmds = []string{"xml_flush_cache"}
+		default:
+			for _, u := range users {
+				cmds = append(cmds, "xml_flush_cache id "+u+" "+domain)
 			}
-		}(n.Name)
-	}
+		}
+		var errs []error
+		for _, n := range pool.Nodes() {
+			if !n.Up {
+				continue
+			}
+			for _, cmd := range cmds {
+				cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+				_, err := pool.API(cctx, n.Name, cmd)
+				cancel()
+				if err != nil {
+					errs = append(errs, fmt.Errorf("%s on %s: %w", cmd, n.Name, err))
+				}
+			}
+		}
+		return errors.Join(errs...)
+	}}
 }
 
 func modelCDR(c calls.CDR) models.CDR {

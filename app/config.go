@@ -33,6 +33,11 @@ type Config struct {
 	Recordings   string // SWITCHBOARD_RECORDINGS_DIR
 	BodyLimit    int
 	ShutdownWait time.Duration
+	// OutboxGroup, when set, keeps this server's outbox lease and
+	// subscriber progress apart from other servers on the same database.
+	// Replicas of one installation leave it empty; test servers that share
+	// a database but not FreeSWITCH nodes set it.
+	OutboxGroup string
 }
 
 // envVar documents one variable; the README table is written from the same facts.

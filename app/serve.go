@@ -66,15 +66,15 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 		return nil, nil, err
 	}
 	app := routes.New(routes.Deps{
-		Store:     st,
-		Redis:     rdb,
-		Logger:    log,
-		BaseURL:   cfg.BaseURL,
-		BodyLimit: cfg.BodyLimit,
-		Changed:   parts.changed,
-		Extra:     parts.routes,
-		Schemas:   parts.schemas,
-		Ready:     parts.ready,
+		Store:       st,
+		Redis:       rdb,
+		Logger:      log,
+		BaseURL:     cfg.BaseURL,
+		BodyLimit:   cfg.BodyLimit,
+		Extra:       parts.routes,
+		Schemas:     parts.schemas,
+		Ready:       parts.ready,
+		OutboxDepth: parts.outbox.Depth,
 	})
 	return app, parts.stop, nil
 }

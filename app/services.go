@@ -6,8 +6,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/fsxml"
 	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/outbox"
 	"github.com/switchboard/switchboard/routes"
 )
 
@@ -17,10 +19,12 @@ type services struct {
 	routes  []routes.Route
 	schemas map[string]any
 	ready   map[string]func(context.Context) error
-	changed func(ctx context.Context, tenant string)
-	stops   []func()
-	// xml serves /fs/xml; its OnDirectoryChange hook is free for the ESL
-	// wiring (xml_flush_cache).
+	// subscribers act on committed configuration changes; the outbox
+	// dispatcher (changes.go) delivers to them.
+	subscribers []changes.Subscriber
+	outbox      *outbox.Dispatcher
+	stops       []func()
+	// xml serves /fs/xml.
 	xml *fsxml.Service
 }
 
@@ -32,9 +36,12 @@ func (s *services) stop() {
 
 func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) (*services, error) {
 	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}}
-	s.changed = func(context.Context, string) {}
 	newXMLService(s, cfg, st, rdb, log)
 	if err := newCallServices(ctx, s, cfg, st, rdb, log); err != nil {
+		s.stop()
+		return nil, err
+	}
+	if err := startOutbox(ctx, s, cfg, st, log); err != nil {
 		s.stop()
 		return nil, err
 	}
@@ -44,7 +51,9 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 // --- FreeSWITCH XML (/fs/xml, routing trace) ---
 
 // newXMLService wires the mod_xml_curl endpoint and the routing trace, and
-// makes every configuration write bump the XML cache generations.
+// makes every committed configuration change raise the XML cache
+// generations: at once on the writer, and through the outbox until Redis
+// takes it.
 func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
 	s.xml = fsxml.New(st, rdb, fsxml.Config{
 		Domain:   cfg.SIPDomain,
@@ -57,9 +66,6 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 	for name, sch := range routes.XMLSchemas() {
 		s.schemas[name] = sch
 	}
-	prev := s.changed
-	s.changed = func(ctx context.Context, tenant string) {
-		s.xml.Changed(ctx, tenant)
-		prev(ctx, tenant)
-	}
+	st.OnCommit(s.xml.Committed)
+	s.subscribers = append(s.subscribers, s.xml.CacheSubscriber())
 }

@@ -3,7 +3,6 @@ package app
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"log/slog"
 	"strings"
@@ -16,39 +15,39 @@ import (
 // anyone can point SWITCHBOARD_ESL_NODES at it and watch
 // /api/telephony/channels and the event stream move. It ends with ctx
 // (SIGTERM/SIGINT), hanging its calls up first.
-func simCommand(ctx context.Context, env Env, args []string) error {
-	fs := flag.NewFlagSet("sim", flag.ContinueOnError)
-	fs.SetOutput(env.Stderr)
-	listen := fs.String("listen", "127.0.0.1:8021", "event socket listen address")
-	cps := fs.Float64("calls-per-second", 1, "mean rate of new calls")
-	mean := fs.Float64("mean-duration", 30, "mean call duration in seconds (exponential)")
-	tenants := fs.String("tenants", "acme,globex", "comma-separated tenants the calls belong to")
-	exts := fs.String("extensions", "1001,1002,1003,1004", "comma-separated extensions the calls use")
-	password := fs.String("password", "ClueCon", "event socket password")
-	hostname := fs.String("hostname", "fs1", "the fake node's switchname")
-	if err := fs.Parse(args); err != nil {
-		return fmt.Errorf("%w: %v", ErrUsage, err)
-	}
-	if *cps <= 0 || *mean <= 0 {
+type simCmd struct {
+	Listen         string  `default:"127.0.0.1:8021" help:"Event socket listen address."`
+	CallsPerSecond float64 `default:"1" help:"Mean rate of new calls."`
+	MeanDuration   float64 `default:"30" help:"Mean call duration in seconds (exponential)."`
+	Tenants        string  `default:"acme,globex" help:"Comma-separated tenants the calls belong to."`
+	Extensions     string  `default:"1001,1002,1003,1004" help:"Comma-separated extensions the calls use."`
+	Password       string  `default:"ClueCon" help:"Event socket password."`
+	Hostname       string  `default:"fs1" help:"The fake node's switchname."`
+}
+
+func (c simCmd) Run(rc *runCtx) error { return simCommand(rc.ctx, rc.env, c) }
+
+func simCommand(ctx context.Context, env Env, c simCmd) error {
+	if c.CallsPerSecond <= 0 || c.MeanDuration <= 0 {
 		return fmt.Errorf("%w: --calls-per-second and --mean-duration must be positive", ErrUsage)
 	}
-	tl, el := splitList(*tenants), splitList(*exts)
+	tl, el := splitList(c.Tenants), splitList(c.Extensions)
 	if len(tl) == 0 || len(el) == 0 {
 		return fmt.Errorf("%w: --tenants and --extensions need at least one value", ErrUsage)
 	}
 	log := slog.New(slog.NewTextHandler(env.Stderr, nil))
-	srv := fakefs.New(fakefs.Options{Password: *password, Hostname: *hostname, Logger: log.With("component", "fakefs")})
-	if err := srv.Start(*listen); err != nil {
-		return fmt.Errorf("sim: listen %s: %w", *listen, err)
+	srv := fakefs.New(fakefs.Options{Password: c.Password, Hostname: c.Hostname, Logger: log.With("component", "fakefs")})
+	if err := srv.Start(c.Listen); err != nil {
+		return fmt.Errorf("sim: listen %s: %w", c.Listen, err)
 	}
 	defer srv.Close()
-	log.Info("fake FreeSWITCH listening", "addr", srv.Addr(), "hostname", *hostname,
-		"calls_per_second", *cps, "mean_duration_s", *mean, "tenants", tl, "extensions", el)
-	log.Info("point Switchboard at it", "SWITCHBOARD_ESL_NODES", *password+"@"+srv.Addr())
+	log.Info("fake FreeSWITCH listening", "addr", srv.Addr(), "hostname", c.Hostname,
+		"calls_per_second", c.CallsPerSecond, "mean_duration_s", c.MeanDuration, "tenants", tl, "extensions", el)
+	log.Info("point Switchboard at it", "SWITCHBOARD_ESL_NODES", c.Password+"@"+srv.Addr())
 	go simStatus(ctx, srv, log)
 	err := fakefs.RunSim(ctx, srv, fakefs.SimOptions{
-		CallsPerSecond:      *cps,
-		MeanDurationSeconds: *mean,
+		CallsPerSecond:      c.CallsPerSecond,
+		MeanDurationSeconds: c.MeanDuration,
 		Tenants:             tl,
 		Extensions:          el,
 	})

@@ -24,7 +24,7 @@ import (
 // The script builds key names from values, which works on a single Redis
 // or Sentinel but not on Redis Cluster.
 var lookupScript = redis.NewScript(`
-local p = redis.call('GET', 'sb:gen:_platform') or '0'
+local p = redis.call('GET', 'sb:cgen:_platform') or '0'
 local tenant = ARGV[1]
 if ARGV[2] ~= '' then
   local m = redis.call('GET', 'sb:did:' .. p .. ':' .. ARGV[2])
@@ -32,7 +32,7 @@ if ARGV[2] ~= '' then
   if m == '-' then tenant = '' else tenant = m end
 end
 local t = '0'
-if tenant ~= '' then t = redis.call('GET', 'sb:gen:' .. tenant) or '0' end
+if tenant ~= '' then t = redis.call('GET', 'sb:cgen:' .. tenant) or '0' end
 local base = 'sb:xml:' .. p .. ':' .. t .. ':' .. ARGV[3]
 local v = redis.call('GET', base)
 local vflags = ''

@@ -29,6 +29,8 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		if g, err = s.generations(ctx, l.tenant); err != nil {
 			s.warnRedis("xml cache unavailable", err)
 			cacheOK = false
+		} else if !s.fresh(ctx, l.tenant, g.pgen, g.tgen) {
+			cacheOK = false
 		} else if doc := s.local.get(g, l); doc != nil {
 			return doc, nil
 		}
@@ -41,6 +43,8 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 			switch {
 			case err != nil:
 				s.warnRedis("xml cache unavailable", err)
+				cacheOK = false
+			case !s.fresh(ctx, m.tenant, g2.pgen, g2.tgen):
 				cacheOK = false
 			case g2.epoch == m.epoch && g2.pgen == m.pgen:
 				g = g2
@@ -61,6 +65,8 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		var err error
 		if h, err = s.probe(ctx, l); err != nil {
 			s.warnRedis("xml cache unavailable", err)
+			cacheOK = false
+		} else if !s.fresh(ctx, h.tenant, h.pgen, h.tgen) {
 			cacheOK = false
 		} else if l.did != "" && g.epoch == "" && h.didKnown && h.tenant != "" {
 			s.learnDID(ctx, l.did, h, &g)
@@ -199,6 +205,8 @@ func (s *Service) renderPublic(ctx context.Context, req *dialplan.Request, l loo
 		if r.didTenant != "-" {
 			if h.tgen, err = s.genOf(ctx, r.didTenant); err != nil {
 				s.warnRedis("xml cache unavailable", err)
+				cacheOK = false
+			} else if !s.fresh(ctx, r.didTenant, h.pgen, h.tgen) {
 				cacheOK = false
 			}
 		}

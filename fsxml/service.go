@@ -48,22 +48,23 @@ type Service struct {
 	// now is the clock; tests may replace it before serving.
 	now func() time.Time
 
-	// OnDirectoryChange, when set, is called after a tenant's configuration
-	// changed, so FreeSWITCH nodes can be told to flush their user cache
-	// (xml_flush_cache). It runs synchronously on the writer's request.
-	OnDirectoryChange func(ctx context.Context, tenant string)
-
 	// local holds rendered documents by generation-qualified key (local.go).
 	local *localDocs
 	// gens batches the generation reads of concurrent fetches (genbatch.go).
 	gens *genBatcher
+	// heads is each scope's newest committed change (changes.go).
+	heads    *heads
+	stopPoll context.CancelFunc
 
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
 }
 
 // Close stops the service's background reader.
-func (s *Service) Close() { s.gens.close() }
+func (s *Service) Close() {
+	s.stopPoll()
+	s.gens.close()
+}
 
 // New builds the service over an open store and Redis client; Close it
 // when done.
@@ -74,7 +75,8 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 	if log == nil {
 		log = slog.Default()
 	}
-	return &Service{
+	pollCtx, stopPoll := context.WithCancel(context.Background())
+	s := &Service{
 		st:  st,
 		rdb: rdb,
 		cfg: cfg,
@@ -85,31 +87,24 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		},
 		log:   log,
 		now:   time.Now,
-		local: newLocalDocs(64 << 20),
-		gens:  newGenBatcher(rdb),
+		local:    newLocalDocs(64 << 20),
+		gens:     newGenBatcher(rdb),
+		heads:    newHeads(),
+		stopPoll: stopPoll,
 	}
+	if st != nil {
+		go s.pollHeads(pollCtx)
+	}
+	return s
 }
 
-// Changed records that a tenant's configuration ("" for platform
-// resources) was written: it bumps the generation that every cached
-// document of that scope is keyed under, then calls OnDirectoryChange.
-func (s *Service) Changed(ctx context.Context, tenant string) {
-	if err := s.rdb.Incr(ctx, genKey(tenant)).Err(); err != nil {
-		// The cached documents of this scope may now be served until their
-		// TTL ends; say so loudly.
-		s.log.Error("xml cache: bump configuration generation", "tenant", tenant, "error", err)
-	}
-	if tenant != "" && s.OnDirectoryChange != nil {
-		s.OnDirectoryChange(ctx, tenant)
-	}
-}
-
-// genKey is the Redis counter of a tenant's (or the platform's) configuration.
+// genKey holds a tenant's (or the platform's) configuration generation:
+// the outbox id of the last change applied to it (changes.go).
 func genKey(tenant string) string {
 	if tenant == "" {
-		return "sb:gen:_platform"
+		return "sb:cgen:_platform"
 	}
-	return "sb:gen:" + strings.ToLower(tenant)
+	return "sb:cgen:" + strings.ToLower(tenant)
 }
 
 // warnRedis logs a Redis failure at most once per 10 seconds: during an

@@ -11,3 +11,13 @@ const (
 
 // MapKeyPattern is what every key of a Map field must match.
 var MapKeyPattern = mapKeyRE.String()
+
+// InputPattern is the pattern raw input must match: Pattern, except for
+// values the validator rewrites into Pattern's form (E.164 numbers are
+// taken with spaces, brackets and dashes), which take any text it parses.
+func (f *Field) InputPattern() string {
+	if f.Pattern == patE164 {
+		return ""
+	}
+	return f.Pattern
+}

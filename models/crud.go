@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/switchboard/switchboard/changes"
 )
 
 // Owner is the tenant a tenant-scoped request works in (zero for platform
@@ -184,27 +186,26 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 		return nil, err
 	}
 	var out Record
-	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err = s.write(ctx, func(ts *txStore) error {
 		if h, ok := res.Hooks.(beforeSaver); ok {
-			if err := h.beforeSave(ctx, &txStore{s, tx}, o, nil, rec); err != nil {
+			if err := h.beforeSave(ctx, ts, o, nil, rec); err != nil {
 				return err
 			}
 		}
-		id, err := s.insertRow(ctx, tx, res, o, rec)
+		id, err := s.insertRow(ctx, ts.tx, res, o, rec)
 		if err != nil {
 			return err
 		}
 		if h, ok := res.Hooks.(afterCreator); ok {
-			if err := h.afterCreate(ctx, &txStore{s, tx}, o, rec); err != nil {
+			if err := h.afterCreate(ctx, ts, o, rec); err != nil {
 				return err
 			}
 		}
-		key := fmt.Sprint(rec[res.KeyField()])
-		if res.KeyField() == "id" {
-			key = strconv.FormatInt(id, 10)
+		out, err = s.getRow(ctx, ts.tx, res, o, rowKey(res, rec, id))
+		if err != nil {
+			return err
 		}
-		out, err = s.getRow(ctx, tx, res, o, key)
-		return err
+		return ts.record(res, o, changes.Create, changeKey(res, out), nil, out)
 	})
 	if err != nil {
 		return nil, err
@@ -225,6 +226,33 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 		out[k] = v
 	}
 	return out, nil
+}
+
+// rowKey is the path key of a row just inserted with id.
+func rowKey(res *Resource, rec Record, id int64) string {
+	if res.KeyField() == "id" {
+		return strconv.FormatInt(id, 10)
+	}
+	return fmt.Sprint(rec[res.KeyField()])
+}
+
+// create inserts a validated record inside a hook's transaction and
+// records the change (default feature codes, singletons).
+func (ts *txStore) create(ctx context.Context, res *Resource, o Owner, rec Record) error {
+	id, err := ts.insertRow(ctx, ts.tx, res, o, rec)
+	if err != nil {
+		return err
+	}
+	return ts.recordCreate(ctx, res, o, rec, id)
+}
+
+// recordCreate records the creation of the row just inserted with id.
+func (ts *txStore) recordCreate(ctx context.Context, res *Resource, o Owner, rec Record, id int64) error {
+	out, err := ts.getRow(ctx, ts.tx, res, o, rowKey(res, rec, id))
+	if err != nil {
+		return err
+	}
+	return ts.record(res, o, changes.Create, changeKey(res, out), nil, out)
 }
 
 // insertRow writes rec (already validated) with its number-plan entries and
@@ -259,11 +287,7 @@ func (s *Store) insertRow(ctx context.Context, tx *sqlx.Tx, res *Resource, o Own
 	if err != nil {
 		return 0, fmt.Errorf("create %s: %w", res.Title, err)
 	}
-	key := fmt.Sprint(rec[res.KeyField()])
-	if res.KeyField() == "id" {
-		key = strconv.FormatInt(id, 10)
-	}
-	if err := s.claimNumbers(ctx, tx, res, o, key, nil, rec); err != nil {
+	if err := s.claimNumbers(ctx, tx, res, o, rowKey(res, rec, id), nil, rec); err != nil {
 		return 0, err
 	}
 	return id, nil
@@ -276,13 +300,14 @@ func (s *Store) Update(ctx context.Context, res *Resource, o Owner, key string, 
 		return nil, err
 	}
 	var out Record
-	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err = s.write(ctx, func(ts *txStore) error {
+		tx := ts.tx
 		old, err := s.getRow(ctx, tx, res, o, key)
 		if err != nil {
 			return err
 		}
 		if h, ok := res.Hooks.(beforeSaver); ok {
-			if err := h.beforeSave(ctx, &txStore{s, tx}, o, old, patch); err != nil {
+			if err := h.beforeSave(ctx, ts, o, old, patch); err != nil {
 				return err
 			}
 		}
@@ -321,8 +346,10 @@ func (s *Store) Update(ctx context.Context, res *Resource, o Owner, key string, 
 		if err := s.claimNumbers(ctx, tx, res, o, newKey, old, patch); err != nil {
 			return err
 		}
-		out, err = s.getRow(ctx, tx, res, o, newKey)
-		return err
+		if out, err = s.getRow(ctx, tx, res, o, newKey); err != nil {
+			return err
+		}
+		return ts.record(res, o, changes.Update, changeKey(res, out), old, out)
 	})
 	if err != nil {
 		return nil, err
@@ -333,13 +360,14 @@ func (s *Store) Update(ctx context.Context, res *Resource, o Owner, key string, 
 
 // Delete removes an object; one still referenced answers ErrReferenced.
 func (s *Store) Delete(ctx context.Context, res *Resource, o Owner, key string) error {
-	return s.inTx(ctx, func(tx *sqlx.Tx) error {
+	return s.write(ctx, func(ts *txStore) error {
+		tx := ts.tx
 		old, err := s.getRow(ctx, tx, res, o, key)
 		if err != nil {
 			return err
 		}
 		if h, ok := res.Hooks.(beforeDeleter); ok {
-			if err := h.beforeDelete(ctx, &txStore{s, tx}, o, old); err != nil {
+			if err := h.beforeDelete(ctx, ts, o, old); err != nil {
 				return err
 			}
 		}
@@ -351,7 +379,10 @@ func (s *Store) Delete(ctx context.Context, res *Resource, o Owner, key string) 
 		if _, err := tx.ExecContext(ctx, "DELETE FROM "+res.Table+" WHERE "+where+" AND "+col+" = ?", append(args, old[col])...); err != nil {
 			return fmt.Errorf("delete %s %q: %w", res.Title, key, s.dialect.translate(err))
 		}
-		return s.releaseNumbers(ctx, tx, res, o, old)
+		if err := s.releaseNumbers(ctx, tx, res, o, old); err != nil {
+			return err
+		}
+		return ts.record(res, o, changes.Delete, changeKey(res, old), old, nil)
 	})
 }
 

@@ -95,3 +95,20 @@ func DialectNamed(name string) Dialect {
 	}
 	return mysqlDialect
 }
+
+// forUpdate is the suffix that locks the rows a SELECT reads until commit
+// (SQLite's immediate transactions already hold the one write lock).
+func (d Dialect) forUpdate() string {
+	if d.SQLite {
+		return ""
+	}
+	return " FOR UPDATE"
+}
+
+// nowMillis is an SQL expression for the database's clock in Unix milliseconds.
+func (d Dialect) nowMillis() string {
+	if d.SQLite {
+		return "CAST((julianday('now') - 2440587.5) * 86400000 AS INTEGER)"
+	}
+	return "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
+}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // Resources with behaviour beyond CRUD implement some of these one-method
@@ -32,12 +30,6 @@ type (
 	// customRouter marks resources whose routes are hand-written.
 	customRouter interface{ customRoutes() }
 )
-
-// txStore is the store inside one write transaction, handed to hooks.
-type txStore struct {
-	*Store
-	tx *sqlx.Tx
-}
 
 // customRoutes is the Hooks value of resources served by hand-written handlers.
 type customRoutes struct{}
@@ -116,7 +108,7 @@ var Permissions = []string{
 func (ts *txStore) featureDefaults(ctx context.Context, o Owner) error {
 	for _, fc := range featureCodes {
 		rec := Record{"feature": fc[0], "code": fc[1], "pin_required": false, "enabled": true, "description": ""}
-		if _, err := ts.insertRow(ctx, ts.tx, featureExtensionsResource, o, rec); err != nil {
+		if err := ts.create(ctx, featureExtensionsResource, o, rec); err != nil {
 			return fmt.Errorf("default feature code %s: %w", fc[0], err)
 		}
 	}

@@ -124,3 +124,11 @@ func TestMigrateTwiceAndConcurrently(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryPatternHasWords: validation messages describe patterns in words,
+// so every declared pattern needs an entry in patternWords.
+func TestEveryPatternHasWords(t *testing.T) {
+	if missing := models.PatternsWithoutWords(models.Resources); len(missing) > 0 {
+		t.Fatalf("patterns without words (add them to patternWords):\n%s", strings.Join(missing, "\n"))
+	}
+}

@@ -100,7 +100,7 @@ func TestValidateMap(t *testing.T) {
 		{"nested object", `{"custom":{"a":{"b":1}}}`, nil, "must be a string, number or boolean"},
 		{"array value", `{"custom":{"a":[1]}}`, nil, "must be a string, number or boolean"},
 		{"null value", `{"custom":{"a":null}}`, nil, "must be a string, number or boolean"},
-		{"bad key", `{"custom":{"a b":1}}`, nil, "invalid format"},
+		{"bad key", `{"custom":{"a b":1}}`, nil, "must be 1-64 letters, digits or . _ -"},
 		{"long value", `{"custom":{"a":"123456789"}}`, nil, "at most 8 characters"},
 		{"variable syntax", `{"custom":{"a":"${x}"}}`, nil, "${"},
 		{"not an object", `{"custom":[1]}`, nil, "must be an object"},

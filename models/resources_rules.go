@@ -2,6 +2,7 @@ package models
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 )
@@ -68,7 +69,10 @@ func (ts *txStore) checkNoCycle(ctx context.Context, res *Resource, o Owner, fie
 		}
 		var next *int64
 		if err := ts.tx.GetContext(ctx, &next, "SELECT "+field+" FROM "+res.Table+" WHERE "+where+" AND id = ?", append(args, parent)...); err != nil {
-			return fmt.Errorf("check %s: %w", field, ts.dialect.translate(err))
+			if err = ts.dialect.translate(err); errors.Is(err, ErrNotFound) {
+				return nil // no cycle through a missing parent; the reference check names it (400)
+			}
+			return fmt.Errorf("check %s: %w", field, err)
 		}
 		if next == nil {
 			return nil

@@ -23,6 +23,7 @@ type Store struct {
 	dialect Dialect
 	reg     *Registry
 	sealer  *Sealer
+	hooks   commitHooks
 }
 
 // Open connects to the database named by a Switchboard URL

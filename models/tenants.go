@@ -57,7 +57,7 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 		}
 	}
 	if !flags["tenant_schedules"] {
-		if _, err := ts.insertRow(ctx, ts.tx, officeModeResource, dst, Record{"mode": "auto", "description": ""}); err != nil {
+		if err := ts.create(ctx, officeModeResource, dst, Record{"mode": "auto", "description": ""}); err != nil {
 			return fmt.Errorf("office mode: %w", err)
 		}
 	}
@@ -105,7 +105,7 @@ func (ts *txStore) singletonDefaults(ctx context.Context, o Owner) error {
 		if err != nil {
 			return fmt.Errorf("default %s: %w", res.Name, err)
 		}
-		if _, err := ts.insertRow(ctx, ts.tx, res, o, rec); err != nil {
+		if err := ts.create(ctx, res, o, rec); err != nil {
 			return fmt.Errorf("default %s: %w", res.Name, err)
 		}
 	}
@@ -144,6 +144,9 @@ func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map
 			newID, err := ts.insertRow(ctx, ts.tx, res, to, rec)
 			if err != nil {
 				return nil, fmt.Errorf("copy %s %d: %w", res.Name, oldID, err)
+			}
+			if err := ts.recordCreate(ctx, res, to, rec, newID); err != nil {
+				return nil, err
 			}
 			idMap[res.Name][oldID] = newID
 		}

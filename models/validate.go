@@ -183,8 +183,14 @@ func checkString(f *Field, s string) (any, string) {
 	if len(f.Enum) > 0 && !contains(f.Enum, s) {
 		return nil, "must be one of " + strings.Join(f.Enum, ", ")
 	}
-	if f.re != nil && !f.re.MatchString(s) {
-		return nil, "has an invalid format (" + f.Pattern + ")"
+	if f.Pattern == patE164 {
+		e164, ok := normaliseE164(s)
+		if !ok {
+			return nil, patternMessage(f.Pattern)
+		}
+		s = e164
+	} else if f.re != nil && !f.re.MatchString(s) {
+		return nil, patternMessage(f.Pattern)
 	}
 	if f.Required && strings.TrimSpace(s) == "" {
 		return nil, "required"
@@ -312,7 +318,7 @@ func normaliseDestination(f *Field, raw any) (any, string) {
 		return nil, "target is required"
 	}
 	if !rule.MatchString(target) {
-		return nil, "target has an invalid format for type " + typ
+		return nil, "target for type " + typ + " " + patternMessage(rule.String())
 	}
 	return map[string]any{"type": typ, "target": target}, ""
 }
@@ -341,7 +347,7 @@ func normaliseMap(f *Field, raw any) (any, string) {
 	out := make(map[string]any, len(obj))
 	for k, v := range obj {
 		if !mapKeyRE.MatchString(k) {
-			return nil, fmt.Sprintf("key %q has an invalid format (%s)", k, mapKeyRE)
+			return nil, fmt.Sprintf("key %q %s", k, patternMessage(mapKeyRE.String()))
 		}
 		switch x := v.(type) {
 		case string:

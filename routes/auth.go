@@ -71,6 +71,12 @@ func principal(c *fiber.Ctx) *Principal {
 
 var errUnauthorized = newError(fiber.StatusUnauthorized, "unauthorized", "missing, invalid or revoked credentials")
 
+// errAPIKeyRequired answers an Authorization header (Basic or other) on an
+// action endpoint: those take API keys only (spec §5), so the caller learns
+// to switch credential rather than suspecting a wrong password.
+var errAPIKeyRequired = newError(fiber.StatusUnauthorized, "api_key_required",
+	"this endpoint takes an API key in the X-API-Key header; HTTP Basic and other Authorization credentials are not accepted here")
+
 // authenticator checks X-API-Key or HTTP Basic on every API request.
 type authenticator struct {
 	store *models.Store
@@ -93,7 +99,11 @@ func (a *authenticator) middleware(allowBasic bool) fiber.Handler {
 			c.Locals(principalKey, p)
 			return c.Next()
 		}
-		if auth := c.Get(fiber.HeaderAuthorization); allowBasic && strings.HasPrefix(auth, "Basic ") {
+		auth := c.Get(fiber.HeaderAuthorization)
+		if !allowBasic && auth != "" {
+			return errAPIKeyRequired
+		}
+		if allowBasic && strings.HasPrefix(auth, "Basic ") {
 			user, pass, ok := parseBasic(auth)
 			if !ok {
 				return errUnauthorized

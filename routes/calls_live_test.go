@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -215,23 +216,31 @@ func TestEventLeaseTakeover(t *testing.T) {
 }
 
 // TestDirectoryChangeFlushesFreeSWITCHCache: a changed extension must not
-// linger in FreeSWITCH's own user cache, so Switchboard tells every node.
+// linger in FreeSWITCH's own user cache, so Switchboard tells every node to
+// drop that user, and only that user; a change that does not reach the
+// directory sends nothing.
 func TestDirectoryChangeFlushesFreeSWITCHCache(t *testing.T) {
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
-		flushes := func() int {
-			n := 0
+		flushes := func() []string {
+			var out []string
 			for _, line := range e.fs.Commands() {
-				if line == "api xml_flush_cache" {
-					n++
+				if strings.HasPrefix(line, "api xml_flush_cache") {
+					out = append(out, line)
 				}
 			}
-			return n
+			return out
 		}
-		// Setting up the tenant already flushed; wait for those to land.
-		eventually(t, 5*time.Second, "setup flushes", func() bool { return flushes() > 0 })
-		time.Sleep(200 * time.Millisecond)
-		before := flushes()
+		user := "api xml_flush_cache id 1002-" + e.tenant + " sip.test"
+		// Creating the extensions already flushed them; wait for that.
+		eventually(t, 5*time.Second, "setup flushes", func() bool { return slices.Contains(flushes(), user) })
+		time.Sleep(300 * time.Millisecond)
+		before := len(flushes())
+		e.Do(t, "POST", "/api/tenants/"+e.tenant+"/tags/", e.Key, map[string]any{"name": "vip"}).Expect(t, 201)
 		e.Do(t, "PUT", "/api/tenants/"+e.tenant+"/extensions/1002", e.Key, map[string]any{"sip_secret": "a-new-secret-123456"}).Expect(t, 200)
-		eventually(t, 5*time.Second, "xml_flush_cache after the change", func() bool { return flushes() > before })
+		eventually(t, 5*time.Second, "xml_flush_cache after the change", func() bool { return len(flushes()) > before })
+		time.Sleep(300 * time.Millisecond)
+		if got := flushes()[before:]; len(got) != 1 || got[0] != user {
+			t.Fatalf("flushes after the tag and the secret change: %q, want only %q", got, user)
+		}
 	})
 }

@@ -294,8 +294,11 @@ func TestRequestIDAndHealth(t *testing.T) {
 		}
 		ready := s.Do(t, "GET", "/readyz", "", nil).Expect(t, 200).Map(t)
 		checks := ready["checks"].(map[string]any)
-		if checks["database"] != "ok" || checks["redis"] != "ok" {
+		if checks["database"] != "ok" || checks["redis"] != "ok" || checks["outbox"] != "ok" {
 			t.Errorf("readyz checks: %v", checks)
+		}
+		if d, ok := ready["outbox_depth"].(float64); !ok || d < 0 {
+			t.Errorf("readyz outbox_depth: %v", ready["outbox_depth"])
 		}
 		if r := s.Do(t, "GET", "/api/nope", s.Key, nil); r.Status != 404 || r.Code(t) != "not_found" {
 			t.Errorf("unknown route: %d %s", r.Status, r.Body)

@@ -32,12 +32,20 @@ func (s *server) readyz(c *fiber.Ctx) error {
 	for name, check := range s.Ready {
 		record(name, check(ctx))
 	}
-	status := fiber.StatusOK
-	state := "ready"
-	if !ok {
-		status, state = fiber.StatusServiceUnavailable, "not ready"
+	body := fiber.Map{"checks": checks}
+	if s.OutboxDepth != nil {
+		// A growing depth means a subscriber keeps failing (or no replica
+		// dispatches); it does not take this replica out of service.
+		n, err := s.OutboxDepth(ctx)
+		record("outbox", err)
+		body["outbox_depth"] = n
 	}
-	return c.Status(status).JSON(fiber.Map{"status": state, "checks": checks})
+	status := fiber.StatusOK
+	body["status"] = "ready"
+	if !ok {
+		status, body["status"] = fiber.StatusServiceUnavailable, "not ready"
+	}
+	return c.Status(status).JSON(body)
 }
 
 func itoa(v any) string { return fmt.Sprint(v) }

@@ -21,6 +21,7 @@ const (
 const (
 	principalKey      = "principal"
 	basicChallengeKey = "basic_challenge"
+	unmatchedKey      = "unmatched" // set by the no-route handler
 )
 
 // requestContext is the first middleware: it gives the request an id
@@ -46,24 +47,51 @@ func requestContext(base *slog.Logger, timeout time.Duration) fiber.Handler {
 				return herr
 			}
 		}
-		log.LogAttrs(ctx, levelFor(c.Response().StatusCode()), "http request",
+		status, route, latency := c.Response().StatusCode(), routePattern(c), time.Since(start)
+		who := "-"
+		if p := principal(c); p != nil {
+			who = p.Name // "key:<prefix>" or "admin:<user>": never a secret
+		}
+		log.LogAttrs(ctx, levelFor(route, status), "http request",
+			slog.Int("status", status),
+			slog.Float64("latency_ms", float64(latency.Microseconds())/1000),
 			slog.String("method", c.Method()),
+			slog.String("route", route),
 			slog.String("path", redactPath(c.Path())),
-			slog.Int("status", c.Response().StatusCode()),
-			slog.Duration("duration", time.Since(start)),
+			slog.String("principal", who),
 			slog.String("remote", c.IP()),
 		)
 		return nil
 	}
 }
 
-// levelFor keeps access logs at debug (FreeSWITCH and probes poll all the
-// time) and raises server errors, so a production log shows what matters.
-func levelFor(status int) slog.Level {
-	if status >= 500 {
-		return slog.LevelError
+// routePattern is the matched route's declared path (":tenant", not the
+// tenant's name), so logs and metrics group by endpoint; "unmatched" when
+// no route took the request.
+func routePattern(c *fiber.Ctx) string {
+	if unmatched, _ := c.Locals(unmatchedKey).(bool); unmatched {
+		return "unmatched"
 	}
-	return slog.LevelDebug
+	if r := c.Route(); r != nil && r.Path != "" {
+		return r.Path
+	}
+	return "unmatched"
+}
+
+// probeRoutes are polled every few seconds by load balancers and
+// Prometheus; their lines stay at debug so the info log is about traffic.
+var probeRoutes = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
+
+// levelFor logs every request at info (401 and 403 included), probes at
+// debug, and server errors at error.
+func levelFor(route string, status int) slog.Level {
+	switch {
+	case status >= 500:
+		return slog.LevelError
+	case probeRoutes[route]:
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
 }
 
 // redactPath keeps webhook tokens out of logs.

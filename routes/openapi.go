@@ -57,6 +57,7 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 		"Health": obj{"type": "object", "required": []string{"status"}, "properties": obj{
 			"status": obj{"type": "string"},
 			"checks": obj{"type": "object", "additionalProperties": obj{"type": "string"}, "description": "each dependency: ok or the error"},
+			"outbox_depth": obj{"type": "integer", "description": "committed changes some subscriber has not handled yet"},
 		}},
 	}
 	add := func(name string, sch any) {
@@ -101,9 +102,12 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 	doc := obj{
 		"openapi": "3.1.0",
 		"info": obj{
-			"title":       "Switchboard API",
-			"version":     "1.0.0",
-			"description": "Multi-tenant control plane for FreeSWITCH: configuration, FreeSWITCH XML, live calls.",
+			"title":   "Switchboard API",
+			"version": "1.0.0",
+			"description": "Multi-tenant control plane for FreeSWITCH: configuration, FreeSWITCH XML, live calls. " +
+				"Errors are {error, code[, fields]}: 401 unauthorized (missing, invalid or revoked credentials) or api_key_required " +
+				"(an Authorization header on an endpoint that takes X-API-Key only), 403 forbidden, 404 not_found, " +
+				"405 method_not_allowed with an Allow header, 400 validation_failed with each field's reason in words.",
 		},
 		"servers": []obj{{"url": baseURL}},
 		"paths":   paths,

@@ -53,18 +53,18 @@ func addResourceSchemas(res *models.Resource, schemas obj) {
 	var secrets []*models.Field
 	for _, f := range res.Fields {
 		if f.Stored() && f.Secret == models.NotSecret {
-			readProps[f.Name] = fieldSchema(f)
+			readProps[f.Name] = fieldSchema(f, answer)
 			readReq = append(readReq, f.Name)
 		}
 		if f.ReadOnly {
 			continue
 		}
-		createProps[f.Name] = fieldSchema(f)
+		createProps[f.Name] = fieldSchema(f, request)
 		if f.Required && f.Generate == nil && f.Default == nil {
 			createReq = append(createReq, f.Name)
 		}
 		if !f.Immutable && !f.Input {
-			updateProps[f.Name] = fieldSchema(f)
+			updateProps[f.Name] = fieldSchema(f, request)
 		}
 		if f.Secret == models.Encrypted {
 			secrets = append(secrets, f)
@@ -85,12 +85,12 @@ func addResourceSchemas(res *models.Resource, schemas obj) {
 		createdProps[k] = v
 	}
 	for _, f := range secrets {
-		s := fieldSchema(f)
+		s := fieldSchema(f, answer)
 		s["description"] = strings.TrimSpace(f.Doc + " (shown only in this answer)")
 		createdProps[f.Name] = s
 	}
 	for _, f := range res.CreateAnswer {
-		createdProps[f.Name] = fieldSchema(f)
+		createdProps[f.Name] = fieldSchema(f, answer)
 	}
 	schemas[n.Created] = objectSchema("created "+res.Title+", with the secrets shown only once", createdProps, readReq)
 }
@@ -104,15 +104,24 @@ func objectSchema(title string, props obj, required []string) obj {
 	return s
 }
 
+// direction says whether a schema describes what clients send or what the
+// server answers: some values are taken loosely and answered normalised.
+type direction bool
+
+const (
+	request direction = true
+	answer  direction = false
+)
+
 // fieldSchema is the JSON Schema of one field's value. A field the server
 // lets be null (every field that is neither required nor boolean, and
 // every member of an object that is not required) is nullable, in requests
 // and answers alike.
-func fieldSchema(f *models.Field) obj {
-	return valueSchema(f, !f.Required && f.Type != models.Bool)
+func fieldSchema(f *models.Field, dir direction) obj {
+	return valueSchema(f, !f.Required && f.Type != models.Bool, dir)
 }
 
-func valueSchema(f *models.Field, nullable bool) obj {
+func valueSchema(f *models.Field, nullable bool, dir direction) obj {
 	s := obj{}
 	typ := func(t string) any {
 		if nullable {
@@ -123,7 +132,7 @@ func valueSchema(f *models.Field, nullable bool) obj {
 	switch f.Type {
 	case models.String, models.Time:
 		s["type"] = typ("string")
-		stringBounds(f, s, nullable)
+		stringBounds(f, s, nullable, dir)
 		if f.Type == models.Time {
 			s["format"] = "date-time"
 		}
@@ -142,7 +151,7 @@ func valueSchema(f *models.Field, nullable bool) obj {
 		item := obj{"type": "integer"}
 		if f.Type == models.StringList {
 			item = obj{"type": "string"}
-			stringBounds(f, item, false)
+			stringBounds(f, item, false, dir)
 		}
 		s["type"] = typ("array")
 		s["items"] = item
@@ -153,11 +162,11 @@ func valueSchema(f *models.Field, nullable bool) obj {
 			s["minItems"] = 1
 		}
 	case models.Object:
-		s = objectPropsSchema(f.Props)
+		s = objectPropsSchema(f.Props, dir)
 		s["type"] = typ("object")
 	case models.ObjectList:
 		s["type"] = typ("array")
-		s["items"] = objectPropsSchema(f.Props)
+		s["items"] = objectPropsSchema(f.Props, dir)
 		if f.MaxItems > 0 {
 			s["maxItems"] = f.MaxItems
 		}
@@ -204,14 +213,18 @@ func valueSchema(f *models.Field, nullable bool) obj {
 
 // stringBounds adds a string's length, pattern and enum (with null among
 // the values when the field is nullable: an enum is checked on null too).
-func stringBounds(f *models.Field, s obj, nullable bool) {
+func stringBounds(f *models.Field, s obj, nullable bool, dir direction) {
 	max := f.MaxLen
 	if max == 0 {
 		max = models.DefaultMaxLen
 	}
 	s["maxLength"] = max
-	if f.Pattern != "" {
-		s["pattern"] = f.Pattern
+	pattern := f.Pattern
+	if dir == request {
+		pattern = f.InputPattern()
+	}
+	if pattern != "" {
+		s["pattern"] = pattern
 	}
 	if len(f.Enum) > 0 {
 		enum := []any{}
@@ -228,11 +241,11 @@ func stringBounds(f *models.Field, s obj, nullable bool) {
 // objectPropsSchema is the schema of an object with declared members.
 // Members may be sent as null (they are then left out); members without a
 // default that are not required may be absent from answers.
-func objectPropsSchema(props []*models.Field) obj {
+func objectPropsSchema(props []*models.Field, dir direction) obj {
 	ps := obj{}
 	var req []string
 	for _, p := range props {
-		ps[p.Name] = valueSchema(p, !p.Required)
+		ps[p.Name] = valueSchema(p, !p.Required, dir)
 		if p.Required && p.Default == nil {
 			req = append(req, p.Name)
 		}

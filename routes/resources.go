@@ -126,7 +126,6 @@ func (s *server) createObject(res *models.Resource) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		s.changed(c, res, o, rec)
 		c.Location(strings.TrimSuffix(c.Path(), "/") + "/" + url.PathEscape(fmt.Sprint(rec[res.KeyField()])))
 		return c.Status(fiber.StatusCreated).JSON(rec)
 	}
@@ -142,7 +141,6 @@ func (s *server) updateObject(res *models.Resource) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		s.changed(c, res, o, rec)
 		return c.JSON(rec)
 	}
 }
@@ -157,18 +155,8 @@ func (s *server) deleteObject(res *models.Resource) fiber.Handler {
 		if err := s.Store.Delete(c.UserContext(), res, o, key); err != nil {
 			return err
 		}
-		s.changed(c, res, o, models.Record{res.KeyField(): key})
 		return c.SendStatus(fiber.StatusNoContent)
 	}
-}
-
-// changed tells the caches which tenant's configuration moved.
-func (s *server) changed(c *fiber.Ctx, res *models.Resource, o models.Owner, rec models.Record) {
-	tenant := o.Tenant
-	if res.Name == "tenants" {
-		tenant = fmt.Sprint(rec["tenant"])
-	}
-	s.Changed(c.UserContext(), tenant)
 }
 
 // decodeObject reads a JSON object body strictly: malformed JSON, a body

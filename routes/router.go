@@ -7,6 +7,8 @@ package routes
 import (
 	"context"
 	"log/slog"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -23,15 +25,15 @@ type Deps struct {
 	BaseURL string
 	// BodyLimit caps request bodies (413 beyond it).
 	BodyLimit int
-	// Changed is called after every configuration write with the tenant it
-	// touched ("" for platform resources), so caches can be invalidated.
-	Changed func(ctx context.Context, tenant string)
 	// Extra lets other areas (FreeSWITCH XML, live calls) add their routes.
 	Extra []Route
 	// Schemas names the request and response shapes of Extra routes.
 	Schemas map[string]any
 	// Ready adds readiness checks beyond the database and Redis.
 	Ready map[string]func(ctx context.Context) error
+	// OutboxDepth, when set, reports how many committed changes some
+	// subscriber has not handled yet; /readyz shows it.
+	OutboxDepth func(ctx context.Context) (int64, error)
 }
 
 // Auth says how a route authenticates.
@@ -78,9 +80,6 @@ func New(d Deps) *fiber.App {
 	if d.Logger == nil {
 		d.Logger = slog.Default()
 	}
-	if d.Changed == nil {
-		d.Changed = func(context.Context, string) {}
-	}
 	if d.BodyLimit == 0 {
 		d.BodyLimit = 1 << 20
 	}
@@ -117,9 +116,33 @@ func New(d Deps) *fiber.App {
 	}
 	doc = openAPIDocument(routes, models.Resources, d.BaseURL, d.Schemas)
 	app.Use(func(c *fiber.Ctx) error {
+		c.Locals(unmatchedKey, true)
+		if allowed := allowedMethods(routes, c.Path(), app.Config()); len(allowed) > 0 {
+			c.Set(fiber.HeaderAllow, strings.Join(allowed, ", "))
+			return newError(fiber.StatusMethodNotAllowed, "method_not_allowed",
+				c.Method()+" is not allowed on "+c.Path()+"; allowed: "+strings.Join(allowed, ", "))
+		}
 		return newError(fiber.StatusNotFound, "not_found", "no route for "+c.Method()+" "+c.Path())
 	})
 	return app
+}
+
+// allowedMethods lists the methods declared for a path that no route took
+// with the request's method (the 405 answer's Allow header).
+func allowedMethods(routes []Route, path string, cfg fiber.Config) []string {
+	if !cfg.StrictRouting && len(path) > 1 {
+		path = strings.TrimSuffix(path, "/") // the router takes "/x/" for "/x" too
+	}
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range routes {
+		if !seen[r.Method] && fiber.RoutePatternMatch(path, r.Path, cfg) {
+			seen[r.Method] = true
+			out = append(out, r.Method)
+		}
+	}
+	slices.Sort(out)
+	return out
 }
 
 // routeTable lists every route the server serves.

@@ -33,10 +33,51 @@ type Server struct {
 	Store *models.Store
 	Redis redis.UniversalClient
 	Cfg   app.Config
+	// Logs holds the server's JSON log lines (info and above).
+	Logs *LogBuffer
 
 	contractOnce sync.Once
 	contractDoc  *contract
 	contractErr  error
+}
+
+// LogBuffer collects log output safely across goroutines.
+type LogBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *LogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+// Lines decodes every JSON log line written so far.
+func (b *LogBuffer) Lines(t testing.TB) []map[string]any {
+	t.Helper()
+	b.mu.Lock()
+	raw := b.buf.String()
+	b.mu.Unlock()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(raw), "\n") {
+		if line == "" {
+			continue
+		}
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatalf("log line is not JSON: %q: %v", line, err)
+		}
+		out = append(out, m)
+	}
+	return out
+}
+
+// String is the raw log text.
+func (b *LogBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // Env is one backend pairing to run HTTP tests on.
@@ -94,9 +135,13 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// Test servers share the CI database but not their FreeSWITCH nodes:
+	// each dispatches the outbox to its own subscribers.
+	cfg.OutboxGroup = storetest.Name("srv")
+	logs := &LogBuffer{}
+	log := slog.New(slog.NewJSONHandler(logs, nil))
 	if os.Getenv("SWITCHBOARD_TEST_LOG") != "" {
-		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		log = slog.New(slog.NewMultiHandler(log.Handler(), slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	}
 	bctx, cancel := context.WithCancel(ctx)
 	fapp, stop, err := app.Build(bctx, cfg, st, rdb, log)
@@ -118,7 +163,7 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 	if err != nil {
 		t.Fatalf("platform key: %v", err)
 	}
-	return &Server{URL: "http://" + ln.Addr().String(), Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg}
+	return &Server{URL: "http://" + ln.Addr().String(), Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg, Logs: logs}
 }
 
 // OpenRedis connects to url, or to a fresh miniredis when url is "".

@@ -22,11 +22,7 @@ func TestEndToEnd(t *testing.T) {
 		t.Skip("builds and runs the binary")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "switchboard")
-	build := exec.Command("go", "build", "-o", bin, ".")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := buildBinary(t)
 	addr := freeAddr(t)
 	env := append(os.Environ(),
 		"SWITCHBOARD_DATABASE_URL=sqlite:"+filepath.Join(dir, "data", "sb.db"),
@@ -51,6 +47,12 @@ func TestEndToEnd(t *testing.T) {
 		t.Fatalf("key create must print the key alone on one line, got %q", key)
 	}
 	run("admin", "create", "--username", "root", "--password", "a long enough password")
+	spare := strings.TrimSpace(run("key", "create", "--name", "to-revoke"))
+	adminStdin := exec.Command(bin, "admin", "create", "--username", "ops", "--password-stdin")
+	adminStdin.Env, adminStdin.Stdin = env, strings.NewReader("password from stdin\n")
+	if out, err := adminStdin.CombinedOutput(); err != nil {
+		t.Fatalf("admin create --password-stdin: %v\n%s", err, out)
+	}
 
 	stop := start(t, bin, env, addr)
 	base := "http://" + addr
@@ -61,6 +63,14 @@ func TestEndToEnd(t *testing.T) {
 	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
 		t.Fatalf("basic auth as the created administrator: %v %v", err, resp)
 	}
+	req.SetBasicAuth("ops", "password from stdin")
+	if resp, err := http.DefaultClient.Do(req); err != nil || resp.StatusCode != 200 {
+		t.Fatalf("basic auth with the password read from stdin: %v %v", err, resp)
+	}
+	call(t, "GET", base+"/api/tenants/", spare, "", 200)
+	run("key", "revoke", "2") // key ids: 1 = e2e, 2 = to-revoke, while the server runs
+	call(t, "GET", base+"/api/tenants/", spare, "", 401)
+	call(t, "GET", base+"/api/tenants/", key, "", 200)
 	stop()
 
 	stop = start(t, bin, env, addr)

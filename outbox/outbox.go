@@ -1,0 +1,347 @@
+// Package outbox delivers committed configuration changes to the
+// subscribers registered in this process. The store writes each change to
+// the outbox table in the same transaction as the change itself (package
+// models); a Dispatcher reads the table and hands every change, at least
+// once and in commit order, to every changes.Subscriber.
+//
+// One replica at a time dispatches: the Dispatcher holds a lease row in the
+// database (renewed against the database's clock) and gives it up when it
+// stops, so another replica takes over at once, or after the lease's time
+// when the holder died. Each subscriber has its own progress row and its own
+// goroutine: a failing subscriber is retried with capped exponential
+// backoff on the change that failed, without holding back the others.
+// After a commit the writer's process wakes its dispatcher at once; other
+// replicas' changes are found by polling.
+package outbox
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/switchboard/switchboard/changes"
+	"github.com/switchboard/switchboard/models"
+)
+
+// Options tune a Dispatcher; the zero value is usable.
+type Options struct {
+	// Lease names the lease row the replicas compete for (default "outbox").
+	Lease string
+	// Group, when set, prefixes the lease and the subscribers' progress
+	// names, for servers that share a database without being replicas of
+	// one installation (tests).
+	Group string
+	// Holder identifies this replica (default a random id).
+	Holder string
+	// LeaseTTL is how long a lease lasts without renewal (default 15 s); it
+	// is renewed every third of it.
+	LeaseTTL time.Duration
+	// Poll is how often the outbox is read without a wake-up (default 1 s).
+	Poll time.Duration
+	// Batch is how many changes are read at once (default 100).
+	Batch int
+	// RetryMin and RetryMax bound the backoff of a failing subscriber
+	// (default 100 ms and 30 s).
+	RetryMin, RetryMax time.Duration
+	// Keep is how long delivered changes stay before they are pruned
+	// (default 10 minutes); PruneEvery is how often pruning runs (1 minute).
+	Keep, PruneEvery time.Duration
+	Logger           *slog.Logger
+}
+
+func (o *Options) defaults() {
+	if o.Lease == "" {
+		o.Lease = "outbox"
+	}
+	if o.Group != "" {
+		o.Lease = o.Group + ":" + o.Lease
+	}
+	if o.Holder == "" {
+		o.Holder = fmt.Sprintf("replica-%d-%d", time.Now().UnixNano(), randInt())
+	}
+	if o.LeaseTTL <= 0 {
+		o.LeaseTTL = 15 * time.Second
+	}
+	if o.Poll <= 0 {
+		o.Poll = time.Second
+	}
+	if o.Batch <= 0 {
+		o.Batch = 100
+	}
+	if o.RetryMin <= 0 {
+		o.RetryMin = 100 * time.Millisecond
+	}
+	if o.RetryMax <= 0 {
+		o.RetryMax = 30 * time.Second
+	}
+	if o.Keep <= 0 {
+		o.Keep = 10 * time.Minute
+	}
+	if o.PruneEvery <= 0 {
+		o.PruneEvery = time.Minute
+	}
+	if o.Logger == nil {
+		o.Logger = slog.Default()
+	}
+}
+
+// Dispatcher delivers outbox changes to subscribers while it holds the lease.
+type Dispatcher struct {
+	st   *models.Store
+	opts Options
+	subs []changes.Subscriber
+	// wakes has one channel per subscriber, signalled on Wake.
+	wakes   []chan struct{}
+	leading atomic.Bool
+	// validUntil (unix nanos, local clock) is when the lease as last
+	// renewed may have run out; no change is handed over after it.
+	validUntil atomic.Int64
+}
+
+// New builds a dispatcher for subs; Run starts it. Subscriber names must be
+// unique: they key the progress rows.
+func New(st *models.Store, opts Options, subs ...changes.Subscriber) (*Dispatcher, error) {
+	opts.defaults()
+	seen := map[string]bool{}
+	d := &Dispatcher{st: st, opts: opts, subs: subs}
+	for _, s := range subs {
+		if s.Name() == "" || len(opts.progressName(s))> 64 || seen[s.Name()] {
+			return nil, fmt.Errorf("outbox: subscriber name %q is empty, too long or used twice", s.Name())
+		}
+		seen[s.Name()] = true
+		d.wakes = append(d.wakes, make(chan struct{}, 1))
+	}
+	return d, nil
+}
+
+// progressName keys a subscriber's progress row.
+func (o *Options) progressName(s changes.Subscriber) string {
+	if o.Group != "" {
+		return o.Group + ":" + s.Name()
+	}
+	return s.Name()
+}
+
+// Wake tells the dispatcher that changes were committed; it never blocks.
+// The store's commit hook calls it, so delivery starts right after commit
+// when this replica holds the lease.
+func (d *Dispatcher) Wake() {
+	for _, w := range d.wakes {
+		select {
+		case w <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// Leading reports whether this dispatcher holds the lease now.
+func (d *Dispatcher) Leading() bool { return d.leading.Load() }
+
+// Depth is the number of committed changes the slowest subscriber has not
+// handled yet: what /readyz and the outbox depth gauge show.
+func (d *Dispatcher) Depth(ctx context.Context) (int64, error) {
+	return d.st.OutboxDepth(ctx, d.names())
+}
+
+func (d *Dispatcher) names() []string {
+	names := make([]string, len(d.subs))
+	for i, s := range d.subs {
+		names[i] = d.opts.progressName(s)
+	}
+	return names
+}
+
+// Run competes for the lease until ctx ends; while it holds the lease it
+// delivers changes. When ctx ends it releases the lease and returns nil.
+func (d *Dispatcher) Run(ctx context.Context) error {
+	log := d.opts.Logger
+	renew := d.opts.LeaseTTL / 3
+	for {
+		ok, err := d.st.TakeOutboxLease(ctx, d.opts.Lease, d.opts.Holder, d.opts.LeaseTTL)
+		if err != nil && ctx.Err() == nil {
+			log.Warn("outbox: take lease", "error", err)
+		}
+		if ok {
+			d.validUntil.Store(time.Now().Add(d.opts.LeaseTTL * 2 / 3).UnixNano())
+			log.Info("outbox: dispatching on this replica", "holder", d.opts.Holder)
+			d.lead(ctx, renew)
+			log.Info("outbox: no longer dispatching on this replica", "holder", d.opts.Holder)
+		}
+		if ctx.Err() != nil {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
+			err := d.st.ReleaseOutboxLease(rctx, d.opts.Lease, d.opts.Holder)
+			cancel()
+			if err != nil {
+				log.Warn("outbox: release lease", "error", err)
+			}
+			return nil
+		}
+		if !sleep(ctx, renew) {
+			continue // release on the next turn
+		}
+	}
+}
+
+// lead delivers while the lease holds: one goroutine per subscriber, one
+// renewing the lease and one pruning. It returns when the lease is lost or
+// ctx ends, after every delivery goroutine stopped.
+func (d *Dispatcher) lead(ctx context.Context, renew time.Duration) {
+	lctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	d.leading.Store(true)
+	defer d.leading.Store(false)
+	var wg sync.WaitGroup
+	for i, sub := range d.subs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			d.deliver(lctx, sub, d.wakes[i])
+		}()
+	}
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		d.prune(lctx)
+	}()
+	for sleep(lctx, renew) {
+		ok, err := d.st.TakeOutboxLease(lctx, d.opts.Lease, d.opts.Holder, d.opts.LeaseTTL)
+		if err != nil && lctx.Err() == nil {
+			d.opts.Logger.Warn("outbox: renew lease", "error", err)
+		}
+		if !ok {
+			// Lost, or not renewable: stop delivering before the lease
+			// could have passed to another replica.
+			break
+		}
+		d.validUntil.Store(time.Now().Add(d.opts.LeaseTTL * 2 / 3).UnixNano())
+	}
+	cancel()
+	wg.Wait()
+}
+
+// deliver feeds one subscriber in order, retrying a failed change with
+// backoff, until ctx ends.
+func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <-chan struct{}) {
+	log := d.opts.Logger.With("subscriber", sub.Name())
+	name := d.opts.progressName(sub)
+	var last int64
+	for {
+		var err error
+		if last, err = d.st.OutboxProgress(ctx, name); err == nil {
+			break
+		}
+		if ctx.Err() != nil {
+			return
+		}
+		log.Warn("outbox: read progress", "error", err)
+		if !sleep(ctx, d.opts.Poll) {
+			return
+		}
+	}
+	for ctx.Err() == nil {
+		batch, err := d.st.OutboxAfter(ctx, last, d.opts.Batch)
+		if err != nil {
+			if ctx.Err() == nil {
+				log.Warn("outbox: read changes", "error", err)
+			}
+			sleep(ctx, d.opts.Poll)
+			continue
+		}
+		if len(batch) == 0 {
+			select {
+			case <-ctx.Done():
+			case <-wake:
+			case <-time.After(d.opts.Poll):
+			}
+			continue
+		}
+		for _, c := range batch {
+			if !d.handle(ctx, log, name, sub, c) {
+				return
+			}
+			last = c.ID
+		}
+	}
+}
+
+// handle delivers one change until the subscriber accepts it; it returns
+// false when ctx ended first (the change is then delivered again by
+// whoever dispatches next).
+func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, sub changes.Subscriber, c changes.Change) bool {
+	backoff := d.opts.RetryMin
+	for attempt := 1; ; attempt++ {
+		for time.Now().UnixNano() > d.validUntil.Load() {
+			// The renewal is late: the lease may be someone else's now.
+			if !sleep(ctx, d.opts.RetryMin) {
+				return false
+			}
+		}
+		err := safeHandle(ctx, sub, c)
+		if ctx.Err() != nil {
+			return false
+		}
+		if err == nil {
+			break
+		}
+		log.Warn("outbox: subscriber failed; retrying", "change", c.ID, "resource", c.Resource, "tenant", c.Tenant, "attempt", attempt, "retry_in", backoff, "error", err)
+		if nerr := d.st.NoteOutboxFailure(ctx, name, err); nerr != nil && ctx.Err() == nil {
+			log.Warn("outbox: record failure", "error", nerr)
+		}
+		if !sleep(ctx, backoff) {
+			return false
+		}
+		backoff = min(backoff*2, d.opts.RetryMax)
+	}
+	for {
+		err := d.st.SetOutboxProgress(ctx, name, c.ID)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		log.Warn("outbox: save progress", "change", c.ID, "error", err)
+		if !sleep(ctx, d.opts.RetryMin) {
+			return false
+		}
+	}
+}
+
+// safeHandle turns a subscriber's panic into an error, so one bad
+// subscriber cannot take the dispatcher down.
+func safeHandle(ctx context.Context, sub changes.Subscriber, c changes.Change) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("panic: %v", r)
+		}
+	}()
+	return sub.Handle(ctx, c)
+}
+
+func (d *Dispatcher) prune(ctx context.Context) {
+	for sleep(ctx, d.opts.PruneEvery) {
+		n, err := d.st.PruneOutbox(ctx, d.names(), d.opts.Keep)
+		switch {
+		case err != nil && !errors.Is(err, context.Canceled):
+			d.opts.Logger.Warn("outbox: prune", "error", err)
+		case n > 0:
+			d.opts.Logger.Debug("outbox: pruned delivered changes", "rows", n)
+		}
+	}
+}
+
+// sleep waits for d or ctx; it reports whether d passed.
+func sleep(ctx context.Context, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-t.C:
+		return true
+	}
+}
