@@ -55,8 +55,8 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 			"fields": obj{"type": "object", "additionalProperties": obj{"type": "string"}, "description": "each invalid field with the reason"},
 		}},
 		"Health": obj{"type": "object", "required": []string{"status"}, "properties": obj{
-			"status": obj{"type": "string"},
-			"checks": obj{"type": "object", "additionalProperties": obj{"type": "string"}, "description": "each dependency: ok or the error"},
+			"status":       obj{"type": "string"},
+			"checks":       obj{"type": "object", "additionalProperties": obj{"type": "string"}, "description": "each dependency: ok or the error"},
 			"outbox_depth": obj{"type": "integer", "description": "committed changes some subscriber has not handled yet"},
 		}},
 	}
