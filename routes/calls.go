@@ -50,10 +50,10 @@ func CallRoutes(d CallDeps) []Route {
 		{Method: "GET", Path: "/api/telephony/channels/*", Wildcard: "id", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Response: "Channel", Handler: r.getChannel},
 		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel changes (heartbeat comments every 15 s)", Tag: "telephony", Auth: AuthAPI, Query: []string{"tenant"}, Produces: "text/event-stream", Handler: r.events},
 		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at", Tag: "reports", Auth: AuthAPI, Response: "CDRList", Query: []string{"tenant", "from", "to", "limit", "offset"}, Handler: r.listCDRs},
-		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Request: "CallRequest", Response: "CallPlaced", Status: 202, Handler: r.idem.wrap(r.placeCall)},
-		{Method: "POST", Path: "/api/telephony/hangup", Summary: "Hang a channel up", Tag: "telephony", Auth: AuthKeyOnly, Request: "ChannelAction", Response: "ActionDone", Handler: r.idem.wrap(r.hangup)},
-		{Method: "POST", Path: "/api/telephony/transfer", Summary: "Blind-transfer a channel to an extension or number in its tenant", Tag: "telephony", Auth: AuthKeyOnly, Request: "TransferRequest", Response: "ActionDone", Handler: r.idem.wrap(r.transfer)},
-		{Method: "POST", Path: "/api/telephony/record", Summary: "Start or stop recording a channel into the recordings directory", Tag: "telephony", Auth: AuthKeyOnly, Request: "RecordRequest", Response: "ActionDone", Handler: r.idem.wrap(r.record)},
+		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Request: "CallRequest", Response: "CallPlaced", Status: 202, Idempotent: true, Handler: r.idem.wrap(r.placeCall)},
+		{Method: "POST", Path: "/api/telephony/hangup", Summary: "Hang a channel up", Tag: "telephony", Auth: AuthKeyOnly, Request: "ChannelAction", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.hangup)},
+		{Method: "POST", Path: "/api/telephony/transfer", Summary: "Blind-transfer a channel to an extension or number in its tenant", Tag: "telephony", Auth: AuthKeyOnly, Request: "TransferRequest", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.transfer)},
+		{Method: "POST", Path: "/api/telephony/record", Summary: "Start or stop recording a channel into the recordings directory", Tag: "telephony", Auth: AuthKeyOnly, Request: "RecordRequest", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.record)},
 	}
 }
 

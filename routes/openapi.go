@@ -181,6 +181,11 @@ func operation(r Route, schemas obj) obj {
 	for _, q := range r.Query {
 		params = append(params, obj{"name": q, "in": "query", "required": false, "schema": queryParamSchema(q)})
 	}
+	if r.Idempotent {
+		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": false,
+			"description": "a retry with the same key and body gets the first answer instead of acting again (24 h)",
+			"schema":      obj{"type": "string", "maxLength": idemMaxKey}})
+	}
 	if len(params) > 0 {
 		op["parameters"] = params
 	}
@@ -231,6 +236,9 @@ func operation(r Route, schemas obj) obj {
 		resp["content"] = obj{r.Produces: obj{"schema": obj{"type": "string"}}}
 	case respSchema != "" && status != 204:
 		resp["content"] = obj{"application/json": obj{"schema": schemaRef(respSchema, schemas)}}
+	}
+	if status == 201 {
+		resp["headers"] = obj{"Location": obj{"description": "the new object's URL", "schema": obj{"type": "string"}}}
 	}
 	if paged(r) {
 		resp["headers"] = obj{

@@ -67,7 +67,9 @@ type Route struct {
 	Wildcard string
 	// Answers documents other answers than Status: status → schema name.
 	Answers map[int]string
-	Handler fiber.Handler
+	// Idempotent routes honour an Idempotency-Key header (calls_idem.go).
+	Idempotent bool
+	Handler    fiber.Handler
 }
 
 type server struct {

@@ -1402,6 +1402,11 @@ func (r ListExtensionsResponse) ContentType() string {
 	return ""
 }
 
+// CreateExtensionResponse201Headers the declared response headers of an HTTP 201 response for CreateExtension
+type CreateExtensionResponse201Headers struct {
+	Location *string
+}
+
 type CreateExtensionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1419,6 +1424,8 @@ type CreateExtensionResponse struct {
 	JSON409 *Error
 	// JSONDefault the response for an HTTP default `application/json` response
 	JSONDefault *Error
+	// Headers201 the parsed response headers for an HTTP 201 response
+	Headers201 *CreateExtensionResponse201Headers
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1955,6 +1962,19 @@ func ParseCreateExtensionResponse(rsp *http.Response) (*CreateExtensionResponse,
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case rsp.StatusCode == 201:
+		var headers CreateExtensionResponse201Headers
+		if values := rsp.Header.Values("Location"); len(values) > 0 {
+			var value string
+			if err := runtime.BindStyledParameterWithOptions("simple", "Location", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.Location = &value
+		}
+		response.Headers201 = &headers
 	}
 
 	return response, nil
