@@ -4,10 +4,23 @@ WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -ldflags="-s -w" -o /out/switchboard ./cmd/switchboard
+# The commit `switchboard version` prints: docker build --build-arg SWITCHBOARD_COMMIT=$(git rev-parse HEAD) .
+ARG SWITCHBOARD_COMMIT=""
+RUN CGO_ENABLED=0 go build -trimpath \
+      -ldflags="-s -w -X github.com/switchboard/switchboard/app.Commit=${SWITCHBOARD_COMMIT}" \
+      -o /out/switchboard ./cmd/switchboard \
+ && mkdir -p /out/data
 
+# distroless "nonroot": uid/gid 65532, no shell. The working directory is a
+# writable /data, so the zero-configuration SQLite default
+# (sqlite:data/switchboard.db plus its secret.key) works without a database URL.
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/switchboard /switchboard
+COPY --from=build --chown=65532:65532 /out/data /data
+WORKDIR /data
+VOLUME /data
+USER 65532:65532
 EXPOSE 8080
+HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 CMD ["/switchboard", "health"]
 ENTRYPOINT ["/switchboard"]
 CMD ["serve"]

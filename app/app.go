@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/switchboard/switchboard/dialplan"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -51,6 +52,7 @@ func openStore(ctx context.Context, cfg Config) (*models.Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("resource registry: %w", err)
 	}
+	reg.SetRenderedDestinations(dialplan.RenderedDestinationTypes)
 	st, err := models.Open(ctx, cfg.DatabaseURL, reg, sealer)
 	if err != nil {
 		return nil, fmt.Errorf("SWITCHBOARD_DATABASE_URL: %w", err)

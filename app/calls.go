@@ -52,6 +52,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Logger:     log.With("component", "esl"),
 		EventLease: esl.NewRedisLease(rdb, replica, 0),
 		OnEvent: func(e esl.Event) {
+			s.metrics.ESLEvent(e.Node)
 			if e.Name() == "BACKGROUND_JOB" {
 				logJob(log, e)
 				return
@@ -68,10 +69,11 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	var wg sync.WaitGroup
 	wg.Add(3)
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
-	go func() { defer wg.Done(); tracker.Consume(runCtx, events) }()
+	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
 	go func() { defer wg.Done(); retryCDRs(runCtx, tracker, log) }()
 	s.stops = append(s.stops, func() { cancel(); wg.Wait() })
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
+	registerPoolMetrics(s.metrics, pool, events, log)
 
 	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain))
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
@@ -81,6 +83,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Tracker:    tracker,
 		Recordings: cfg.Recordings,
 		Streams:    runCtx,
+		Metrics:    s.metrics,
 	})...)
 	for name, sch := range routes.CallSchemas() {
 		s.schemas[name] = sch

@@ -6,9 +6,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
+	"net/http"
 	"runtime/debug"
 	"strings"
 	"text/tabwriter"
+	"time"
 
 	"github.com/alecthomas/kong"
 
@@ -25,6 +28,7 @@ type cli struct {
 	Sim       simCmd       `cmd:"" help:"Run a fake FreeSWITCH event socket that keeps placing calls."`
 	SchemaSQL schemaSQLCmd `cmd:"" name:"schema-sql" help:"Print a starting migration for a resource (for developers)."`
 	Version   versionCmd   `cmd:"" help:"Print the version and the commit this binary was built from."`
+	Health    healthCmd    `cmd:"" help:"Exit 0 when the local server answers /readyz with 200 (container healthchecks; the image has no shell or curl)."`
 }
 
 // runCtx is what every command's Run receives.
@@ -279,4 +283,37 @@ func versionLine() string {
 		line += " " + goVersion
 	}
 	return line
+}
+
+type healthCmd struct {
+	URL     string        `help:"URL to check (default: http://127.0.0.1:<port of SWITCHBOARD_LISTEN>/readyz)."`
+	Timeout time.Duration `default:"3s" help:"Give up after this long."`
+}
+
+func (c healthCmd) Run(rc *runCtx) error {
+	target := c.URL
+	if target == "" {
+		cfg, err := LoadConfig(rc.env.Getenv)
+		if err != nil {
+			return err
+		}
+		_, port, _ := net.SplitHostPort(cfg.Listen)
+		target = "http://" + net.JoinHostPort("127.0.0.1", port) + "/readyz"
+	}
+	ctx, cancel := context.WithTimeout(rc.ctx, c.Timeout)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
+	if err != nil {
+		return fmt.Errorf("%w: --url: %v", ErrUsage, err)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return fmt.Errorf("health: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("health: %s answered %d", target, resp.StatusCode)
+	}
+	fmt.Fprintln(rc.env.Stdout, "ok")
+	return nil
 }

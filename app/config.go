@@ -11,6 +11,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -33,6 +34,12 @@ type Config struct {
 	Recordings   string // SWITCHBOARD_RECORDINGS_DIR
 	BodyLimit    int
 	ShutdownWait time.Duration
+	// Rate limits (0 disables): requests per second and burst per
+	// credential, failed authentications per minute per client address.
+	RateLimit, RateBurst, AuthFailureLimit int
+	// MetricsListen, when set, serves /metrics there without credentials
+	// instead of on the API listener behind platform credentials.
+	MetricsListen string // SWITCHBOARD_METRICS_LISTEN
 	// OutboxGroup, when set, keeps this server's outbox lease and
 	// subscriber progress apart from other servers on the same database.
 	// Replicas of one installation leave it empty; test servers that share
@@ -61,6 +68,10 @@ var Variables = []envVar{
 	{"SWITCHBOARD_ESL_NODES", "", "FreeSWITCH event sockets: host:port or password@host:port, comma-separated"},
 	{"SWITCHBOARD_ESL_PASSWORD", "ClueCon", "default event socket password"},
 	{"SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings", "directory (on the FreeSWITCH nodes) where the record endpoint writes"},
+	{"SWITCHBOARD_RATE_LIMIT", "100", "requests per second per API key or administrator, shared by all replicas (0 = off)"},
+	{"SWITCHBOARD_RATE_BURST", "200", "requests a credential may send at once above the rate"},
+	{"SWITCHBOARD_AUTH_FAILURE_LIMIT", "10", "failed authentications per minute per client address before 429 (0 = off)"},
+	{"SWITCHBOARD_METRICS_LISTEN", "", "separate listen address for /metrics without credentials (unset: /metrics on the API listener, platform credentials)"},
 }
 
 // LoadConfig reads the environment. A bad value is an error naming the variable.
@@ -73,30 +84,53 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	host, _ := os.Hostname()
 	c := Config{
-		Listen:       get("SWITCHBOARD_LISTEN", ":8080"),
-		DatabaseURL:  get("SWITCHBOARD_DATABASE_URL", "sqlite:data/switchboard.db"),
-		RedisURL:     get("SWITCHBOARD_REDIS_URL", ""),
-		BaseURL:      strings.TrimRight(get("SWITCHBOARD_BASE_URL", "http://localhost:8080"), "/"),
-		LogFormat:    get("SWITCHBOARD_LOG_FORMAT", "json"),
-		SIPDomain:    get("SWITCHBOARD_SIP_DOMAIN", host),
-		XMLCurlUser:  get("SWITCHBOARD_XMLCURL_USER", ""),
-		XMLCurlPass:  get("SWITCHBOARD_XMLCURL_PASSWORD", ""),
-		ESLNodes:     get("SWITCHBOARD_ESL_NODES", ""),
-		ESLPassword:  get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
-		Recordings:   get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
-		BodyLimit:    1 << 20,
-		ShutdownWait: 15 * time.Second,
+		Listen:        get("SWITCHBOARD_LISTEN", ":8080"),
+		DatabaseURL:   get("SWITCHBOARD_DATABASE_URL", "sqlite:data/switchboard.db"),
+		RedisURL:      get("SWITCHBOARD_REDIS_URL", ""),
+		BaseURL:       strings.TrimRight(get("SWITCHBOARD_BASE_URL", "http://localhost:8080"), "/"),
+		LogFormat:     get("SWITCHBOARD_LOG_FORMAT", "json"),
+		SIPDomain:     get("SWITCHBOARD_SIP_DOMAIN", host),
+		XMLCurlUser:   get("SWITCHBOARD_XMLCURL_USER", ""),
+		XMLCurlPass:   get("SWITCHBOARD_XMLCURL_PASSWORD", ""),
+		ESLNodes:      get("SWITCHBOARD_ESL_NODES", ""),
+		ESLPassword:   get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
+		Recordings:    get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
+		BodyLimit:     1 << 20,
+		ShutdownWait:  15 * time.Second,
+		MetricsListen: get("SWITCHBOARD_METRICS_LISTEN", ""),
+	}
+	for _, v := range []struct {
+		name string
+		def  int
+		dst  *int
+	}{
+		{"SWITCHBOARD_RATE_LIMIT", 100, &c.RateLimit},
+		{"SWITCHBOARD_RATE_BURST", 200, &c.RateBurst},
+		{"SWITCHBOARD_AUTH_FAILURE_LIMIT", 10, &c.AuthFailureLimit},
+	} {
+		n, err := strconv.Atoi(get(v.name, strconv.Itoa(v.def)))
+		if err != nil || n < 0 || n > 1000000 {
+			return c, fmt.Errorf("%s: must be a whole number from 0 to 1000000", v.name)
+		}
+		*v.dst = n
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return c, fmt.Errorf("SWITCHBOARD_LISTEN: %q is not host:port", c.Listen)
+	}
+	if c.MetricsListen != "" {
+		if _, _, err := net.SplitHostPort(c.MetricsListen); err != nil {
+			return c, fmt.Errorf("SWITCHBOARD_METRICS_LISTEN: %q is not host:port", c.MetricsListen)
+		}
 	}
 	if !strings.HasPrefix(c.DatabaseURL, "mysql://") && !strings.HasPrefix(c.DatabaseURL, "sqlite:") {
 		return c, fmt.Errorf("SWITCHBOARD_DATABASE_URL: must start with mysql:// or sqlite:")
 	}
 	if c.RedisURL != "" {
-		if u, err := url.Parse(c.RedisURL); err != nil || (u.Scheme != "redis" && u.Scheme != "rediss") {
-			return c, fmt.Errorf("SWITCHBOARD_REDIS_URL: must be redis://host:port/db")
+		rdb, err := redisClientFor(c.RedisURL)
+		if err != nil {
+			return c, fmt.Errorf("SWITCHBOARD_REDIS_URL: %v", err)
 		}
+		rdb.Close() // only parsed here; openRedis connects
 	}
 	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, fmt.Errorf("SWITCHBOARD_BASE_URL: must be an http(s) URL")

@@ -1,8 +1,13 @@
 package app
 
 import (
+	"io"
+	"log/slog"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
 )
 
 func TestLoadConfigDefaults(t *testing.T) {
@@ -38,5 +43,52 @@ func TestLoadConfigNamesTheBadVariable(t *testing.T) {
 				t.Fatalf("got %v, want one line starting with %s:", err, tc.want)
 			}
 		})
+	}
+}
+
+// Seen item 8: the embedded Redis had no password, so any local process
+// could plant /fs/xml documents in it.
+func TestEmbeddedRedisNeedsItsPassword(t *testing.T) {
+	cfg, err := LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb, stop, err := openRedis(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := rdb.Set(t.Context(), "sb:probe", "ours", 0).Err(); err != nil {
+		t.Fatalf("the server's own client: %v", err)
+	}
+	addr := rdb.(*redis.Client).Options().Addr
+	intruder := redis.NewClient(&redis.Options{Addr: addr})
+	defer intruder.Close()
+	if err := intruder.Set(t.Context(), "sb:xml:planted", "<document/>", 0).Err(); err == nil || !strings.Contains(err.Error(), "NOAUTH") {
+		t.Fatalf("a client without the password wrote: err=%v", err)
+	}
+	if _, err := intruder.Get(t.Context(), "sb:probe").Result(); err == nil {
+		t.Fatal("a client without the password read")
+	}
+}
+
+// The embedded Redis expires keys in real time (miniredis does only when
+// told), so idempotency markers and rate-limit blocks end.
+func TestEmbeddedRedisExpiresKeys(t *testing.T) {
+	cfg, err := LoadConfig(func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb, stop, err := openRedis(t.Context(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	if err := rdb.Set(t.Context(), "sb:short", "1", 500*time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2500 * time.Millisecond)
+	if n, err := rdb.Exists(t.Context(), "sb:short").Result(); err != nil || n != 0 {
+		t.Fatalf("key with a 500 ms TTL still there after 2.5 s: n=%d err=%v", n, err)
 	}
 }

@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"crypto/rand"
+	"encoding/hex"
 	"fmt"
 	"log/slog"
 	"time"
@@ -21,20 +22,25 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.Univers
 	var mini *miniredis.Miniredis
 	if url == "" {
 		mini = miniredis.NewMiniRedis()
+		// Listening on loopback is not enough: any local process could
+		// plant /fs/xml documents. A random password keeps it ours.
+		pw := make([]byte, 24)
+		if _, err := randRead(pw); err != nil {
+			return nil, nil, err
+		}
+		password := hex.EncodeToString(pw)
+		mini.RequireAuth(password)
 		if err := mini.Start(); err != nil {
 			return nil, nil, fmt.Errorf("start embedded redis: %w", err)
 		}
-		url = "redis://" + mini.Addr() + "/0"
+		url = "redis://:" + password + "@" + mini.Addr() + "/0"
+		go expireOnTime(ctx, mini)
 		log.Info("SWITCHBOARD_REDIS_URL is unset: started an in-process Redis-compatible server; live state is lost on restart", "addr", mini.Addr())
 	}
-	opts, err := redis.ParseURL(url)
+	rdb, err := redisClientFor(url)
 	if err != nil {
 		return nil, nil, fmt.Errorf("SWITCHBOARD_REDIS_URL: %w", err)
 	}
-	opts.DialTimeout = 2 * time.Second
-	opts.ReadTimeout = 2 * time.Second
-	opts.WriteTimeout = 2 * time.Second
-	rdb := redis.NewClient(opts)
 	pingCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	if err := rdb.Ping(pingCtx).Err(); err != nil {
@@ -48,4 +54,22 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.Univers
 		}
 	}
 	return rdb, stop, nil
+}
+
+// expireOnTime lets the embedded server's key TTLs pass in real time:
+// miniredis only expires keys when told how much time went by, and
+// idempotency markers, rate-limit counters and caches rely on expiry.
+func expireOnTime(ctx context.Context, mini *miniredis.Miniredis) {
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case now := <-tick.C:
+			mini.FastForward(now.Sub(last))
+			last = now
+		}
+	}
 }

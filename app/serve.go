@@ -6,10 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/http"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
 )
@@ -61,20 +64,53 @@ func serve(ctx context.Context, env Env) error {
 // Build wires the HTTP app and the services behind it over an open store
 // and Redis; serve and the test harness share it.
 func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) (*fiber.App, func(), error) {
-	parts, err := newServices(ctx, cfg, st, rdb, log)
+	m := metrics.New()
+	parts, err := newServices(ctx, cfg, st, rdb, m, log)
 	if err != nil {
 		return nil, nil, err
 	}
+	registerOutboxMetrics(m, parts.outbox, log)
+	stop := parts.stop
+	if cfg.MetricsListen != "" {
+		stopMetrics, err := serveMetrics(cfg.MetricsListen, m, log)
+		if err != nil {
+			parts.stop()
+			return nil, nil, err
+		}
+		stop = func() { stopMetrics(); parts.stop() }
+	}
 	app := routes.New(routes.Deps{
-		Store:       st,
-		Redis:       rdb,
-		Logger:      log,
-		BaseURL:     cfg.BaseURL,
-		BodyLimit:   cfg.BodyLimit,
-		Extra:       parts.routes,
-		Schemas:     parts.schemas,
-		Ready:       parts.ready,
-		OutboxDepth: parts.outbox.Depth,
+		Store:            st,
+		Redis:            rdb,
+		Logger:           log,
+		BaseURL:          cfg.BaseURL,
+		BodyLimit:        cfg.BodyLimit,
+		Extra:            parts.routes,
+		Schemas:          parts.schemas,
+		Ready:            parts.ready,
+		OutboxDepth:      parts.outbox.Depth,
+		Metrics:          m,
+		MetricsElsewhere: cfg.MetricsListen != "",
+		Limits:           routes.Limits{RequestsPerSecond: cfg.RateLimit, Burst: cfg.RateBurst, AuthFailuresPerMinute: cfg.AuthFailureLimit},
 	})
-	return app, parts.stop, nil
+	return app, stop, nil
+}
+
+// serveMetrics serves /metrics alone on its own address (a private network
+// Prometheus scrapes without credentials).
+func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (func(), error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, fmt.Errorf("SWITCHBOARD_METRICS_LISTEN: %w", err)
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler())
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+	go func() { _ = srv.Serve(ln) }()
+	log.Info("metrics listening", "addr", ln.Addr().String())
+	return func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_ = srv.Shutdown(ctx)
+	}, nil
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/fsxml"
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/outbox"
 	"github.com/switchboard/switchboard/routes"
@@ -26,6 +27,8 @@ type services struct {
 	stops       []func()
 	// xml serves /fs/xml.
 	xml *fsxml.Service
+	// metrics is the process's Prometheus registry (never nil here).
+	metrics *metrics.Metrics
 }
 
 func (s *services) stop() {
@@ -34,8 +37,8 @@ func (s *services) stop() {
 	}
 }
 
-func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) (*services, error) {
-	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}}
+func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, m *metrics.Metrics, log *slog.Logger) (*services, error) {
+	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}, metrics: m}
 	newXMLService(s, cfg, st, rdb, log)
 	if err := newCallServices(ctx, s, cfg, st, rdb, log); err != nil {
 		s.stop()
@@ -62,7 +65,7 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		Allow:    cfg.XMLCurlAllow,
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
-	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml)...)
+	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml, s.metrics)...)
 	for name, sch := range routes.XMLSchemas() {
 		s.schemas[name] = sch
 	}

@@ -1,6 +1,8 @@
 package dialplan
 
 import (
+	"bytes"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -151,6 +153,17 @@ func TestTenantGolden(t *testing.T) {
 			}
 			doc, tr := TenantContext(testOpts, callRequest(t, "acme", tt.number, tt.kv...), snap, now)
 			renderCase(t, tt.name, doc, tr)
+			// A prepared snapshot (indexes, compiled patterns), as the
+			// loader shares between renders, answers exactly the same.
+			prepared := loadSnap(t)
+			if tt.edit != nil {
+				tt.edit(prepared)
+			}
+			prepared.Prepare()
+			doc2, tr2 := TenantContext(testOpts, callRequest(t, "acme", tt.number, tt.kv...), prepared.Bind(prepared.Trunks, nil), now)
+			if !bytes.Equal(doc, doc2) || !reflect.DeepEqual(tr, tr2) {
+				t.Errorf("prepared snapshot renders differently:\n%s\n%+v\nwant\n%s\n%+v", doc2, tr2, doc, tr)
+			}
 		})
 	}
 }

@@ -1,8 +1,8 @@
 // Package dialplan renders the XML FreeSWITCH fetches through mod_xml_curl:
 // directory users, dialplan extensions and sofia.conf. It is pure: it takes a
-// configuration snapshot (plain structs the loader fills by JSON-decoding
-// stored records), the parsed request and the current time, and returns
-// bytes. No database, Redis, HTTP or clock is touched here.
+// configuration snapshot (plain structs that package fsxml fills straight
+// from the database, with columns derived from their json tags), the parsed
+// request and the current time, and returns bytes. No database, Redis, HTTP or clock is touched here.
 //
 // Typical use by the /fs/xml handler:
 //

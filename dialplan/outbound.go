@@ -27,7 +27,7 @@ func (p *planner) emergency(req Request, num string) *ext {
 	}
 	dialled := num
 	for _, pt := range route.Patterns {
-		if MatchPattern(pt.Match, num) {
+		if pt.matches(num) {
 			if d, ok := transform(pt, num); ok {
 				dialled = d
 				p.trace.Pattern = pt.Match
@@ -53,9 +53,12 @@ func (p *planner) emergency(req Request, num string) *ext {
 // snapshot, via the sb_ext variable our directory set), else the tenant's.
 func (p *planner) emergencyCallerID(req Request) string {
 	var x *Extension
+	// Flagged before the caller's fields are looked at: whether a render
+	// depends on the caller must not itself depend on the caller, or a
+	// cache could hand one caller's answer to another.
+	p.trace.CallerDependent = true
 	if validNumber(req.Ext) && (req.Tenant == "" || req.Tenant == p.tenant) {
 		x = p.snap.extension(req.Ext)
-		p.trace.CallerDependent = true
 	}
 	return p.snap.emergencyCallerID(x)
 }
@@ -65,7 +68,7 @@ func (p *planner) emergencyCallerID(req Request) string {
 func (p *planner) outbound(req Request, num string) *ext {
 	for _, r := range p.snap.sortedOutbound() {
 		for _, pt := range r.Patterns {
-			if !MatchPattern(pt.Match, num) {
+			if !pt.matches(num) {
 				continue
 			}
 			dialled, ok := transform(pt, num)
@@ -124,8 +127,8 @@ func (p *planner) callerID(req Request, r *OutboundRoute) []action {
 		num = firstValid(validCallerNumber, t.CallerID)
 	default: // extension
 		var own string
+		p.trace.CallerDependent = true // before reading the caller (see emergencyCallerID)
 		if validNumber(req.Ext) && (req.Tenant == "" || req.Tenant == p.tenant) {
-			p.trace.CallerDependent = true
 			if x := p.snap.extension(req.Ext); x != nil {
 				own = x.OutboundCallerID
 			}

@@ -148,3 +148,25 @@ func matchToks(toks []patTok, s string) bool {
 		return false
 	}
 }
+
+// compiledPattern is a pattern compiled once; ok is false for a pattern
+// that does not compile (it then never matches, as with MatchPattern).
+type compiledPattern struct {
+	toks []patTok
+	ok   bool
+}
+
+func compile(p string) *compiledPattern {
+	toks, err := compilePattern(p)
+	return &compiledPattern{toks: toks, ok: err == nil}
+}
+
+// matches reports whether number matches the pattern, using the compiled
+// form when Prepare made one.
+func (pt Pattern) matches(number string) bool {
+	c := pt.compiled
+	if c == nil {
+		c = compile(pt.Match)
+	}
+	return c.ok && matchToks(c.toks, number)
+}

@@ -70,7 +70,7 @@ func Public(opts Options, req Request, pub *PublicSnapshot, now time.Time) ([]by
 		// rather than with ${caller_id_name}: the caller's name comes from
 		// the SIP From header and must not be expanded.
 		tr.CallerDependent = true
-		name := sanitizeCallerName(req.Get("Caller-Caller-ID-Name"))
+		name := sanitizeCallerName(req.CallerName())
 		c.actions = append(c.actions, set("effective_caller_id_name", neutraliseExpansion(strings.TrimSpace(prefix+" "+name))))
 	}
 	d := p.inboundDestination(route, tr.Caller)

@@ -19,6 +19,7 @@ type Request struct {
 
 	huntContext, huntDest, huntCaller       string
 	callerContext, callerDest, callerCaller string
+	callerName                              string
 
 	// Tenant and Ext are the channel variables sb_tenant and sb_ext that our
 	// directory sets on every user, when the call has them.
@@ -36,8 +37,13 @@ type Request struct {
 // the body once and unescapes only the fields it keeps, because the dialplan
 // body of a call is ~6 KB with ~200 fields and arrives for every call.
 // The body is copied, so the caller may reuse its buffer.
-func ParseRequest(body []byte) Request {
-	r := Request{body: bytes.Clone(body)}
+func ParseRequest(body []byte) Request { return ParseRequestShared(bytes.Clone(body)) }
+
+// ParseRequestShared is ParseRequest without the copy: body must not
+// change while the Request is in use (a handler parsing the request body it
+// is answering).
+func ParseRequestShared(body []byte) Request {
+	r := Request{body: body}
 	rest := r.body
 	for len(rest) > 0 {
 		var pair []byte
@@ -106,6 +112,8 @@ func (r *Request) field(name []byte) *string {
 		return &r.callerDest
 	case "Caller-Caller-ID-Number":
 		return &r.callerCaller
+	case "Caller-Caller-ID-Name":
+		return &r.callerName
 	case "variable_sb_tenant":
 		return &r.Tenant
 	case "variable_sb_ext":
@@ -123,6 +131,9 @@ func (r *Request) Context() string { return firstNonEmpty(r.huntContext, r.calle
 
 // DestinationNumber is the number being routed (Hunt-, else Caller-Destination-Number).
 func (r *Request) DestinationNumber() string { return firstNonEmpty(r.huntDest, r.callerDest) }
+
+// CallerName is the caller id name (Caller-Caller-ID-Name), as sent.
+func (r *Request) CallerName() string { return r.callerName }
 
 // CallerNumber is the caller id number (Hunt-, else Caller-Caller-ID-Number).
 func (r *Request) CallerNumber() string { return firstNonEmpty(r.huntCaller, r.callerCaller) }

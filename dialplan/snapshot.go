@@ -3,6 +3,9 @@ package dialplan
 import "sort"
 
 func (s *TenantSnapshot) extension(name string) *Extension {
+	if s.prepared != nil && s.prepared.extensions != nil {
+		return s.prepared.extensions[name]
+	}
 	for i := range s.Extensions {
 		if s.Extensions[i].Name == name {
 			return &s.Extensions[i]
@@ -73,6 +76,9 @@ func (s *TenantSnapshot) emergencyCallerID(e *Extension) string {
 
 // sortedOutbound returns the enabled outbound routes, lowest priority first.
 func (s *TenantSnapshot) sortedOutbound() []*OutboundRoute {
+	if s.prepared != nil {
+		return s.prepared.outbound
+	}
 	out := make([]*OutboundRoute, 0, len(s.OutboundRoutes))
 	for i := range s.OutboundRoutes {
 		if s.OutboundRoutes[i].Enabled {
@@ -81,4 +87,51 @@ func (s *TenantSnapshot) sortedOutbound() []*OutboundRoute {
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].Priority < out[j].Priority })
 	return out
+}
+
+// snapIndex is what Prepare computes once for a snapshot that many renders
+// share.
+type snapIndex struct {
+	extensions map[string]*Extension // nil when Extensions was not indexed
+	outbound   []*OutboundRoute      // enabled, by priority, patterns compiled
+}
+
+// Prepare indexes the snapshot for repeated renders: extensions by name,
+// the enabled outbound routes by priority with their patterns compiled. A
+// prepared snapshot must not be modified afterwards; concurrent renders may
+// share it. Use Bind for per-render trunks or extensions.
+func (s *TenantSnapshot) Prepare() {
+	ix := &snapIndex{extensions: make(map[string]*Extension, len(s.Extensions))}
+	for i := range s.Extensions {
+		if _, dup := ix.extensions[s.Extensions[i].Name]; !dup {
+			ix.extensions[s.Extensions[i].Name] = &s.Extensions[i]
+		}
+	}
+	for i := range s.OutboundRoutes {
+		r := &s.OutboundRoutes[i]
+		for j := range r.Patterns {
+			r.Patterns[j].compiled = compile(r.Patterns[j].Match)
+		}
+	}
+	s.prepared = nil
+	ix.outbound = s.sortedOutbound()
+	s.prepared = ix
+}
+
+// Bind returns a shallow copy of a (prepared) snapshot with the tenant's
+// usable trunks set and, when extensions is not nil, its extensions
+// replaced (for tenants too large to hold every extension in memory). The
+// original is not modified.
+func (s *TenantSnapshot) Bind(trunks []SIPTrunk, extensions []Extension) *TenantSnapshot {
+	c := *s
+	c.Trunks = trunks
+	if extensions != nil {
+		c.Extensions = extensions
+		if c.prepared != nil {
+			ix := *c.prepared
+			ix.extensions = nil
+			c.prepared = &ix
+		}
+	}
+	return &c
 }

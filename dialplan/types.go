@@ -2,9 +2,11 @@ package dialplan
 
 import "github.com/switchboard/switchboard/schedule"
 
-// The types below mirror the stored records of resources.md with the same
-// snake_case JSON names, so the loader can fill them by decoding stored JSON.
-// Only the fields rendering needs are present. Secrets arrive in clear text
+// The types below mirror the stored records of resources.md: each field's
+// JSON name is the registry field it is read from, and the loader (package
+// fsxml) derives its SELECT list and column decoders from these tags, so a
+// renamed or missing registry field fails at start and in fsxml's contract
+// test. Only the fields rendering needs are present. Secrets arrive in clear text
 // from the loader (which decrypts them) and leave only as FreeSWITCH needs them.
 
 // Tenant is a customer organisation (resources.md §1.1).
@@ -100,6 +102,9 @@ type Pattern struct {
 	Match       string `json:"match"`
 	StripDigits int    `json:"strip_digits"`
 	Prepend     string `json:"prepend"`
+
+	// compiled is Match compiled by Prepare (nil: compile on use).
+	compiled *compiledPattern
 }
 
 // OutboundRoute sends dialled numbers out through trunks (resources.md §2.7).
@@ -239,6 +244,9 @@ type TenantSnapshot struct {
 	SpecialMailboxes   []SpecialMailbox    `json:"special_mailboxes"`
 	Trunks             []SIPTrunk          `json:"trunks"`
 	VoicePrompts       []VoicePrompt       `json:"voice_prompts"`
+
+	// prepared holds the indexes Prepare builds (nil: linear scans).
+	prepared *snapIndex
 }
 
 // PublicSnapshot is the input for the public context: the DID being called

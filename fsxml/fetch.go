@@ -10,105 +10,120 @@ import (
 )
 
 // Fetch answers one mod_xml_curl POST body with the XML document to send
-// back. Cached documents are served after one Redis round trip; on a miss
-// (or when Redis is down) the snapshot is loaded and rendered. An error
-// means the database failed; FreeSWITCH then falls back to its own files.
+// back. The configuration generations are read from Redis first (one
+// batched MGET); a document rendered under them is served from memory,
+// else it is rendered from the in-memory models valid under them (built
+// from the database on first use). When Redis is unavailable, or a
+// generation is behind a committed change, the render reads the database
+// directly and nothing is cached. An error means the database failed;
+// FreeSWITCH then falls back to its own files.
 func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
-	req := dialplan.ParseRequest(body)
+	stats.fetches.Add(1)
+	// The body outlives no part of this call, so it need not be copied.
+	req := dialplan.ParseRequestShared(body)
 	now := s.now()
 	l, ok := lookupFor(&req, now)
 	if !ok {
+		setTier(ctx, TierNone)
 		return dialplan.NotFound(), nil
 	}
-	cacheOK := s.redisUp()
-	var h hit
-	var g gens // set when the fast path read the generations
-	if cacheOK && l.did == "" {
-		// Fast path: the generations, then the document from memory.
-		var err error
-		if g, err = s.generations(ctx, l.tenant); err != nil {
-			s.warnRedis("xml cache unavailable", err)
-			cacheOK = false
-		} else if !s.fresh(ctx, l.tenant, g.pgen, g.tgen) {
-			cacheOK = false
-		} else if doc := s.local.get(g, l); doc != nil {
-			return doc, nil
-		}
+	if !s.redisUp() {
+		setTier(ctx, TierRender)
+		r, err := s.render(ctx, &req, l, &source{s: s, fresh: true}, now)
+		return r.doc, err
 	}
-	if cacheOK && l.did != "" {
-		// Public context: the DID's tenant, learnt under these platform
-		// generations, gives the tenant generation to read.
-		if m, ok := s.local.did(l.did); ok {
-			g2, err := s.generations(ctx, m.tenant)
-			switch {
-			case err != nil:
-				s.warnRedis("xml cache unavailable", err)
-				cacheOK = false
-			case !s.fresh(ctx, m.tenant, g2.pgen, g2.tgen):
-				cacheOK = false
-			case g2.epoch == m.epoch && g2.pgen == m.pgen:
-				g = g2
-				if doc := s.local.get(g, l); doc != nil {
-					return doc, nil
-				}
-			}
-		}
+	g, err := s.fetchGens(ctx, l)
+	if err != nil {
+		s.warnRedis("xml cache unavailable", err)
 	}
-	// keepLocal remembers a plain document read or rendered under the
-	// generations the fast path saw (not newer ones a concurrent write made).
-	keepLocal := func(doc []byte, flags string) {
-		if g.epoch != "" && h.pgen == g.pgen && h.tgen == g.tgen {
-			s.local.put(g.localKey(l)+variant(flags, l), doc)
-		}
+	if err != nil || !s.fresh(ctx, g.tenant, g.pgen, g.tgen) {
+		// No generations, or older than a change known to be committed
+		// (its raise failed): nothing cached under them can be trusted.
+		setTier(ctx, TierRender)
+		r, err := s.render(ctx, &req, l, &source{s: s, fresh: true}, now)
+		return r.doc, err
 	}
-	if cacheOK {
-		var err error
-		if h, err = s.probe(ctx, l); err != nil {
-			s.warnRedis("xml cache unavailable", err)
-			cacheOK = false
-		} else if !s.fresh(ctx, h.tenant, h.pgen, h.tgen) {
-			cacheOK = false
-		} else if l.did != "" && g.epoch == "" && h.didKnown && h.tenant != "" {
-			s.learnDID(ctx, l.did, h, &g)
-		}
-		if cacheOK && h.doc != nil {
-			keepLocal(h.doc, h.flags)
-			return h.doc, nil
-		}
+	base := g.localKey(l)
+	if doc := s.local.get(base, l); doc != nil {
+		stats.docHits.Add(1)
+		setTier(ctx, TierMemory)
+		return doc, nil
 	}
-	r, err := s.render(ctx, &req, l, &h, cacheOK, now)
+	setTier(ctx, TierRender)
+	src := &source{s: s, g: g}
+	r, err := s.render(ctx, &req, l, src, now)
 	if err != nil {
 		return nil, err
 	}
-	if cacheOK && !r.noCache {
-		ttl := s.cfg.TTL
-		switch {
-		case dialplan.IsNotFound(r.doc):
-			ttl = min(ttl, time.Minute)
-		case strings.Contains(r.flags, "t"):
-			ttl = min(ttl, 2*time.Minute)
-		}
-		if err := s.save(ctx, h, l, r.flags, r.doc, ttl, r.didTenant); err != nil {
-			s.warnRedis("xml cache unavailable", err)
-		} else {
-			keepLocal(r.doc, r.flags)
-		}
+	if !src.fresh {
+		s.local.put(base+variant(r.flags, l), r.doc)
 	}
 	return r.doc, nil
 }
 
-// learnDID records which tenant a DID belongs to under the platform
-// generation the probe saw, so later fetches of it take the fast path.
-func (s *Service) learnDID(ctx context.Context, did string, h hit, g *gens) {
-	g2, err := s.generations(ctx, h.tenant)
-	if err != nil || g2.pgen != h.pgen || g2.tgen != h.tgen {
-		return // a write raced the probe: learn it next time
+// fetchGens reads the generations a fetch's answer is keyed by. For the
+// public context that is the generation of the DID's tenant: the DID's
+// tenant is remembered per platform generation, so a known DID costs the
+// same one read as any other fetch.
+func (s *Service) fetchGens(ctx context.Context, l lookup) (gens, error) {
+	if l.did == "" {
+		return s.generations(ctx, l.tenant)
 	}
-	*g = g2
-	s.local.putDID(did, didEntry{epoch: g2.epoch, pgen: g2.pgen, tenant: h.tenant})
+	if m, ok := s.local.did(l.did); ok {
+		g, err := s.generations(ctx, m.tenant)
+		if err != nil || (g.epoch == m.epoch && g.pgen == m.pgen) {
+			return g, err
+		}
+	}
+	g, err := s.generations(ctx, "")
+	if err != nil {
+		return g, err
+	}
+	p, err := s.platformModel(ctx, g)
+	if err != nil {
+		return g, err
+	}
+	d, err := s.did(ctx, p, l.did)
+	if err != nil || d == nil || d.Tenant == "" {
+		return g, err
+	}
+	g2, err := s.generations(ctx, d.Tenant)
+	if err != nil {
+		return g, err
+	}
+	if g2.epoch == g.epoch && g2.pgen == g.pgen {
+		s.local.putDID(l.did, didEntry{epoch: g2.epoch, pgen: g2.pgen, tenant: g2.tenant})
+	}
+	return g2, nil
 }
 
-// lookupFor derives the cache probe from the request: the tenant whose
+// source gives a render its models: from the cache under the fetch's
+// generations, or freshly built from the database (Redis unavailable, the
+// routing trace, or a DID whose tenant changed under a fetch). A render
+// that used a fresh model is not cached.
+type source struct {
+	s     *Service
+	g     gens
+	fresh bool
+}
+
+func (src *source) tenant(ctx context.Context, name string) (*tenantModel, error) {
+	if src.fresh || !strings.EqualFold(name, src.g.tenant) {
+		// The generation read is another tenant's: never key this one by it.
+		src.fresh = true
+		return src.s.buildTenant(ctx, name)
+	}
+	return src.s.tenantModel(ctx, name, src.g)
+}
+
+func (src *source) platform(ctx context.Context) (*platformModel, error) {
+	if src.fresh {
+		return src.s.buildPlatform(ctx)
+	}
+	return src.s.platformModel(ctx, src.g)
+}
+
+// lookupFor derives the cache key from the request: the tenant whose
 // generation applies and every request field the render reads. ok is false
 // for requests that are answered NotFound without looking at anything.
 func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
@@ -127,13 +142,15 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 		l.key = keyPart(strings.Join([]string{"d", req.Action, req.User, req.Domain, req.KeyValue, req.Key, group}, "|"))
 	case "dialplan":
 		dest := req.DestinationNumber()
-		l.caller = keyPart(req.CallerNumber() + "|" + req.Get("Caller-Caller-ID-Name"))
+		// Everything a render may read about the caller; used only for
+		// renders that did read it (Trace.CallerDependent).
+		l.caller = keyPart(strings.Join([]string{req.CallerNumber(), req.CallerName(), req.Ext, req.Tenant}, "|"))
 		if req.Context() == "public" {
 			l.did = strings.TrimPrefix(dest, "+")
 			l.key = keyPart("p|" + dest)
 		} else {
 			l.tenant = strings.ToLower(req.Context())
-			l.key = keyPart(strings.Join([]string{"x", req.Context(), dest, req.Ext, req.Tenant}, "|"))
+			l.key = keyPart("x|" + req.Context() + "|" + dest)
 		}
 	case "configuration":
 		if req.KeyValue != "sofia.conf" {
@@ -146,15 +163,14 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 	return l, true
 }
 
-// rendered is a render and what its cache entry depends on.
+// rendered is a render and what its answer depends on beyond its key.
 type rendered struct {
-	doc       []byte
-	flags     string // "t" time, "c" caller
-	didTenant string // public: the DID's tenant ("-" none), to map the DID
-	noCache   bool   // the generations could not be read: do not store
+	doc   []byte
+	flags string // "t" time, "c" caller
 }
 
-func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, h *hit, cacheOK bool, now time.Time) (rendered, error) {
+func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, src *source, now time.Time) (rendered, error) {
+	stats.renders.Add(1)
 	switch req.Section {
 	case "directory":
 		ext, tenant, _ := dialplan.SplitUserID(req.User)
@@ -162,26 +178,46 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, h
 		if group {
 			tenant = l.tenant
 		}
-		snap, err := s.directorySnapshot(ctx, tenant, ext, group)
-		if err != nil {
-			return rendered{}, err
+		var snap *dialplan.TenantSnapshot
+		if tenant != "" {
+			m, err := src.tenant(ctx, tenant)
+			if err != nil {
+				return rendered{}, err
+			}
+			var names []string // nil: every extension (group_call)
+			if !group {
+				names = []string{ext}
+			}
+			if snap, err = s.snapshot(ctx, m, nil, false, names...); err != nil {
+				return rendered{}, err
+			}
 		}
 		return rendered{doc: dialplan.Directory(s.opts, *req, snap)}, nil
 	case "configuration":
-		servers, err := s.servers(ctx)
+		p, err := src.platform(ctx)
 		if err != nil {
 			return rendered{}, err
 		}
-		trunks, err := s.trunks(ctx)
-		if err != nil {
-			return rendered{}, err
-		}
-		return rendered{doc: dialplan.Configuration(s.opts, *req, servers, trunks)}, nil
+		return rendered{doc: dialplan.Configuration(s.opts, *req, p.servers, p.trunks)}, nil
+	}
+	p, err := src.platform(ctx)
+	if err != nil {
+		return rendered{}, err
 	}
 	if req.Context() == "public" {
-		return s.renderPublic(ctx, req, l, h, cacheOK, now)
+		pub, err := s.publicSnapshot(ctx, src, p, l.did)
+		if err != nil {
+			return rendered{}, err
+		}
+		doc, tr := dialplan.Dialplan(s.opts, *req, pub, nil, now)
+		return rendered{doc: doc, flags: flagsOf(tr)}, nil
 	}
-	snap, err := s.tenantContextSnapshot(ctx, req.Context(), req.DestinationNumber(), req.Ext)
+	m, err := src.tenant(ctx, req.Context())
+	if err != nil {
+		return rendered{}, err
+	}
+	dest := req.DestinationNumber()
+	snap, err := s.snapshot(ctx, m, p, true, dest, strings.TrimPrefix(dest, "fail-"), req.Ext)
 	if err != nil {
 		return rendered{}, err
 	}
@@ -189,36 +225,24 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, h
 	return rendered{doc: doc, flags: flagsOf(tr)}, nil
 }
 
-// renderPublic loads the DID first: when the cache did not know its
-// tenant yet, that tenant's generation must be read before its routes are.
-func (s *Service) renderPublic(ctx context.Context, req *dialplan.Request, l lookup, h *hit, cacheOK bool, now time.Time) (rendered, error) {
-	did, err := s.did(ctx, l.did)
+// publicSnapshot is the DID called (digits, with or without '+') and its
+// tenant's snapshot; nil for an unknown DID.
+func (s *Service) publicSnapshot(ctx context.Context, src *source, p *platformModel, digits string) (*dialplan.PublicSnapshot, error) {
+	d, err := s.did(ctx, p, strings.TrimPrefix(digits, "+"))
+	if err != nil || d == nil {
+		return nil, err
+	}
+	pub := &dialplan.PublicSnapshot{DID: *d}
+	if d.Tenant == "" {
+		return pub, nil
+	}
+	m, err := src.tenant(ctx, d.Tenant)
 	if err != nil {
-		return rendered{}, err
+		return nil, err
 	}
-	r := rendered{didTenant: "-"}
-	if did != nil && did.Tenant != "" {
-		r.didTenant = strings.ToLower(did.Tenant)
-	}
-	if cacheOK && !h.didKnown {
-		h.tgen = "0"
-		if r.didTenant != "-" {
-			if h.tgen, err = s.genOf(ctx, r.didTenant); err != nil {
-				s.warnRedis("xml cache unavailable", err)
-				cacheOK = false
-			} else if !s.fresh(ctx, r.didTenant, h.pgen, h.tgen) {
-				cacheOK = false
-			}
-		}
-	}
-	pub, err := s.publicFor(ctx, did)
-	if err != nil {
-		return rendered{}, err
-	}
-	doc, tr := dialplan.Dialplan(s.opts, *req, pub, nil, now)
-	r.doc, r.flags = doc, flagsOf(tr)
-	r.noCache = !cacheOK
-	return r, nil
+	// Inbound routing reads no extension.
+	pub.Tenant, err = s.snapshot(ctx, m, p, true, []string{}...)
+	return pub, err
 }
 
 func flagsOf(tr dialplan.Trace) string {

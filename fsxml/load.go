@@ -2,229 +2,305 @@ package fsxml
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
+	"sync/atomic"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/switchboard/switchboard/dialplan"
 	"github.com/switchboard/switchboard/models"
 )
 
-// load decodes a resource's records into dst (a pointer to a slice of
-// dialplan types, whose JSON names equal the registry field names).
-func (s *Service) load(ctx context.Context, res string, o models.Owner, where map[string]any, dst any) error {
-	r := s.st.Registry().Resource(res)
-	if r == nil {
-		return fmt.Errorf("load %s: unknown resource", res)
-	}
-	recs, err := s.st.Records(ctx, r, o, where)
-	if err != nil {
-		return err
-	}
-	b, err := json.Marshal(recs)
-	if err != nil {
-		return fmt.Errorf("load %s: %w", res, err)
-	}
-	if err := json.Unmarshal(b, dst); err != nil {
-		return fmt.Errorf("load %s: %w", res, err)
-	}
-	return nil
+// tenantRow is a tenant with the id its configuration rows refer to.
+type tenantRow struct {
+	ID int64 `json:"id"`
+	dialplan.Tenant
 }
 
-// tenant loads the tenant record; a nil snapshot means no such tenant.
-func (s *Service) tenant(ctx context.Context, name string) (*dialplan.TenantSnapshot, models.Owner, error) {
+// tables are the typed loaders of every resource the renderer reads, one
+// per dialplan type, each derived from the registry (scan.go).
+type tables struct {
+	tenants    *table[tenantRow]
+	extensions *table[dialplan.Extension]
+	inbound    *table[dialplan.InboundRoute]
+	outbound   *table[dialplan.OutboundRoute]
+	schedules  *table[dialplan.Schedule]
+	conditions *table[dialplan.RoutingCondition]
+	features   *table[dialplan.FeatureExtension]
+	officeMode *table[dialplan.OfficeMode]
+	emergency  *table[dialplan.EmergencyLocation]
+	mailboxes  *table[dialplan.SpecialMailbox]
+	prompts    *table[dialplan.VoicePrompt]
+	dids       *table[dialplan.DID]
+	trunks     *table[dialplan.SIPTrunk]
+	servers    *table[dialplan.Server]
+}
+
+// newTables checks every renderer type against the registry; an error
+// names the type, field and registry declaration that do not fit.
+func newTables(reg *models.Registry, sealer *models.Sealer) (*tables, error) {
+	var t tables
+	var errs []error
+	add := func(err error) { errs = append(errs, err) }
+	var err error
+	t.tenants, err = newTable[tenantRow](reg, sealer, "tenants")
+	add(err)
+	t.extensions, err = newTable[dialplan.Extension](reg, sealer, "extensions")
+	add(err)
+	t.inbound, err = newTable[dialplan.InboundRoute](reg, sealer, "inbound_routes")
+	add(err)
+	t.outbound, err = newTable[dialplan.OutboundRoute](reg, sealer, "outbound_routes")
+	add(err)
+	t.schedules, err = newTable[dialplan.Schedule](reg, sealer, "schedules")
+	add(err)
+	t.conditions, err = newTable[dialplan.RoutingCondition](reg, sealer, "routing_conditions")
+	add(err)
+	t.features, err = newTable[dialplan.FeatureExtension](reg, sealer, "feature_extensions")
+	add(err)
+	t.officeMode, err = newTable[dialplan.OfficeMode](reg, sealer, "office_mode")
+	add(err)
+	t.emergency, err = newTable[dialplan.EmergencyLocation](reg, sealer, "emergency_locations")
+	add(err)
+	t.mailboxes, err = newTable[dialplan.SpecialMailbox](reg, sealer, "special_mailboxes")
+	add(err)
+	t.prompts, err = newTable[dialplan.VoicePrompt](reg, sealer, "voice_prompts")
+	add(err)
+	t.dids, err = newTable[dialplan.DID](reg, sealer, "dids")
+	add(err)
+	t.trunks, err = newTable[dialplan.SIPTrunk](reg, sealer, "sip_trunks")
+	add(err)
+	t.servers, err = newTable[dialplan.Server](reg, sealer, "servers")
+	add(err)
+	if err := errors.Join(errs...); err != nil {
+		return nil, fmt.Errorf("renderer/registry contract: %w", err)
+	}
+	return &t, nil
+}
+
+func (t *tables) close() {
+	t.tenants.close()
+	t.extensions.close()
+	t.inbound.close()
+	t.outbound.close()
+	t.schedules.close()
+	t.conditions.close()
+	t.features.close()
+	t.officeMode.close()
+	t.emergency.close()
+	t.mailboxes.close()
+	t.prompts.close()
+	t.dids.close()
+	t.trunks.close()
+	t.servers.close()
+}
+
+// defaultModelExtensions bounds how many extensions a tenant model holds
+// (Service.modelExtensions); a larger tenant's extensions are read per
+// fetch (only the ones it involves, in one query).
+const defaultModelExtensions = 2000
+
+// tenantModel is one tenant's configuration, prepared for shared use, in
+// two parts read separately: what directory fetches need (the tenant, its
+// extensions, emergency locations and special mailboxes), read when the
+// model is built, and the routing part (routes, conditions, schedules,
+// office mode, feature codes, prompts), read by the first dialplan fetch
+// that needs it. So a registration after a write, or a registration storm,
+// reads four resources per tenant, not eleven. A nil snap means no such
+// tenant.
+type tenantModel struct {
+	id   int64
+	snap *dialplan.TenantSnapshot // the directory part
+	// allExtensions is false when the tenant had more than
+	// Service.modelExtensions: snap.Extensions is then empty and renders load
+	// the extensions they involve.
+	allExtensions bool
+	weight        int
+
+	mu      sync.Mutex // held while the routing part is read
+	routing atomic.Pointer[dialplan.TenantSnapshot]
+}
+
+// reader runs a model's queries concurrently (each on its own pooled
+// connection): on MySQL a fetch waits for the slowest query, not for their
+// sum. On SQLite, in-process and CPU-bound with a pool of four connections,
+// more than two at once only queues.
+func (s *Service) reader(ctx context.Context) (*errgroup.Group, context.Context) {
+	g, gctx := errgroup.WithContext(ctx)
+	if s.st.Dialect().SQLite {
+		g.SetLimit(2)
+	}
+	return g, gctx
+}
+
+const byTenant = "tenant_id = ?"
+
+// buildTenant reads a tenant's model (its directory part): the tenant row,
+// then its extensions, emergency locations and special mailboxes, each by
+// an indexed query.
+func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, error) {
+	m := &tenantModel{weight: 1}
 	if name == "" {
-		return nil, models.Owner{}, nil
+		return m, nil
 	}
-	o, err := s.st.Tenant(ctx, name)
-	if errors.Is(err, models.ErrNotFound) {
-		return nil, models.Owner{}, nil
+	db, t := s.st.DB(), s.tables
+	ts, _, err := t.tenants.query(ctx, db, "tenant = ?", name)
+	if err != nil || len(ts) == 0 {
+		return m, err
 	}
-	if err != nil {
-		return nil, o, err
+	m.id = ts[0].ID
+	snap := &dialplan.TenantSnapshot{Tenant: ts[0].Tenant}
+	var weights [3]int
+	var exts []dialplan.Extension
+	g, gctx := s.reader(ctx)
+	g.Go(func() (err error) {
+		exts, weights[0], err = t.extensions.queryLimit(gctx, db, byTenant, s.modelExtensions+1, m.id)
+		return err
+	})
+	g.Go(func() (err error) {
+		snap.EmergencyLocations, weights[1], err = t.emergency.query(gctx, db, byTenant, m.id)
+		return err
+	})
+	g.Go(func() (err error) {
+		snap.SpecialMailboxes, weights[2], err = t.mailboxes.query(gctx, db, byTenant, m.id)
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
-	var ts []dialplan.Tenant
-	if err := s.load(ctx, "tenants", models.Owner{}, map[string]any{"tenant": o.Tenant}, &ts); err != nil {
-		return nil, o, err
+	if len(exts) <= s.modelExtensions {
+		snap.Extensions, m.allExtensions = exts, true
+	} else {
+		weights[0] = 0
 	}
-	if len(ts) == 0 {
-		return nil, o, nil
-	}
-	return &dialplan.TenantSnapshot{Tenant: ts[0]}, o, nil
+	snap.Prepare()
+	m.snap, m.weight = snap, 1+weights[0]+weights[1]+weights[2]
+	return m, nil
 }
 
-// extensions loads the named extensions only (the hot path never loads a
-// whole tenant for one user).
-func (s *Service) extensions(ctx context.Context, snap *dialplan.TenantSnapshot, o models.Owner, names ...string) error {
+// routingSnapshot returns the tenant's full snapshot (directory and
+// routing parts), reading the routing part on first use. The bytes read
+// are returned too (0 when it was already there).
+func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialplan.TenantSnapshot, int, error) {
+	if r := m.routing.Load(); r != nil {
+		return r, 0, nil
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if r := m.routing.Load(); r != nil {
+		return r, 0, nil
+	}
+	db, t, id := s.st.DB(), s.tables, m.id
+	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
+		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
+	var weights [7]int
+	g, gctx := s.reader(ctx)
+	g.Go(func() (err error) {
+		full.InboundRoutes, weights[0], err = t.inbound.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.OutboundRoutes, weights[1], err = t.outbound.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.Schedules, weights[2], err = t.schedules.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.RoutingConditions, weights[3], err = t.conditions.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.FeatureExtensions, weights[4], err = t.features.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.VoicePrompts, weights[5], err = t.prompts.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() error {
+		om, n, err := t.officeMode.query(gctx, db, byTenant, id)
+		if len(om) > 0 {
+			full.OfficeMode = &om[0]
+		}
+		weights[6] = n
+		return err
+	})
+	if err := g.Wait(); err != nil {
+		return nil, 0, err
+	}
+	full.Prepare()
+	m.routing.Store(full)
+	w := 0
+	for _, n := range weights {
+		w += n
+	}
+	return full, w, nil
+}
+
+// extensionsFor returns the named extensions of a tenant whose model does
+// not hold them, in one indexed query.
+func (s *Service) extensionsFor(ctx context.Context, m *tenantModel, names ...string) ([]dialplan.Extension, error) {
 	seen := map[string]bool{}
+	var args []any
+	args = append(args, m.id)
 	for _, n := range names {
-		if n == "" || seen[n] {
-			continue
+		if n != "" && !seen[n] {
+			seen[n] = true
+			args = append(args, n)
 		}
-		seen[n] = true
-		var xs []dialplan.Extension
-		if err := s.load(ctx, "extensions", o, map[string]any{"name": n}, &xs); err != nil {
-			return err
-		}
-		snap.Extensions = append(snap.Extensions, xs...)
 	}
-	return nil
+	if len(args) == 1 {
+		return []dialplan.Extension{}, nil
+	}
+	xs, _, err := s.tables.extensions.query(ctx, s.st.DB(), "tenant_id = ? AND name IN (?"+strings.Repeat(",?", len(args)-2)+")", args...)
+	if xs == nil {
+		xs = []dialplan.Extension{}
+	}
+	return xs, err
 }
 
-// directorySnapshot loads what a directory fetch for user (or group) needs.
-func (s *Service) directorySnapshot(ctx context.Context, tenant, ext string, group bool) (*dialplan.TenantSnapshot, error) {
-	snap, o, err := s.tenant(ctx, tenant)
-	if err != nil || snap == nil {
-		return snap, err
+// snapshot is the tenant's snapshot for one render: the model's directory
+// part, or with routing the full one, with the platform's trunks this
+// tenant may use (p nil: none) and, for a tenant too large to hold, the
+// extensions the render involves (names nil: all). nil for an unknown
+// tenant.
+func (s *Service) snapshot(ctx context.Context, m *tenantModel, p *platformModel, routing bool, names ...string) (*dialplan.TenantSnapshot, error) {
+	if m.snap == nil {
+		return nil, nil
 	}
-	if group {
-		err = s.load(ctx, "extensions", o, nil, &snap.Extensions)
-		return snap, err
-	}
-	if err := s.extensions(ctx, snap, o, ext); err != nil {
-		return nil, err
-	}
-	if len(snap.Extensions) == 0 {
-		return snap, nil
-	}
-	err = s.load(ctx, "emergency_locations", o, nil, &snap.EmergencyLocations)
-	return snap, err
-}
-
-// routingParts loads the objects that decide where a call goes: routing
-// conditions, schedules and office mode.
-func (s *Service) routingParts(ctx context.Context, snap *dialplan.TenantSnapshot, o models.Owner) error {
-	if err := s.load(ctx, "routing_conditions", o, nil, &snap.RoutingConditions); err != nil {
-		return err
-	}
-	if err := s.load(ctx, "schedules", o, nil, &snap.Schedules); err != nil {
-		return err
-	}
-	var om []dialplan.OfficeMode
-	if err := s.load(ctx, "office_mode", o, nil, &om); err != nil {
-		return err
-	}
-	if len(om) > 0 {
-		snap.OfficeMode = &om[0]
-	}
-	return nil
-}
-
-// tenantContextSnapshot loads a tenant context render for a dialled number:
-// the extensions it may touch (the dialled one, the failover target and the
-// calling one), conditions, features, outbound routes, usable trunks and
-// emergency locations.
-func (s *Service) tenantContextSnapshot(ctx context.Context, tenant, dialled, caller string) (*dialplan.TenantSnapshot, error) {
-	snap, o, err := s.tenant(ctx, tenant)
-	if err != nil || snap == nil {
-		return snap, err
-	}
-	if err := s.extensions(ctx, snap, o, dialled, strings.TrimPrefix(dialled, "fail-"), caller); err != nil {
-		return nil, err
-	}
-	if err := s.routingParts(ctx, snap, o); err != nil {
-		return nil, err
-	}
-	for res, dst := range map[string]any{
-		"feature_extensions":  &snap.FeatureExtensions,
-		"outbound_routes":     &snap.OutboundRoutes,
-		"emergency_locations": &snap.EmergencyLocations,
-	} {
-		if err := s.load(ctx, res, o, nil, dst); err != nil {
+	snap := m.snap
+	if routing {
+		full, grew, err := s.routingSnapshot(ctx, m)
+		if err != nil {
 			return nil, err
 		}
-	}
-	trunks, err := s.trunks(ctx)
-	if err != nil {
-		return nil, err
-	}
-	for _, t := range trunks {
-		if len(t.Tenants) == 0 || containsFold(t.Tenants, snap.Tenant.Tenant) {
-			snap.Trunks = append(snap.Trunks, t)
+		if grew > 0 {
+			s.models.tenants.grow(strings.ToLower(m.snap.Tenant.Tenant), m, grew)
 		}
+		snap = full
 	}
-	return snap, nil
-}
-
-// publicSnapshot loads the DID called (with or without '+') and the part
-// of its tenant inbound routing needs. A nil result means unknown DID.
-func (s *Service) publicSnapshot(ctx context.Context, number string) (*dialplan.PublicSnapshot, error) {
-	did, err := s.did(ctx, number)
-	if err != nil {
-		return nil, err
-	}
-	return s.publicFor(ctx, did)
-}
-
-// publicFor completes a public snapshot for a DID already loaded (nil:
-// unknown DID).
-func (s *Service) publicFor(ctx context.Context, did *dialplan.DID) (*dialplan.PublicSnapshot, error) {
-	if did == nil {
-		return nil, nil
-	}
-	snap, o, err := s.tenant(ctx, did.Tenant)
-	if err != nil {
-		return nil, err
-	}
-	pub := &dialplan.PublicSnapshot{DID: *did, Tenant: snap}
-	if snap == nil {
-		return pub, nil
-	}
-	if err := s.load(ctx, "inbound_routes", o, map[string]any{"did": did.Number}, &snap.InboundRoutes); err != nil {
-		return nil, err
-	}
-	if did.InboundRouteID != 0 && !hasRoute(snap.InboundRoutes, did.InboundRouteID) {
-		var def []dialplan.InboundRoute
-		if err := s.load(ctx, "inbound_routes", o, map[string]any{"id": did.InboundRouteID}, &def); err != nil {
+	var exts []dialplan.Extension
+	if !m.allExtensions {
+		var err error
+		if names == nil {
+			exts, _, err = s.tables.extensions.query(ctx, s.st.DB(), "tenant_id = ?", m.id)
+		} else {
+			exts, err = s.extensionsFor(ctx, m, names...)
+		}
+		if err != nil {
 			return nil, err
 		}
-		snap.InboundRoutes = append(snap.InboundRoutes, def...)
-	}
-	return pub, s.routingParts(ctx, snap, o)
-}
-
-// did finds a DID by number; numbers are stored in E.164 with '+'.
-func (s *Service) did(ctx context.Context, number string) (*dialplan.DID, error) {
-	if number == "" {
-		return nil, nil
-	}
-	var dids []dialplan.DID
-	if err := s.load(ctx, "dids", models.Owner{}, map[string]any{"number": "+" + strings.TrimPrefix(number, "+")}, &dids); err != nil {
-		return nil, err
-	}
-	if len(dids) == 0 {
-		return nil, nil
-	}
-	return &dids[0], nil
-}
-
-func (s *Service) trunks(ctx context.Context) ([]dialplan.SIPTrunk, error) {
-	var ts []dialplan.SIPTrunk
-	err := s.load(ctx, "sip_trunks", models.Owner{}, nil, &ts)
-	return ts, err
-}
-
-func (s *Service) servers(ctx context.Context) ([]dialplan.Server, error) {
-	var ss []dialplan.Server
-	err := s.load(ctx, "servers", models.Owner{}, nil, &ss)
-	return ss, err
-}
-
-func hasRoute(rs []dialplan.InboundRoute, id int64) bool {
-	for _, r := range rs {
-		if r.ID == id {
-			return true
+		if exts == nil {
+			exts = []dialplan.Extension{}
 		}
 	}
-	return false
-}
-
-func containsFold(list []string, s string) bool {
-	for _, v := range list {
-		if strings.EqualFold(v, s) {
-			return true
-		}
+	var trunks []dialplan.SIPTrunk
+	if p != nil {
+		trunks = p.trunksFor(m.snap.Tenant.Tenant)
 	}
-	return false
+	return snap.Bind(trunks, exts), nil
 }

@@ -1,6 +1,7 @@
 package fsxml
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
 	"encoding/hex"
@@ -8,33 +9,32 @@ import (
 	"sync"
 )
 
-// localDocs keeps rendered documents in process memory, keyed by their
-// full Redis key. That key embeds the platform and tenant generations, so an
-// entry can never be stale: a write bumps a generation and the next fetch
-// asks for a different key. A cached fetch then costs one MGET of the two
-// generation counters (a plain command, far cheaper for Redis than the
-// lookup script) and no document transfer. Only plain documents under their
-// key live here, including time- and caller-dependent renders under their
-// minute and caller. For the public context the DID's tenant is remembered
-// per platform generation, so it takes the same path.
+// localDocs keeps rendered documents in process memory, keyed by the
+// generations they were rendered under and the request fields they depend
+// on. The key embeds the Redis dataset epoch and the platform and tenant
+// generations, so an entry can never be stale: a write bumps a generation
+// and the next fetch asks for a different key. A cached fetch costs one
+// batched MGET of the generation counters and no render.
+//
+// Memory is bounded by two generations of maps: when the current one
+// reaches half the budget it becomes the old one (the previous old one is
+// dropped), so entries not asked for during a whole rotation go, and
+// entries of superseded configuration generations with them.
 type localDocs struct {
-	mu    sync.RWMutex
-	docs  map[string][]byte
-	bytes int
-	max   int
+	mu       sync.RWMutex
+	cur, old map[string][]byte
+	bytes    int
+	max      int
 	// dids maps a DID to its tenant as learnt under one platform
-	// generation of one Redis dataset; a mismatch sends the fetch back to
-	// the lookup script.
+	// generation of one Redis dataset; a mismatch makes the fetch resolve
+	// the DID again.
 	dids map[string]didEntry
 }
 
 type didEntry struct{ epoch, pgen, tenant string }
 
-// maxDIDs bounds the DID map; past it the map starts over.
-const maxDIDs = 200000
-
 func newLocalDocs(maxBytes int) *localDocs {
-	return &localDocs{docs: map[string][]byte{}, max: maxBytes, dids: map[string]didEntry{}}
+	return &localDocs{cur: map[string][]byte{}, old: map[string][]byte{}, max: maxBytes, dids: map[string]didEntry{}}
 }
 
 func (l *localDocs) did(number string) (didEntry, bool) {
@@ -53,14 +53,27 @@ func (l *localDocs) putDID(number string, e didEntry) {
 	l.dids[number] = e
 }
 
-// get returns the document for l under the generations g, whatever it
-// varies with (the variants are tried in the order a render stores them).
-func (l *localDocs) get(g gens, lk lookup) []byte {
-	base := g.localKey(lk)
+// variants are the key suffixes a document may be stored under: plain,
+// per caller ('c'), per minute ('t'), or both. Whether a render reads the
+// caller or the clock depends only on the configuration, the request key
+// and (for 't') the minute, never on the caller (dialplan flags before it
+// reads), so at most one of them can answer a request.
+var variants = []string{"", "c", "t", "tc"}
+
+// get returns the document stored under base (g.localKey(lk)) or one of
+// its variants. Variant keys are built in a stack buffer: a map lookup
+// with string(bytes) does not allocate.
+func (l *localDocs) get(base string, lk lookup) []byte {
+	var buf [256]byte
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	for _, flags := range []string{"", "c", "t", "tc"} {
-		if doc := l.docs[base+variant(flags, lk)]; doc != nil {
+	for _, flags := range variants {
+		k := append(buf[:0], base...)
+		k = appendVariant(k, flags, lk)
+		if doc := l.cur[string(k)]; doc != nil {
+			return doc
+		}
+		if doc := l.old[string(k)]; doc != nil {
 			return doc
 		}
 	}
@@ -68,41 +81,46 @@ func (l *localDocs) get(g gens, lk lookup) []byte {
 }
 
 // variant is the key suffix of a render that varies with the minute ('t')
-// or the caller ('c'), as the Redis store names it.
-func variant(flags string, lk lookup) string {
-	v := ""
+// or the caller ('c').
+func variant(flags string, lk lookup) string { return string(appendVariant(nil, flags, lk)) }
+
+func appendVariant(b []byte, flags string, lk lookup) []byte {
 	if strings.Contains(flags, "t") {
-		v += ":t" + lk.minute
+		b = append(append(b, ":t"...), lk.minute...)
 	}
 	if strings.Contains(flags, "c") {
-		v += ":c" + lk.caller
+		b = append(append(b, ":c"...), lk.caller...)
 	}
-	return v
+	return b
 }
 
-// put stores doc; when the budget is spent the whole map is dropped, which
-// also sheds entries of old generations (they are unreachable anyway).
+// put stores a copy of doc under key, exactly as long as the document
+// (a render's buffer has room to spare, which the budget would not see).
 func (l *localDocs) put(key string, doc []byte) {
+	doc = bytes.Clone(doc)
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	if _, ok := l.docs[key]; ok {
+	if _, ok := l.cur[key]; ok {
 		return
 	}
-	if l.bytes+len(key)+len(doc) > l.max {
-		l.docs, l.bytes = map[string][]byte{}, 0
+	if l.bytes+len(key)+len(doc) > l.max/2 {
+		l.old, l.cur, l.bytes = l.cur, map[string][]byte{}, 0
 	}
-	l.docs[key] = doc
+	l.cur[key] = doc
 	l.bytes += len(key) + len(doc)
 }
 
 // epochKey names a random value that identifies this Redis dataset. Local
 // keys include it: if Redis loses its data the generations restart at 0,
-// and without the epoch a document cached under an old "0" would be served.
+// and without the epoch a document or model cached under an old "0" would
+// be served.
 const epochKey = "sb:gen:_epoch"
 
-// gens is what one fast-path read learned.
+// gens is what one fetch learned from Redis: the dataset epoch, the
+// platform generation and the generation of tenant.
 type gens struct {
 	epoch, pgen, tgen string
+	tenant            string // lower-case; "" when tgen is not a tenant's
 }
 
 // localKey is where a plain document for l lives in memory.
@@ -111,8 +129,10 @@ func (g gens) localKey(l lookup) string {
 }
 
 // generations reads the dataset epoch and the platform and tenant
-// generations in one MGET; a missing epoch is created (once per dataset).
+// generations in one (batched) MGET; a missing epoch is created (once per
+// dataset).
 func (s *Service) generations(ctx context.Context, tenant string) (gens, error) {
+	tenant = strings.ToLower(tenant)
 	keys := []string{epochKey, genKey("")}
 	if tenant != "" {
 		keys = append(keys, genKey(tenant))
@@ -127,7 +147,7 @@ func (s *Service) generations(ctx context.Context, tenant string) (gens, error) 
 		}
 		return ""
 	}
-	g := gens{epoch: str(0), pgen: str(1), tgen: str(2)}
+	g := gens{epoch: str(0), pgen: str(1), tgen: str(2), tenant: tenant}
 	if g.pgen == "" {
 		g.pgen = "0"
 	}

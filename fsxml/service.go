@@ -1,9 +1,11 @@
 // Package fsxml serves the XML FreeSWITCH fetches through mod_xml_curl
-// (POST /fs/xml): it authenticates the node, loads the configuration
-// snapshot a request needs from the store, renders it with package dialplan
-// and caches the rendered document in Redis under per-tenant and platform
-// configuration generations, so a write is visible on the very next fetch
-// without deleting anything. It also answers the routing-trace API.
+// (POST /fs/xml): it authenticates the node, reads the per-tenant and
+// platform configuration generations from Redis, and answers from
+// in-process memory: a document rendered under those generations, else a
+// render (package dialplan) of the typed configuration models valid under
+// them, built from the store on first use. Every committed write raises a
+// generation (changes.go), so it is visible on the very next fetch without
+// deleting anything. It also answers the routing-trace API.
 package fsxml
 
 import (
@@ -30,8 +32,12 @@ type Config struct {
 	// Allow, when set, lists the networks whose TCP peers may fetch. With
 	// neither credentials nor Allow only loopback peers may fetch.
 	Allow []*net.IPNet
-	// TTL bounds how long a rendered document stays in Redis (default 10 min).
-	TTL time.Duration
+	// ModelBytes bounds the tenant models held in memory, counted as the
+	// bytes their rows took (default 96 MiB); least recently used tenants go
+	// first.
+	ModelBytes int
+	// DocBytes bounds the rendered documents held in memory (default 32 MiB).
+	DocBytes int
 	// DefaultTimezone applies when neither schedule nor tenant names a zone.
 	DefaultTimezone string
 	// SoundsDir is where tenant prompt files live on the nodes.
@@ -48,6 +54,12 @@ type Service struct {
 	// now is the clock; tests may replace it before serving.
 	now func() time.Time
 
+	// tables read the renderer's types straight from the database (scan.go).
+	tables *tables
+	// models holds the typed per-tenant and platform models (model.go).
+	models *modelCache
+	// modelExtensions is the most extensions a tenant model holds.
+	modelExtensions int
 	// local holds rendered documents by generation-qualified key (local.go).
 	local *localDocs
 	// gens batches the generation reads of concurrent fetches (genbatch.go).
@@ -60,34 +72,54 @@ type Service struct {
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
 }
 
-// Close stops the service's background reader.
+// Close stops the service's background readers and releases its prepared
+// statements.
 func (s *Service) Close() {
 	s.stopPoll()
 	s.gens.close()
+	if s.tables != nil {
+		s.tables.close()
+	}
 }
 
 // New builds the service over an open store and Redis client; Close it
-// when done.
+// when done. It panics when the renderer's types do not fit the registry
+// declarations (a renamed or missing field: a programming error that
+// TestRendererContract catches first).
 func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logger) *Service {
-	if cfg.TTL <= 0 {
-		cfg.TTL = 10 * time.Minute
+	if cfg.ModelBytes <= 0 {
+		cfg.ModelBytes = 96 << 20
+	}
+	if cfg.DocBytes <= 0 {
+		cfg.DocBytes = 32 << 20
 	}
 	if log == nil {
 		log = slog.Default()
 	}
+	var t *tables
+	if st != nil {
+		var err error
+		if t, err = newTables(st.Registry(), st.Sealer()); err != nil {
+			panic(err)
+		}
+	}
 	pollCtx, stopPoll := context.WithCancel(context.Background())
 	s := &Service{
-		st:  st,
-		rdb: rdb,
-		cfg: cfg,
+		tables: t,
+		models: newModelCache(cfg.ModelBytes),
+
+		modelExtensions: defaultModelExtensions,
+		st:              st,
+		rdb:             rdb,
+		cfg:             cfg,
 		opts: dialplan.Options{
 			Domain:          cfg.Domain,
 			SoundsDir:       cfg.SoundsDir,
 			DefaultTimezone: cfg.DefaultTimezone,
 		},
-		log:   log,
-		now:   time.Now,
-		local:    newLocalDocs(64 << 20),
+		log:      log,
+		now:      time.Now,
+		local:    newLocalDocs(cfg.DocBytes),
 		gens:     newGenBatcher(rdb),
 		heads:    newHeads(),
 		stopPoll: stopPoll,

@@ -3,6 +3,7 @@ package fsxml
 import (
 	"context"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/switchboard/switchboard/dialplan"
@@ -18,9 +19,18 @@ type TraceResult struct {
 
 // TraceTenant renders the tenant context (tenant must be the canonical
 // name) for a call from an extension or number to a dialled number at a
-// given time, without the cache.
+// given time, from models read fresh from the database (no cache).
 func (s *Service) TraceTenant(ctx context.Context, tenant, from, to string, at time.Time) (*TraceResult, error) {
-	snap, err := s.tenantContextSnapshot(ctx, tenant, to, from)
+	src := &source{s: s, fresh: true}
+	m, err := src.tenant(ctx, tenant)
+	if err != nil {
+		return nil, err
+	}
+	p, err := src.platform(ctx)
+	if err != nil {
+		return nil, err
+	}
+	snap, err := s.snapshot(ctx, m, p, true, to, strings.TrimPrefix(to, "fail-"), from)
 	if err != nil {
 		return nil, err
 	}
@@ -43,9 +53,14 @@ func (s *Service) TraceTenant(ctx context.Context, tenant, from, to string, at t
 }
 
 // TracePublic renders the public context for a call from a number to a
-// DID at a given time, without the cache.
+// DID at a given time, from models read fresh from the database.
 func (s *Service) TracePublic(ctx context.Context, did, from string, at time.Time) (*TraceResult, error) {
-	pub, err := s.publicSnapshot(ctx, did)
+	src := &source{s: s, fresh: true}
+	p, err := src.platform(ctx)
+	if err != nil {
+		return nil, err
+	}
+	pub, err := s.publicSnapshot(ctx, src, p, did)
 	if err != nil {
 		return nil, err
 	}

@@ -6,6 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
+
+	"github.com/switchboard/switchboard/changes"
 )
 
 // Admin is an administrator as authentication needs it.
@@ -16,6 +19,9 @@ type Admin struct {
 	Role         string         `db:"role"`
 	TenantsJSON  sql.NullString `db:"tenants"`
 	Enabled      bool           `db:"enabled"`
+	MFAEnabled   bool           `db:"mfa_enabled"`
+	// MFASecret is the sealed TOTP secret, if one is enrolled.
+	MFASecret sql.NullString `db:"mfa_secret"`
 }
 
 // Tenants returns the tenant names a scoped administrator may manage.
@@ -30,7 +36,8 @@ func (a *Admin) Tenants() []string {
 // AdminByUsername loads an enabled administrator.
 func (s *Store) AdminByUsername(ctx context.Context, username string) (*Admin, error) {
 	var a Admin
-	err := s.db.GetContext(ctx, &a, "SELECT id, username, password, role, tenants, enabled FROM administrators WHERE username = ?", username)
+	err := s.db.GetContext(ctx, &a, `SELECT a.id, a.username, a.password, a.role, a.tenants, a.enabled, a.mfa_enabled, m.secret AS mfa_secret
+		FROM administrators a LEFT JOIN admin_mfa m ON m.admin_id = a.id WHERE a.username = ?`, username)
 	if err != nil {
 		return nil, s.dialect.translate(err)
 	}
@@ -58,8 +65,23 @@ func (s *Store) SetAdmin(ctx context.Context, username, password string) (create
 	if err != nil {
 		return false, err
 	}
-	if _, err := s.db.ExecContext(ctx, "UPDATE administrators SET password = ?, enabled = 1, updated_at = ? WHERE username = ?", hash, now(), username); err != nil {
-		return false, fmt.Errorf("reset administrator %s: %w", username, s.dialect.translate(err))
-	}
-	return false, nil
+	return false, s.write(ctx, func(ts *txStore) error {
+		var id int64
+		if err := ts.tx.GetContext(ctx, &id, "SELECT id FROM administrators WHERE username = ?", username); err != nil {
+			return fmt.Errorf("reset administrator %s: %w", username, s.dialect.translate(err))
+		}
+		key := strconv.FormatInt(id, 10)
+		old, err := ts.getRow(ctx, ts.tx, administratorsResource, Owner{}, key)
+		if err != nil {
+			return err
+		}
+		if _, err := ts.tx.ExecContext(ctx, "UPDATE administrators SET password = ?, enabled = 1, updated_at = ? WHERE id = ?", hash, now(), id); err != nil {
+			return fmt.Errorf("reset administrator %s: %w", username, s.dialect.translate(err))
+		}
+		out, err := ts.getRow(ctx, ts.tx, administratorsResource, Owner{}, key)
+		if err != nil {
+			return err
+		}
+		return ts.record(administratorsResource, Owner{}, changes.Update, key, old, out)
+	})
 }

@@ -185,6 +185,9 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 	if err != nil {
 		return nil, err
 	}
+	if err := s.reg.checkRendered(res, rec); err != nil {
+		return nil, err
+	}
 	var out Record
 	err = s.write(ctx, func(ts *txStore) error {
 		if h, ok := res.Hooks.(beforeSaver); ok {
@@ -192,7 +195,7 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 				return err
 			}
 		}
-		id, err := s.insertRow(ctx, ts.tx, res, o, rec)
+		id, err := ts.insertRow(ctx, res, o, rec)
 		if err != nil {
 			return err
 		}
@@ -239,7 +242,7 @@ func rowKey(res *Resource, rec Record, id int64) string {
 // create inserts a validated record inside a hook's transaction and
 // records the change (default feature codes, singletons).
 func (ts *txStore) create(ctx context.Context, res *Resource, o Owner, rec Record) error {
-	id, err := ts.insertRow(ctx, ts.tx, res, o, rec)
+	id, err := ts.insertRow(ctx, res, o, rec)
 	if err != nil {
 		return err
 	}
@@ -257,11 +260,14 @@ func (ts *txStore) recordCreate(ctx context.Context, res *Resource, o Owner, rec
 
 // insertRow writes rec (already validated) with its number-plan entries and
 // checked references; it returns the new id.
-func (s *Store) insertRow(ctx context.Context, tx *sqlx.Tx, res *Resource, o Owner, rec Record) (int64, error) {
-	if err := s.checkRefs(ctx, tx, res, o, rec); err != nil {
-		return 0, err
+func (ts *txStore) insertRow(ctx context.Context, res *Resource, o Owner, rec Record) (int64, error) {
+	s, tx := ts.Store, ts.tx
+	if !ts.cloning {
+		if err := ts.checkRefs(ctx, res, o, rec); err != nil {
+			return 0, err
+		}
 	}
-	ts := now()
+	stamp := now()
 	var cols []string
 	var args []any
 	if res.Scope == TenantScope {
@@ -277,7 +283,7 @@ func (s *Store) insertRow(ctx context.Context, tx *sqlx.Tx, res *Resource, o Own
 		}
 		cols, args = append(cols, f.Name), append(args, v)
 	}
-	cols, args = append(cols, "created_at", "updated_at"), append(args, ts, ts)
+	cols, args = append(cols, "created_at", "updated_at"), append(args, stamp, stamp)
 	q := "INSERT INTO " + res.Table + " (" + strings.Join(cols, ", ") + ") VALUES (?" + strings.Repeat(", ?", len(cols)-1) + ")"
 	r, err := tx.ExecContext(ctx, q, args...)
 	if err != nil {
@@ -287,7 +293,15 @@ func (s *Store) insertRow(ctx context.Context, tx *sqlx.Tx, res *Resource, o Own
 	if err != nil {
 		return 0, fmt.Errorf("create %s: %w", res.Title, err)
 	}
-	if err := s.claimNumbers(ctx, tx, res, o, rowKey(res, rec, id), nil, rec); err != nil {
+	key := rowKey(res, rec, id)
+	if err := s.claimNumbers(ctx, tx, res, o, key, nil, rec); err != nil {
+		return 0, err
+	}
+	withID := rec
+	if res.HasID() || res.Singleton {
+		withID = merged(rec, Record{"id": id})
+	}
+	if err := ts.saveRefs(ctx, res, o, "", withID); err != nil {
 		return 0, err
 	}
 	return id, nil
@@ -297,6 +311,9 @@ func (s *Store) insertRow(ctx context.Context, tx *sqlx.Tx, res *Resource, o Own
 func (s *Store) Update(ctx context.Context, res *Resource, o Owner, key string, input map[string]any) (Record, error) {
 	patch, err := Validate(res, input, Update)
 	if err != nil {
+		return nil, err
+	}
+	if err := s.reg.checkRendered(res, patch); err != nil {
 		return nil, err
 	}
 	var out Record
@@ -311,7 +328,10 @@ func (s *Store) Update(ctx context.Context, res *Resource, o Owner, key string, 
 				return err
 			}
 		}
-		if err := s.checkRefs(ctx, tx, res, o, patch); err != nil {
+		if err := ts.checkRefs(ctx, res, o, patch); err != nil {
+			return err
+		}
+		if err := ts.refuseRenameIfReferenced(ctx, res, o, old, patch); err != nil {
 			return err
 		}
 		var sets []string
@@ -349,6 +369,9 @@ func (s *Store) Update(ctx context.Context, res *Resource, o Owner, key string, 
 		if out, err = s.getRow(ctx, tx, res, o, newKey); err != nil {
 			return err
 		}
+		if err := ts.saveRefs(ctx, res, o, changeKey(res, old), out); err != nil {
+			return err
+		}
 		return ts.record(res, o, changes.Update, changeKey(res, out), old, out)
 	})
 	if err != nil {
@@ -366,6 +389,13 @@ func (s *Store) Delete(ctx context.Context, res *Resource, o Owner, key string) 
 		if err != nil {
 			return err
 		}
+		refs, err := ts.referrers(ctx, res, o, old, nil)
+		if err != nil {
+			return err
+		}
+		if len(refs) > 0 {
+			return referencedError(res, old, "cannot be deleted", refs)
+		}
 		if h, ok := res.Hooks.(beforeDeleter); ok {
 			if err := h.beforeDelete(ctx, ts, o, old); err != nil {
 				return err
@@ -382,43 +412,11 @@ func (s *Store) Delete(ctx context.Context, res *Resource, o Owner, key string) 
 		if err := s.releaseNumbers(ctx, tx, res, o, old); err != nil {
 			return err
 		}
+		if err := ts.dropRefs(ctx, res, o, changeKey(res, old)); err != nil {
+			return err
+		}
 		return ts.record(res, o, changes.Delete, changeKey(res, old), old, nil)
 	})
-}
-
-// checkRefs verifies that every referenced id exists, and for tenant
-// resources that it belongs to the same tenant: a foreign key alone would
-// let one tenant point at another tenant's objects.
-func (s *Store) checkRefs(ctx context.Context, q querier, res *Resource, o Owner, rec Record) error {
-	verr := &ValidationError{}
-	for _, f := range res.Fields {
-		v, ok := rec[f.Name]
-		if f.Ref == "" || !ok || v == nil || !f.Stored() {
-			continue
-		}
-		target := s.reg.Resource(f.Ref)
-		col := "id"
-		if f.Type == String {
-			col = target.KeyField()
-		}
-		if target.Scope == TenantScope && res.Scope != TenantScope {
-			continue // a platform object names its tenant itself; its hook checks these
-		}
-		where := col + " = ?"
-		args := []any{v}
-		if target.Scope == TenantScope {
-			where += " AND tenant_id = ?"
-			args = append(args, o.TenantID)
-		}
-		var n int
-		if err := q.GetContext(ctx, &n, "SELECT COUNT(*) FROM "+target.Table+" WHERE "+where, args...); err != nil {
-			return fmt.Errorf("check %s: %w", f.Name, s.dialect.translate(err))
-		}
-		if n == 0 {
-			verr.add(f.Name, "%s %v does not exist", target.Title, v)
-		}
-	}
-	return verr.orNil()
 }
 
 // Records returns a tenant's (or the platform's) objects of a resource for

@@ -17,12 +17,7 @@ func DDL(res *Resource, d Dialect) string {
 	if res.Scope == TenantScope {
 		cols = append(cols, "tenant_id "+d.intType()+" NOT NULL")
 	}
-	uniqueCols := map[string]bool{}
-	for _, u := range res.Unique {
-		for _, c := range u {
-			uniqueCols[c] = true
-		}
-	}
+	uniqueCols := uniqueColumns(res)
 	for _, f := range res.Fields {
 		if !f.Stored() {
 			continue
@@ -42,11 +37,8 @@ func DDL(res *Resource, d Dialect) string {
 	if res.Singleton && res.Scope == TenantScope {
 		cols = append(cols, "UNIQUE (tenant_id)")
 	}
-	for _, u := range res.Unique {
-		key := u
-		if res.Scope == TenantScope {
-			key = append([]string{"tenant_id"}, u...)
-		}
+	for i, key := range uniqueKeys(res) {
+		u := res.Unique[i]
 		if d.SQLite {
 			cols = append(cols, "UNIQUE ("+strings.Join(key, ", ")+")")
 		} else {
@@ -58,6 +50,30 @@ func DDL(res *Resource, d Dialect) string {
 		suffix = " ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci"
 	}
 	return fmt.Sprintf("CREATE TABLE IF NOT EXISTS %s (\n  %s\n)%s;\n", res.Table, strings.Join(cols, ",\n  "), suffix)
+}
+
+// uniqueColumns are the columns that take part in a unique key.
+func uniqueColumns(res *Resource) map[string]bool {
+	out := map[string]bool{}
+	for _, u := range res.Unique {
+		for _, c := range u {
+			out[c] = true
+		}
+	}
+	return out
+}
+
+// uniqueKeys are res.Unique as stored: tenant resources' keys start with
+// tenant_id.
+func uniqueKeys(res *Resource) [][]string {
+	out := make([][]string, len(res.Unique))
+	for i, u := range res.Unique {
+		out[i] = u
+		if res.Scope == TenantScope {
+			out[i] = append([]string{"tenant_id"}, u...)
+		}
+	}
+	return out
 }
 
 // refTable maps a referenced resource name to its table (they match except

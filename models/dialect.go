@@ -56,20 +56,34 @@ func (d Dialect) translate(err error) error {
 	return err
 }
 
-// duplicateKey pulls the key name out of a driver's duplicate message so a
-// 409 can say what clashed without echoing driver text.
+// duplicateKey pulls the key's column names out of a driver's duplicate
+// message so a 409 can say what clashed without echoing driver text:
+// MySQL's "Duplicate entry 'x' for key 'tenants.tenant'" and SQLite's
+// "UNIQUE constraint failed: tenants.tenant (2067)" both give "tenant".
 func duplicateKey(msg string) string {
+	var cols string
 	if i := strings.LastIndex(msg, "key '"); i >= 0 {
-		k := strings.TrimSuffix(msg[i+5:], "'")
-		if j := strings.LastIndex(k, "."); j >= 0 {
-			k = k[j+1:]
+		cols = strings.TrimSuffix(msg[i+5:], "'")
+	} else if i := strings.LastIndex(msg, "failed: "); i >= 0 {
+		cols = msg[i+8:]
+		if j := strings.Index(cols, " ("); j >= 0 {
+			cols = cols[:j]
 		}
-		return k
 	}
-	if i := strings.Index(msg, "failed: "); i >= 0 {
-		return strings.TrimSuffix(msg[i+8:], ")")
+	var names []string
+	for _, c := range strings.Split(cols, ",") {
+		c = strings.TrimSpace(c)
+		if j := strings.LastIndex(c, "."); j >= 0 {
+			c = c[j+1:]
+		}
+		if c != "" && strings.Trim(c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") == "" {
+			names = append(names, c)
+		}
 	}
-	return "unique key"
+	if len(names) == 0 {
+		return "unique key"
+	}
+	return strings.Join(names, ", ")
 }
 
 // autoID is the primary key column declaration.

@@ -10,13 +10,20 @@ import (
 type extensionHooks struct{}
 
 var (
-	_ beforeSaver = extensionHooks{}
-	_ outputter   = extensionHooks{}
+	_ beforeSaver   = extensionHooks{}
+	_ beforeDeleter = extensionHooks{}
+	_ outputter     = extensionHooks{}
 )
 
-func (extensionHooks) beforeSave(_ context.Context, _ *txStore, _ Owner, old, patch Record) error {
+func (extensionHooks) beforeSave(ctx context.Context, ts *txStore, o Owner, old, patch Record) error {
 	if err := checkTimezone("timezone", patch["timezone"]); err != nil {
 		return err
+	}
+	if newName, ok := patch["name"]; ok && old != nil && newName != old["name"] {
+		// The old number may be given to someone else: its keys end here.
+		if err := ts.revokeExtensionKeys(ctx, o, str(old["name"])); err != nil {
+			return err
+		}
 	}
 	if old == nil && patch["callerid"] == nil {
 		name := strings.TrimSpace(fmt.Sprintf("%s %s", str(patch["first_name"]), str(patch["last_name"])))
@@ -38,4 +45,10 @@ func (extensionHooks) output(o Owner, rec Record) {
 func str(v any) string {
 	s, _ := v.(string)
 	return s
+}
+
+// beforeDelete ends the extension's user keys with it, so a key never
+// outlives its extension or acts as a later extension of the same number.
+func (extensionHooks) beforeDelete(ctx context.Context, ts *txStore, o Owner, old Record) error {
+	return ts.revokeExtensionKeys(ctx, o, str(old["name"]))
 }

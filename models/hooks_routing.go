@@ -3,7 +3,6 @@ package models
 import (
 	"context"
 	"fmt"
-	"sort"
 	"strings"
 )
 
@@ -21,15 +20,14 @@ type (
 )
 
 var (
-	_ beforeSaver   = inboundRouteHooks{}
-	_ cloner        = inboundRouteHooks{}
-	_ beforeSaver   = outboundRouteHooks{}
-	_ beforeSaver   = routingConditionHooks{}
-	_ beforeSaver   = didHooks{}
-	_ beforeSaver   = emergencyLocHooks{}
-	_ beforeSaver   = officeModeHooks{}
-	_ cloner        = officeModeHooks{}
-	_ beforeDeleter = extensionHooks{}
+	_ beforeSaver = inboundRouteHooks{}
+	_ cloner      = inboundRouteHooks{}
+	_ beforeSaver = outboundRouteHooks{}
+	_ beforeSaver = routingConditionHooks{}
+	_ beforeSaver = didHooks{}
+	_ beforeSaver = emergencyLocHooks{}
+	_ beforeSaver = officeModeHooks{}
+	_ cloner      = officeModeHooks{}
 )
 
 // count runs a COUNT(*) query in the transaction.
@@ -41,45 +39,8 @@ func (ts *txStore) count(ctx context.Context, what, query string, args ...any) (
 	return n, nil
 }
 
-// checkDestinations verifies that every destination field of rec that names
-// an object of this tenant names one that exists. Types whose resources are
-// not built yet (queues, IVR menus, ...) are accepted as they are.
-func (ts *txStore) checkDestinations(ctx context.Context, res *Resource, o Owner, rec Record) error {
-	for _, f := range res.Fields {
-		if f.Type != Destination {
-			continue
-		}
-		d, ok := rec[f.Name].(map[string]any)
-		if !ok {
-			continue
-		}
-		typ, _ := d["type"].(string)
-		target, _ := d["target"].(string)
-		var table, col string
-		switch typ {
-		case "extension", "voicemail":
-			table, col = "extensions", "name"
-		case "routing_condition":
-			table, col = "routing_conditions", "number"
-		default:
-			continue
-		}
-		n, err := ts.count(ctx, f.Name, "SELECT COUNT(*) FROM "+table+" WHERE tenant_id = ? AND "+col+" = ?", o.TenantID, target)
-		if err != nil {
-			return err
-		}
-		if n == 0 {
-			return FieldError(f.Name, "%s %s does not exist in this tenant", strings.ReplaceAll(typ, "_", " "), target)
-		}
-	}
-	return nil
-}
-
 func (inboundRouteHooks) beforeSave(ctx context.Context, ts *txStore, o Owner, old, patch Record) error {
 	rec := merged(old, patch)
-	if err := ts.checkDestinations(ctx, inboundRoutesResource, o, patch); err != nil {
-		return err
-	}
 	did, _ := rec["did"].(string)
 	if did == "" {
 		if enabled, _ := rec["enabled"].(bool); enabled {
@@ -177,7 +138,7 @@ func (routingConditionHooks) beforeSave(ctx context.Context, ts *txStore, o Owne
 			return FieldError("caller_prefixes", "required (non-empty) for kind caller")
 		}
 	}
-	return ts.checkDestinations(ctx, routingConditionsResource, o, patch)
+	return nil
 }
 
 func (didHooks) beforeSave(ctx context.Context, ts *txStore, _ Owner, old, patch Record) error {
@@ -237,34 +198,4 @@ func (officeModeHooks) beforeSave(_ context.Context, _ *txStore, _ Owner, old, p
 func (officeModeHooks) cloneRecord(rec Record) {
 	rec["mode"] = "auto"
 	rec["until"] = nil
-}
-
-// beforeDelete refuses to delete an extension that a route or condition
-// still sends calls to, naming the referrers (409).
-func (extensionHooks) beforeDelete(ctx context.Context, ts *txStore, o Owner, old Record) error {
-	name := str(old["name"])
-	var refs []string
-	for _, res := range []*Resource{inboundRoutesResource, routingConditionsResource} {
-		where, args := ownerWhere(res, o)
-		recs, err := ts.queryRecords(ctx, ts.tx, res, "SELECT "+strings.Join(ts.columns(res), ", ")+" FROM "+res.Table+" WHERE "+where, args...)
-		if err != nil {
-			return fmt.Errorf("find references to extension %s: %w", name, err)
-		}
-		for _, r := range recs {
-			for _, f := range res.Fields {
-				d, ok := r[f.Name].(map[string]any)
-				if f.Type != Destination || !ok {
-					continue
-				}
-				if (d["type"] == "extension" || d["type"] == "voicemail") && d["target"] == name {
-					refs = append(refs, fmt.Sprintf("%s %v (%s)", res.Title, r["name"], f.Name))
-				}
-			}
-		}
-	}
-	if len(refs) == 0 {
-		return nil
-	}
-	sort.Strings(refs)
-	return &ConflictError{Msg: fmt.Sprintf("extension %s is still used by: %s", name, strings.Join(refs, ", "))}
 }

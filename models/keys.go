@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jmoiron/sqlx"
+	"github.com/switchboard/switchboard/changes"
 )
 
 // APIKey is a stored key (never its value).
@@ -79,7 +79,8 @@ func (s *Store) CreateKey(ctx context.Context, input map[string]any, createdBy s
 	}
 	value := NewAPIKeyValue()
 	var id int64
-	err = s.inTx(ctx, func(tx *sqlx.Tx) error {
+	err = s.write(ctx, func(wtx *txStore) error {
+		tx := wtx.tx
 		var tenantID any
 		if tenant != "" {
 			o, err := s.tenantOwner(ctx, tx, tenant)
@@ -105,8 +106,10 @@ func (s *Store) CreateKey(ctx context.Context, input map[string]any, createdBy s
 		if err != nil {
 			return fmt.Errorf("create key: %w", s.dialect.translate(err))
 		}
-		id, err = r.LastInsertId()
-		return err
+		if id, err = r.LastInsertId(); err != nil {
+			return err
+		}
+		return wtx.recordKey(ctx, changes.Create, id, nil)
 	})
 	if err != nil {
 		return nil, err
@@ -173,9 +176,42 @@ func (s *Store) RevokeKey(ctx context.Context, idStr, tenant string) error {
 	if k.RevokedAt.Valid {
 		return nil
 	}
-	ts := now()
-	if _, err := s.db.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ?, updated_at = ? WHERE id = ? AND revoked_at IS NULL", ts, ts, id); err != nil {
-		return fmt.Errorf("revoke key %d: %w", id, s.dialect.translate(err))
+	return s.write(ctx, func(tx *txStore) error {
+		ts := now()
+		if _, err := tx.tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ?, updated_at = ? WHERE id = ? AND revoked_at IS NULL", ts, ts, id); err != nil {
+			return fmt.Errorf("revoke key %d: %w", id, s.dialect.translate(err))
+		}
+		return tx.recordKey(ctx, changes.Update, id, k)
+	})
+}
+
+// recordKey records a change of API key id (its value never appears: only
+// its hash is stored, and Public leaves that out). The change carries the
+// key's tenant, so tenant subscribers see their keys' changes.
+func (ts *txStore) recordKey(ctx context.Context, op changes.Op, id int64, before *APIKey) error {
+	var k APIKey
+	if err := ts.tx.GetContext(ctx, &k, "SELECT "+keyColumns+" FROM api_keys WHERE id = ?", id); err != nil {
+		return fmt.Errorf("key %d: %w", id, ts.dialect.translate(err))
+	}
+	var old Record
+	if before != nil {
+		old = before.Public()
+	}
+	if err := ts.record(apiKeysResource, Owner{}, op, strconv.FormatInt(id, 10), old, k.Public()); err != nil {
+		return err
+	}
+	ts.changes[len(ts.changes)-1].Tenant = k.Tenant.String
+	return nil
+}
+
+// revokeExtensionKeys revokes the user keys bound to an extension, in the
+// transaction that deletes or renames it, so a key never outlives its
+// extension or acts as a later extension of the same number.
+func (ts *txStore) revokeExtensionKeys(ctx context.Context, o Owner, ext string) error {
+	t := now()
+	if _, err := ts.tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ?, updated_at = ? WHERE tenant_id = ? AND extension = ? AND revoked_at IS NULL",
+		t, t, o.TenantID, ext); err != nil {
+		return fmt.Errorf("revoke keys of extension %s: %w", ext, ts.dialect.translate(err))
 	}
 	return nil
 }

@@ -28,6 +28,9 @@ type txStore struct {
 	*Store
 	tx      *sqlx.Tx
 	changes []changes.Change
+	// cloning is set while a tenant's objects are copied: references are
+	// recorded as copied, without the existence check an API write gets.
+	cloning bool
 }
 
 // commitHooks are told about every committed batch of changes.

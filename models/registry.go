@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"regexp"
 	"sort"
+	"strings"
 )
 
 // Scope says where a resource lives.
@@ -68,9 +69,16 @@ type Field struct {
 	Pattern  string
 	Enum     []string
 	// Ref names the resource an integer id (or name) refers to, in the same tenant
-	// for tenant resources.
-	Ref    string
-	Secret SecretKind
+	// for tenant resources. On lists each item refers; on the props of
+	// objects and object lists each item's prop does (refs.go).
+	Ref string
+	// RefKey is the target column Ref names (default id for integers, the
+	// target's path key for strings).
+	RefKey string
+	// RefWhen limits a prop's reference to items whose sibling prop
+	// RefWhen[0] equals RefWhen[1] (hunt-group members of type extension).
+	RefWhen [2]string
+	Secret  SecretKind
 	// Generate makes a missing secret be generated and returned once.
 	Generate func() string
 	ReadOnly bool
@@ -143,6 +151,11 @@ func (r *Resource) HasID() bool { return r.Key == "" && !r.Singleton }
 type Registry struct {
 	list   []*Resource
 	byName map[string]*Resource
+	// refCols lists, per resource, the columns other objects refer to it by.
+	refCols map[string][]string
+	// rendered, when set, limits the destination types a write may use
+	// to those the renderer renders (SetRenderedDestinations).
+	rendered map[string]bool
 }
 
 var identRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
@@ -171,14 +184,103 @@ func NewRegistry(resources []*Resource) (*Registry, error) {
 		reg.byName[r.Name] = r
 		reg.list = append(reg.list, r)
 	}
-	for _, r := range reg.list {
-		for _, f := range r.Fields {
-			if f.Ref != "" && reg.byName[f.Ref] == nil {
-				return nil, fmt.Errorf("resource %q field %q: unknown reference %q", r.Name, f.Name, f.Ref)
+	reg.refCols = map[string][]string{}
+	addCol := func(target, col string) {
+		if !contains(reg.refCols[target], col) {
+			reg.refCols[target] = append(reg.refCols[target], col)
+		}
+	}
+	for _, t := range destinationRefs {
+		if reg.byName[t[0]] != nil {
+			addCol(t[0], t[1])
+		}
+	}
+	var check func(r *Resource, fields []*Field) error
+	check = func(r *Resource, fields []*Field) error {
+		for _, f := range fields {
+			if err := check(r, f.Props); err != nil {
+				return err
 			}
+			if f.Ref == "" {
+				continue
+			}
+			target := reg.byName[f.Ref]
+			if target == nil {
+				return fmt.Errorf("resource %q field %q: unknown reference %q", r.Name, f.Name, f.Ref)
+			}
+			col := f.refCol(target)
+			if col != "id" && target.Field(col) == nil {
+				return fmt.Errorf("resource %q field %q: reference key %q is not a field of %q", r.Name, f.Name, col, f.Ref)
+			}
+			addCol(f.Ref, col)
+		}
+		return nil
+	}
+	for _, r := range reg.list {
+		if err := check(r, r.Fields); err != nil {
+			return nil, err
 		}
 	}
 	return reg, nil
+}
+
+// SetRenderedDestinations limits the destination types writes may use to
+// the ones the renderer turns into working dialplan (the renderer declares
+// them: dialplan.RenderedDestinationTypes), so a destination that would be
+// accepted and then dropped is refused instead. Call it before serving.
+func (reg *Registry) SetRenderedDestinations(types []string) {
+	reg.rendered = map[string]bool{}
+	for _, t := range types {
+		reg.rendered[t] = true
+	}
+}
+
+// checkRendered refuses destinations of types the renderer does not render.
+func (reg *Registry) checkRendered(res *Resource, rec Record) error {
+	if reg.rendered == nil {
+		return nil
+	}
+	verr := &ValidationError{}
+	var walk func(top, path string, fields []*Field, m map[string]any)
+	walk = func(top, path string, fields []*Field, m map[string]any) {
+		for _, f := range fields {
+			v, ok := m[f.Name]
+			if !ok || v == nil {
+				continue
+			}
+			name, p := top, path+f.Name
+			if top == "" {
+				name = f.Name
+			}
+			switch {
+			case f.Type == Destination:
+				d, _ := v.(map[string]any)
+				if typ, _ := d["type"].(string); typ != "" && !reg.rendered[typ] && verr.Fields[name] == "" {
+					verr.add(name, "%s: destination type %s is not rendered into the dialplan yet; use one of %s", p, typ, strings.Join(sortedKeys(reg.rendered), ", "))
+				}
+			case f.Type == Object:
+				sub, _ := v.(map[string]any)
+				walk(name, p+".", f.Props, sub)
+			case f.Type == ObjectList:
+				items, _ := v.([]any)
+				for i, it := range items {
+					sub, _ := it.(map[string]any)
+					walk(name, fmt.Sprintf("%s[%d].", p, i), f.Props, sub)
+				}
+			}
+		}
+	}
+	walk("", "", res.Fields, rec)
+	return verr.orNil()
+}
+
+func sortedKeys(m map[string]bool) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 func checkFields(res string, fields []*Field, into map[string]*Field) error {

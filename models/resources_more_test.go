@@ -253,6 +253,7 @@ func TestCloneQueuesAndPrompts(t *testing.T) {
 		src := newTenant(t, st)
 		prompt := mustCreate(t, st, "voice_prompts", src, `{"name":"Hello"}`)
 		mustCreate(t, st, "queues", src, `{"name":"Support","number":"500","greeting_prompt_id":`+jsonID(prompt)+`}`)
+		mustCreate(t, st, "extensions", src, `{"name":"1001"}`)
 		mustCreate(t, st, "hunt_groups", src, `{"name":"Sales","number":"600","members":[{"type":"extension","target":"1001"},{"type":"external","target":"+27825550001"}]}`)
 
 		name := storetest.Name("copy")

@@ -45,7 +45,7 @@ var agentsResource = &Resource{
 		enumField("contact_type", "extension", "extension", "external"),
 		{Name: "external_number", Type: String, Pattern: patE164, Doc: "remote agent; required when contact_type is external"},
 		{Name: "queues", Type: ObjectList, MaxItems: 100, Doc: "mod_callcenter tiers", Props: []*Field{
-			{Name: "queue_id", Type: Int, Required: true, Min: 1, Max: 1 << 62, HasRange: true},
+			{Name: "queue_id", Type: Int, Required: true, Min: 1, Max: 1 << 62, HasRange: true, Ref: "queues"},
 			intField("level", 1, 9, 1, ""),
 			intField("position", 1, 99, 1, ""),
 		}},
@@ -109,7 +109,7 @@ var huntGroupsResource = &Resource{
 		enumField("strategy", "simultaneous", "simultaneous", "sequential", "random", "round_robin", "enterprise"),
 		{Name: "members", Type: ObjectList, Required: true, MaxItems: 100, Doc: "order = ring order", Props: []*Field{
 			required(enumField("type", "", "extension", "external")),
-			{Name: "target", Type: String, Required: true, Pattern: patDialable},
+			{Name: "target", Type: String, Required: true, Pattern: patDialable, Ref: "extensions", RefWhen: [2]string{"type", "extension"}},
 			intField("delay_seconds", 0, 300, 0, ""),
 			intField("timeout_seconds", 5, 300, 20, ""),
 		}},
@@ -130,8 +130,8 @@ var pickupGroupsResource = &Resource{
 	Name:   "pickup_groups", Title: "pickup group", Scope: TenantScope, Table: "pickup_groups", Order: "name",
 	Fields: []*Field{
 		{Name: "name", Type: String, Required: true, Pattern: `^[a-z0-9_]{1,32}$`, Doc: "rendered as pickup/<tenant>_<name>"},
-		{Name: "members", Type: StringList, Pattern: patNumber, MaxItems: 500, Doc: "extensions whose ringing calls can be picked up"},
-		{Name: "pickers", Type: StringList, Pattern: patNumber, MaxItems: 500, Doc: "who may pick up; empty = members"},
+		{Name: "members", Type: StringList, Pattern: patNumber, MaxItems: 500, Ref: "extensions", Doc: "extensions whose ringing calls can be picked up"},
+		{Name: "pickers", Type: StringList, Pattern: patNumber, MaxItems: 500, Ref: "extensions", Doc: "who may pick up; empty = members"},
 		enabledField(),
 		descriptionField(),
 	},
@@ -280,7 +280,7 @@ var devicesResource = &Resource{
 		{Name: "label", Type: String, MaxLen: 64},
 		{Name: "device_lines", Type: ObjectList, MaxItems: 16, Doc: "the guide's lines (a reserved word in SQL)", Props: []*Field{
 			{Name: "line", Type: Int, Required: true, Min: 1, Max: 16, HasRange: true},
-			{Name: "extension", Type: String, Required: true, Pattern: patNumber},
+			{Name: "extension", Type: String, Required: true, Pattern: patNumber, Ref: "extensions"},
 			{Name: "label", Type: String, MaxLen: 32},
 			boolField("shared", false, ""),
 		}},

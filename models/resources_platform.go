@@ -43,6 +43,7 @@ var tenantsResource = &Resource{
 var administratorsResource = &Resource{
 	Unique: [][]string{{"username"}},
 	Name:   "administrators", Title: "administrator", Scope: Platform, Table: "administrators", Order: "username",
+	Hooks: adminHooks{},
 	Fields: []*Field{
 		{Name: "username", Type: String, Required: true, Pattern: `^[a-z0-9._@-]{3,64}$`},
 		{Name: "password", Type: String, Required: true, Secret: Hashed, MaxLen: 256, Pattern: `^.{12,}$`, Doc: "at least 12 characters; stored with bcrypt"},
@@ -51,7 +52,7 @@ var administratorsResource = &Resource{
 		required(enumField("role", "", "platform_admin", "reseller_admin", "tenant_admin", "read_only")),
 		{Name: "tenants", Type: StringList, Pattern: patTenant, MaxItems: 1000, Doc: "scope of tenant_admin and read_only"},
 		{Name: "permissions", Type: StringList, MaxItems: 50, Pattern: `^[a-z_.]{1,64}$`},
-		boolField("mfa_enabled", false, ""),
+		boolField("mfa_enabled", false, "TOTP required at sign-in; the administrator enrols with POST /api/mfa; false forgets the authenticator"),
 		enabledField(),
 		{Name: "last_login_at", Type: Time, ReadOnly: true},
 		descriptionField(),

@@ -18,7 +18,7 @@ type check func(rec, patch Record) error
 
 // rules is the Hooks value of resources whose rules span fields.
 type rules struct {
-	// name is the resource's own name, needed by destination and tree checks.
+	// name is the resource's own name, needed by the tree check.
 	name string
 	// tree names a self-reference (parent_id) that must not form a cycle.
 	tree string
@@ -45,12 +45,8 @@ func (r rules) beforeSave(ctx context.Context, ts *txStore, o Owner, old, patch 
 	if r.name == "" {
 		return nil
 	}
-	res := ts.reg.Resource(r.name)
-	if err := ts.checkDestinations(ctx, res, o, patch); err != nil {
-		return err
-	}
 	if r.tree != "" && old != nil {
-		return ts.checkNoCycle(ctx, res, o, r.tree, old["id"], patch[r.tree])
+		return ts.checkNoCycle(ctx, ts.reg.Resource(r.name), o, r.tree, old["id"], patch[r.tree])
 	}
 	return nil
 }

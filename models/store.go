@@ -111,11 +111,22 @@ func (s *Store) Dialect() Dialect { return s.dialect }
 // Registry returns the resource registry the store serves.
 func (s *Store) Registry() *Registry { return s.reg }
 
-// DB exposes the pool for tests and benchmarks that seed data in bulk.
+// DB exposes the pool for tests and benchmarks that seed data in bulk, and
+// for the XML renderer's typed loader (fsxml), which reads rows straight into
+// its own types.
 func (s *Store) DB() *sqlx.DB { return s.db }
+
+// Sealer returns the key that seals stored secrets, for that loader.
+func (s *Store) Sealer() *Sealer { return s.sealer }
 
 // inTx runs fn in a transaction, committing when it returns nil.
 func (s *Store) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
+	// A deadlock or Galera certification failure rolls the whole
+	// transaction back: running it again is the documented remedy.
+	return withRetry(ctx, func() error { return s.inTxOnce(ctx, fn) })
+}
+
+func (s *Store) inTxOnce(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
 	tx, err := s.db.BeginTxx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", s.dialect.translate(err))

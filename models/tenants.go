@@ -22,7 +22,20 @@ var cloneFlags = []string{"tenant_limits", "tenant_routes", "tenant_schedules", 
 var limitFields = []string{"max_extensions", "max_concurrent_calls", "max_queues", "max_ivr_menus",
 	"max_conference_rooms", "max_storage_mb", "recording_policy", "recording_retention_days"}
 
+// reservedContexts are FreeSWITCH dialplan contexts and Switchboard's own
+// names; a tenant's name is its context and its cache-generation key, so
+// these (and every name starting with "_") are refused.
+var reservedContexts = map[string]bool{"public": true, "default": true, "features": true}
+
+// reservedTenantName reports whether a tenant may not be called name.
+func reservedTenantName(name string) bool {
+	return reservedContexts[strings.ToLower(name)] || strings.HasPrefix(name, "_")
+}
+
 func (tenantHooks) beforeSave(ctx context.Context, ts *txStore, _ Owner, old, patch Record) error {
+	if name, _ := patch["tenant"].(string); old == nil && reservedTenantName(name) {
+		return FieldError("tenant", "%q is reserved (public, default, features and names starting with _)", name)
+	}
 	if err := checkTimezone("timezone", patch["timezone"]); err != nil {
 		return err
 	}
@@ -85,7 +98,9 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 			return fmt.Errorf("clone limits: %w", ts.dialect.translate(err))
 		}
 	}
+	ts.cloning = true
 	report, err := ts.cloneResources(ctx, from, dst, flags)
+	ts.cloning = false
 	if err != nil {
 		return fmt.Errorf("clone tenant %s: %w", src, err)
 	}
@@ -141,7 +156,7 @@ func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map
 			for _, n := range notes {
 				report = append(report, fmt.Sprintf("%s %d: %s", res.Name, oldID, n))
 			}
-			newID, err := ts.insertRow(ctx, ts.tx, res, to, rec)
+			newID, err := ts.insertRow(ctx, res, to, rec)
 			if err != nil {
 				return nil, fmt.Errorf("copy %s %d: %w", res.Name, oldID, err)
 			}
@@ -244,6 +259,7 @@ func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old R
 		args []any
 	}{
 		{"DELETE FROM numbers WHERE tenant_id = ?", []any{o.TenantID}},
+		{"DELETE FROM refs WHERE tenant_id = ? OR to_tenant_id = ?", []any{o.TenantID, o.TenantID}},
 		{"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?), tenant_id = NULL, updated_at = ? WHERE tenant_id = ?", []any{ts2, ts2, o.TenantID}},
 	}
 	for _, st := range stmts {

@@ -109,7 +109,7 @@ func New(st *models.Store, opts Options, subs ...changes.Subscriber) (*Dispatche
 	seen := map[string]bool{}
 	d := &Dispatcher{st: st, opts: opts, subs: subs}
 	for _, s := range subs {
-		if s.Name() == "" || len(opts.progressName(s))> 64 || seen[s.Name()] {
+		if s.Name() == "" || len(opts.progressName(s)) > 64 || seen[s.Name()] {
 			return nil, fmt.Errorf("outbox: subscriber name %q is empty, too long or used twice", s.Name())
 		}
 		seen[s.Name()] = true
@@ -259,19 +259,54 @@ func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <
 			}
 			continue
 		}
+		// Progress is saved per batch (and before a failing change is
+		// retried), so a crash redelivers at most the unsaved part.
+		saved := last
+		save := func() bool {
+			if last == saved {
+				return true
+			}
+			if !d.save(ctx, log, name, last) {
+				return false
+			}
+			saved = last
+			return true
+		}
 		for _, c := range batch {
-			if !d.handle(ctx, log, name, sub, c) {
+			if !d.handle(ctx, log, name, sub, c, save) {
 				return
 			}
 			last = c.ID
 		}
+		if !save() {
+			return
+		}
 	}
 }
 
-// handle delivers one change until the subscriber accepts it; it returns
-// false when ctx ended first (the change is then delivered again by
-// whoever dispatches next).
-func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, sub changes.Subscriber, c changes.Change) bool {
+// save records a subscriber's progress, retrying until it is stored or
+// ctx ends.
+func (d *Dispatcher) save(ctx context.Context, log *slog.Logger, name string, id int64) bool {
+	for {
+		err := d.st.SetOutboxProgress(ctx, name, id)
+		if err == nil {
+			return true
+		}
+		if ctx.Err() != nil {
+			return false
+		}
+		log.Warn("outbox: save progress", "change", id, "error", err)
+		if !sleep(ctx, d.opts.RetryMin) {
+			return false
+		}
+	}
+}
+
+// handle delivers one change until the subscriber accepts it; before the
+// first retry it saves the progress made so far (beforeRetry). It returns
+// false when ctx ended first (the change is then delivered again by whoever
+// dispatches next).
+func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, sub changes.Subscriber, c changes.Change, beforeRetry func() bool) bool {
 	backoff := d.opts.RetryMin
 	for attempt := 1; ; attempt++ {
 		for time.Now().UnixNano() > d.validUntil.Load() {
@@ -285,9 +320,12 @@ func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, 
 			return false
 		}
 		if err == nil {
-			break
+			return true
 		}
 		log.Warn("outbox: subscriber failed; retrying", "change", c.ID, "resource", c.Resource, "tenant", c.Tenant, "attempt", attempt, "retry_in", backoff, "error", err)
+		if attempt == 1 && !beforeRetry() {
+			return false
+		}
 		if nerr := d.st.NoteOutboxFailure(ctx, name, err); nerr != nil && ctx.Err() == nil {
 			log.Warn("outbox: record failure", "error", nerr)
 		}
@@ -295,19 +333,6 @@ func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, 
 			return false
 		}
 		backoff = min(backoff*2, d.opts.RetryMax)
-	}
-	for {
-		err := d.st.SetOutboxProgress(ctx, name, c.ID)
-		if err == nil {
-			return true
-		}
-		if ctx.Err() != nil {
-			return false
-		}
-		log.Warn("outbox: save progress", "change", c.ID, "error", err)
-		if !sleep(ctx, d.opts.RetryMin) {
-			return false
-		}
 	}
 }
 

@@ -7,8 +7,10 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"errors"
+	"runtime"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -31,6 +33,12 @@ type Principal struct {
 	// perms nil means every permission of the principal's scope.
 	perms    map[string]bool
 	readOnly bool
+	// adminID and username name an administrator.
+	adminID  int64
+	username string
+	// mfaEnrolOnly marks an administrator with MFA switched on but no
+	// authenticator enrolled: it may only enrol one.
+	mfaEnrolOnly bool
 }
 
 // Platform reports whether the principal may act on platform resources.
@@ -81,6 +89,7 @@ var errAPIKeyRequired = newError(fiber.StatusUnauthorized, "api_key_required",
 type authenticator struct {
 	store *models.Store
 	basic *basicCache
+	limit *limiter
 }
 
 // middleware authenticates the request; allowBasic is false on action
@@ -91,32 +100,54 @@ func (a *authenticator) middleware(allowBasic bool) fiber.Handler {
 			c.Locals(basicChallengeKey, true)
 		}
 		ctx := c.UserContext()
-		if key := c.Get("X-API-Key"); key != "" {
-			p, err := a.byKey(ctx, key)
-			if err != nil {
-				return err
-			}
-			c.Locals(principalKey, p)
-			return c.Next()
-		}
+		key := c.Get("X-API-Key")
 		auth := c.Get(fiber.HeaderAuthorization)
-		if !allowBasic && auth != "" {
+		if key == "" && !allowBasic && auth != "" {
 			return errAPIKeyRequired
 		}
-		if allowBasic && strings.HasPrefix(auth, "Basic ") {
+		useBasic := key == "" && allowBasic && strings.HasPrefix(auth, "Basic ")
+		if key == "" && !useBasic {
+			return errUnauthorized
+		}
+		// An address that keeps failing is refused before its guess costs a
+		// key lookup or a bcrypt check.
+		addr := c.IP()
+		if retry, blocked := a.limit.authBlocked(ctx, addr); blocked {
+			return tooMany(c, retry, "failed authentications from this address")
+		}
+		var p *Principal
+		var err error
+		if useBasic {
 			user, pass, ok := parseBasic(auth)
 			if !ok {
 				return errUnauthorized
 			}
-			p, err := a.byPassword(ctx, user, pass)
-			if err != nil {
-				return err
-			}
-			c.Locals(principalKey, p)
-			return c.Next()
+			p, err = a.byPassword(ctx, user, pass, c.Get("X-TOTP"))
+		} else {
+			p, err = a.byKey(ctx, key)
 		}
-		return errUnauthorized
+		if errors.Is(err, errUnauthorized) || errors.Is(err, errMFARequired) {
+			if retry, blocked := a.limit.authFailed(ctx, addr); blocked {
+				return tooMany(c, retry, "failed authentications from this address")
+			}
+		}
+		if err != nil {
+			return err
+		}
+		if retry, ok := a.limit.request(ctx, p.limitID()); !ok {
+			return tooMany(c, retry, "requests with this credential")
+		}
+		c.Locals(principalKey, p)
+		return c.Next()
 	}
+}
+
+// limitID names the principal for the per-credential request limit.
+func (p *Principal) limitID() string {
+	if p.Kind == "admin" {
+		return p.Name
+	}
+	return "key:" + p.KeyScope
 }
 
 func (a *authenticator) byKey(ctx context.Context, value string) (*Principal, error) {
@@ -144,10 +175,10 @@ func (a *authenticator) byKey(ctx context.Context, value string) (*Principal, er
 	return p, nil
 }
 
-func (a *authenticator) byPassword(ctx context.Context, user, pass string) (*Principal, error) {
+func (a *authenticator) byPassword(ctx context.Context, user, pass, code string) (*Principal, error) {
 	adm, err := a.store.AdminByUsername(ctx, user)
 	if errors.Is(err, models.ErrNotFound) {
-		models.CheckPassword(dummyHash(), pass) // same cost as a real check: no user enumeration by timing
+		checkPassword(dummyHash(), pass) // same cost as a real check: no user enumeration by timing
 		return nil, errUnauthorized
 	}
 	if err != nil {
@@ -156,12 +187,26 @@ func (a *authenticator) byPassword(ctx context.Context, user, pass string) (*Pri
 	if !a.basic.check(adm.PasswordHash, user, pass) {
 		return nil, errUnauthorized
 	}
-	p := &Principal{Kind: "admin", Name: "admin:" + adm.Username}
+	p := &Principal{Kind: "admin", Name: "admin:" + adm.Username, adminID: adm.ID, username: adm.Username}
+	if adm.MFAEnabled {
+		secret, err := a.store.AdminMFASecret(adm)
+		if err != nil {
+			return nil, err
+		}
+		switch {
+		case secret == "":
+			p.mfaEnrolOnly = true
+		case !mfaValid(code, secret):
+			return nil, errMFARequired
+		}
+	}
 	switch adm.Role {
 	case "tenant_admin", "reseller_admin":
 		p.Tenants = nonNil(adm.Tenants())
 	case "read_only":
-		p.Tenants = adm.Tenants()
+		// Without tenants a read-only administrator sees nothing, like the
+		// other tenant-scoped roles (nil would mean every tenant).
+		p.Tenants = nonNil(adm.Tenants())
 		p.readOnly = true
 	}
 	return p, nil
@@ -212,7 +257,7 @@ func (b *basicCache) check(hash, user, pass string) bool {
 	if hit && time.Now().Before(exp) {
 		return true
 	}
-	if !models.CheckPassword(hash, pass) {
+	if !checkPassword(hash, pass) {
 		return false
 	}
 	b.mu.Lock()
@@ -224,37 +269,23 @@ func (b *basicCache) check(hash, user, pass string) bool {
 	return true
 }
 
+// bcryptSlots bounds concurrent bcrypt checks to half the CPUs, so
+// password guessing (from many addresses) queues instead of starving every
+// other request, /healthz included, of CPU.
+var bcryptSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
+
+// passwordChecks counts bcrypt comparisons (tests assert limits act before them).
+var passwordChecks atomic.Int64
+
+func checkPassword(hash, pass string) bool {
+	bcryptSlots <- struct{}{}
+	defer func() { <-bcryptSlots }()
+	passwordChecks.Add(1)
+	return models.CheckPassword(hash, pass)
+}
+
 // constantTimeEqual compares secrets without leaking their length or content by timing.
 func constantTimeEqual(a, b string) bool {
 	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
 	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
-}
-
-// requireTenant checks the caller may act in the path's tenant and resolves it.
-func (s *server) requireTenant(c *fiber.Ctx, perm string) (models.Owner, error) {
-	p := principal(c)
-	tenant := strings.Clone(c.Params("tenant"))
-	if !p.MayTenant(tenant) {
-		return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "this credential may not act in tenant "+tenant)
-	}
-	if !p.Can(perm) {
-		return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission "+perm)
-	}
-	o, err := s.Store.Tenant(c.UserContext(), tenant)
-	if err != nil {
-		return models.Owner{}, err
-	}
-	return o, nil
-}
-
-// requirePlatform checks the caller may act on platform resources.
-func requirePlatform(c *fiber.Ctx, perm string) error {
-	p := principal(c)
-	if !p.Platform() {
-		return newError(fiber.StatusForbidden, "forbidden", "platform resources need a platform credential")
-	}
-	if !p.Can(perm) {
-		return newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission "+perm)
-	}
-	return nil
 }

@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard/switchboard/calls"
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -28,6 +29,8 @@ type CallDeps struct {
 	Streams context.Context
 	// Heartbeat is the interval of SSE comment lines (default 15s).
 	Heartbeat time.Duration
+	// Metrics counts open event streams (nil: not counted).
+	Metrics *metrics.Metrics
 }
 
 // callRoutes serves live channels, call actions, the event stream and CDRs.
@@ -46,50 +49,27 @@ func CallRoutes(d CallDeps) []Route {
 	}
 	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, ttl: 24 * time.Hour}}
 	return []Route{
-		{Method: "GET", Path: "/api/telephony/channels", Summary: "List live channels (tenant keys: their tenant; platform: all or ?tenant=)", Tag: "telephony", Auth: AuthAPI, Response: "ChannelList", Query: []string{"tenant", "limit", "offset"}, Handler: r.listChannels},
-		{Method: "GET", Path: "/api/telephony/channels/*", Wildcard: "id", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Response: "Channel", Handler: r.getChannel},
-		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel changes (heartbeat comments every 15 s)", Tag: "telephony", Auth: AuthAPI, Query: []string{"tenant"}, Produces: "text/event-stream", Handler: r.events},
-		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at", Tag: "reports", Auth: AuthAPI, Response: "CDRList", Query: []string{"tenant", "from", "to", "limit", "offset"}, Handler: r.listCDRs},
-		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Request: "CallRequest", Response: "CallPlaced", Status: 202, Idempotent: true, Handler: r.idem.wrap(r.placeCall)},
-		{Method: "POST", Path: "/api/telephony/hangup", Summary: "Hang a channel up", Tag: "telephony", Auth: AuthKeyOnly, Request: "ChannelAction", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.hangup)},
-		{Method: "POST", Path: "/api/telephony/transfer", Summary: "Blind-transfer a channel to an extension or number in its tenant", Tag: "telephony", Auth: AuthKeyOnly, Request: "TransferRequest", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.transfer)},
-		{Method: "POST", Path: "/api/telephony/record", Summary: "Start or stop recording a channel into the recordings directory", Tag: "telephony", Auth: AuthKeyOnly, Request: "RecordRequest", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.record)},
+		{Method: "GET", Path: "/api/telephony/channels", Summary: "List live channels (tenant keys: their tenant; platform: all or ?tenant=)", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Response: "ChannelList", Query: []string{"tenant", "limit", "offset"}, Handler: r.listChannels},
+		{Method: "GET", Path: "/api/telephony/channels/*", Wildcard: "id", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopeCalls, User: UserOwnCalls}, Response: "Channel", Handler: r.getChannel},
+		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel changes (heartbeat comments every 15 s)", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Query: []string{"tenant"}, Produces: "text/event-stream", Handler: r.events},
+		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at", Tag: "reports", Auth: AuthAPI, Access: callsRead, Response: "CDRList", Query: []string{"tenant", "from", "to", "limit", "offset"}, Handler: r.listCDRs},
+		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "CallRequest", Response: "CallPlaced", Status: 202, Idempotent: true, Handler: r.idem.wrap(r.placeCall)},
+		{Method: "POST", Path: "/api/telephony/hangup", Summary: "Hang a channel up", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "ChannelAction", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.hangup)},
+		{Method: "POST", Path: "/api/telephony/transfer", Summary: "Blind-transfer a channel to an extension or number in its tenant", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "TransferRequest", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.transfer)},
+		{Method: "POST", Path: "/api/telephony/record", Summary: "Start or stop recording a channel into the recordings directory", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "RecordRequest", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.record)},
 	}
 }
 
-// scopeTenant decides which tenant's channels or CDRs a read covers: a
-// tenant or user key its own; a platform caller all ("") or ?tenant=; a
-// tenant-scoped administrator one of theirs.
-func scopeTenant(c *fiber.Ctx, perm string) (string, error) {
-	p := principal(c)
-	if !p.Can(perm) {
-		return "", newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission "+perm)
-	}
-	want := strings.Clone(c.Query("tenant"))
-	switch {
-	case p.Kind == "tenant_key" || p.Kind == "user_key":
-		if want != "" && !strings.EqualFold(want, p.Tenant) {
-			return "", newError(fiber.StatusForbidden, "forbidden", "this credential may not act in tenant "+want)
-		}
-		return p.Tenant, nil
-	case p.Platform():
-		return want, nil
-	case want == "" && len(p.Tenants) == 1:
-		return p.Tenants[0], nil
-	case want == "":
-		return "", models.FieldError("tenant", "required for a credential limited to some tenants")
-	case !p.MayTenant(want):
-		return "", newError(fiber.StatusForbidden, "forbidden", "this credential may not act in tenant "+want)
-	}
-	return want, nil
-}
+// Access of the telephony routes: reads across a tenant are narrowed by
+// ?tenant=; actions and single channels are checked against the channel.
+var (
+	callsRead    = Access{Perm: "calls.read", Scope: ScopeQueryTenant}
+	callsControl = Access{Perm: "calls.control", Scope: ScopeCalls, User: UserOwnCalls}
+)
 
 // scopedPage resolves the tenant a read is limited to and its page.
 func scopedPage(c *fiber.Ctx) (string, models.Page, error) {
-	tenant, err := scopeTenant(c, "calls.read")
-	if err != nil {
-		return "", models.Page{}, err
-	}
+	tenant := queryTenant(c)
 	page, err := pageParams(c)
 	return tenant, page, err
 }
@@ -120,11 +100,7 @@ func channelParam(c *fiber.Ctx) string {
 }
 
 func (r *callRoutes) getChannel(c *fiber.Ctx) error {
-	p := principal(c)
-	if !p.Can("calls.read") {
-		return newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission calls.read")
-	}
-	ch, err := r.channel(c.UserContext(), p, channelParam(c), false)
+	ch, err := r.channel(c.UserContext(), principal(c), channelParam(c), false)
 	if err != nil {
 		return err
 	}
@@ -149,8 +125,8 @@ func (r *callRoutes) channel(ctx context.Context, p *Principal, id string, live 
 	if err != nil {
 		return ch, err
 	}
-	if !p.MayTenant(ch.Tenant) || (ch.Tenant == "" && !p.Platform()) {
-		return ch, newError(fiber.StatusForbidden, "forbidden", "this channel belongs to another tenant")
+	if !p.mayChannel(ch.Tenant, ch.Extension) {
+		return ch, newError(fiber.StatusForbidden, "forbidden", "this channel belongs to another tenant or extension")
 	}
 	if live && ch.State == calls.StateHangup {
 		return ch, newError(fiber.StatusNotFound, "channel_ended", "this channel has ended")

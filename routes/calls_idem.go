@@ -16,10 +16,14 @@ import (
 // Idempotency-Key, so a retried POST never places a second call. Keys are
 // scoped per API key and live ttl. While the first request runs the Redis
 // entry holds a "pending" marker; a concurrent duplicate waits briefly for
-// the answer, then gets 409 in_progress.
+// the answer, then gets 409 in_progress. The marker lives only pendingTTL
+// and is renewed while the request runs, so a replica that dies mid-request
+// blocks retries for seconds, not a day.
 type idempotency struct {
 	rdb redis.UniversalClient
 	ttl time.Duration
+	// pendingTTL and renewEvery default to idemPendingTTL and a third of it.
+	pendingTTL, renewEvery time.Duration
 }
 
 // idemEntry is what Redis holds for one key.
@@ -35,7 +39,29 @@ const (
 	idemPoll     = 25 * time.Millisecond
 	idemMaxKey   = 255
 	idemReplayed = "Idempotent-Replayed"
+	// idemPendingTTL is how long a dead replica's marker blocks retries.
+	idemPendingTTL = 15 * time.Second
 )
+
+// holdPending keeps the pending marker alive until stop is called.
+func (m *idempotency) holdPending(ctx context.Context, rkey string, ttl, every time.Duration) (stop func()) {
+	done := make(chan struct{})
+	finished := make(chan struct{})
+	go func() {
+		defer close(finished)
+		tick := time.NewTicker(every)
+		defer tick.Stop()
+		for {
+			select {
+			case <-done:
+				return
+			case <-tick.C:
+				m.rdb.PExpire(ctx, rkey, ttl)
+			}
+		}
+	}()
+	return func() { close(done); <-finished }
+}
 
 // wrap runs h at most once per Idempotency-Key. Answers of 5xx are not
 // kept: the action did not happen (or it is unknown), and a retry should
@@ -56,15 +82,25 @@ func (m *idempotency) wrap(h fiber.Handler) fiber.Handler {
 		rkey := "sb:idem:" + p.KeyScope + ":" + hex.EncodeToString(kh[:16])
 		ctx := c.UserContext()
 
+		pendingTTL, every := m.pendingTTL, m.renewEvery
+		if pendingTTL <= 0 {
+			pendingTTL = idemPendingTTL
+		}
+		if every <= 0 {
+			every = pendingTTL / 3
+		}
 		pending, _ := json.Marshal(idemEntry{State: "pending", Hash: hash})
-		won, err := m.rdb.SetNX(ctx, rkey, pending, m.ttl).Result()
+		won, err := m.rdb.SetNX(ctx, rkey, pending, pendingTTL).Result()
 		if err != nil {
 			return errIdemStore(c, err)
 		}
 		if !won {
 			return m.replay(c, ctx, rkey, hash)
 		}
-		if err := h(c); err != nil {
+		stop := m.holdPending(context.WithoutCancel(ctx), rkey, pendingTTL, every)
+		err = h(c)
+		stop()
+		if err != nil {
 			if herr := c.App().ErrorHandler(c, err); herr != nil {
 				m.rdb.Del(context.WithoutCancel(ctx), rkey)
 				return herr

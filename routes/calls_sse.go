@@ -17,10 +17,7 @@ import (
 // noticed (its write fails). The stream ends when the client goes away or
 // the server shuts down.
 func (r *callRoutes) events(c *fiber.Ctx) error {
-	tenant, err := scopeTenant(c, "calls.read")
-	if err != nil {
-		return err
-	}
+	tenant := queryTenant(c)
 	// EventSource always sends this Accept; a client that does not (a
 	// generic HTTP client that would wait forever for the body) gets 406.
 	if !strings.Contains(c.Get(fiber.HeaderAccept), "text/event-stream") {
@@ -37,7 +34,8 @@ func (r *callRoutes) events(c *fiber.Ctx) error {
 	c.Set("X-Accel-Buffering", "no")
 	heartbeat := r.Heartbeat
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
-		defer func() { cancel(); unsubscribe() }()
+		r.Metrics.SSEOpened()
+		defer func() { cancel(); unsubscribe(); r.Metrics.SSEClosed() }()
 		tick := time.NewTicker(heartbeat)
 		defer tick.Stop()
 		if _, err := fmt.Fprint(w, ": connected\n\n"); err != nil || w.Flush() != nil {

@@ -5,9 +5,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/switchboard/switchboard/metrics"
 )
 
 type ctxKey int
@@ -27,7 +30,7 @@ const (
 // requestContext is the first middleware: it gives the request an id
 // (echoing a sane X-Request-ID), a deadline and a logger carrying the id,
 // all in c.UserContext(), which Fiber otherwise leaves as Background.
-func requestContext(base *slog.Logger, timeout time.Duration) fiber.Handler {
+func requestContext(base *slog.Logger, m *metrics.Metrics, timeout time.Duration) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id := c.Get(fiber.HeaderXRequestID)
 		if !validRequestID(id) {
@@ -48,6 +51,8 @@ func requestContext(base *slog.Logger, timeout time.Duration) fiber.Handler {
 			}
 		}
 		status, route, latency := c.Response().StatusCode(), routePattern(c), time.Since(start)
+		// Fiber's strings alias its reused buffers: the metric keeps a copy.
+		m.ObserveHTTP(strings.Clone(c.Method()), route, status, latency)
 		who := "-"
 		if p := principal(c); p != nil {
 			who = p.Name // "key:<prefix>" or "admin:<user>": never a secret

@@ -79,6 +79,9 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 	for name, sch := range extraSchemas {
 		add(name, sch)
 	}
+	for name, sch := range mfaSchemas {
+		schemas[name] = sch
+	}
 	for name, sch := range extra {
 		add(name, sch)
 	}
@@ -233,7 +236,11 @@ func operation(r Route, schemas obj) obj {
 	case r.Produces == "application/json":
 		resp["content"] = obj{r.Produces: obj{"schema": obj{"type": "object"}}}
 	case r.Produces != "":
-		resp["content"] = obj{r.Produces: obj{"schema": obj{"type": "string"}}}
+		content := obj{}
+		for _, ct := range strings.Split(r.Produces, ",") {
+			content[strings.TrimSpace(ct)] = obj{"schema": obj{"type": "string"}}
+		}
+		resp["content"] = content
 	case respSchema != "" && status != 204:
 		resp["content"] = obj{"application/json": obj{"schema": schemaRef(respSchema, schemas)}}
 	}
@@ -298,7 +305,9 @@ var notIdent = regexp.MustCompile(`[^A-Za-z0-9]+`)
 
 // operationID names an operation for client generators: unique, letters,
 // digits and underscores only. Generated CRUD reads like the client call
-// (listExtensions, createExtension); other routes take their method and path.
+// (listExtensions, createExtension); other routes take their method and
+// path, a parameter written by_<name> so /debug/pprof/{profile} and
+// /debug/pprof/profile stay apart.
 func operationID(r Route) string {
 	if r.Resource != nil {
 		if r.Op == "list" {
@@ -306,15 +315,21 @@ func operationID(r Route) string {
 		}
 		return r.Op + typeName(r.Resource.Title)
 	}
-	path := r.Path
-	if r.Wildcard != "" {
-		path = strings.Replace(path, "*", r.Wildcard, 1)
+	parts := strings.Split(r.Path, "/")
+	for i, part := range parts {
+		switch {
+		case strings.HasPrefix(part, ":"):
+			parts[i] = "by_" + part[1:]
+		case part == "*" && r.Wildcard != "":
+			parts[i] = "by_" + r.Wildcard
+		}
 	}
-	return strings.Trim(notIdent.ReplaceAllString(strings.ToLower(r.Method)+"_"+path, "_"), "_")
+	return strings.Trim(notIdent.ReplaceAllString(strings.ToLower(r.Method)+"_"+strings.Join(parts, "_"), "_"), "_")
 }
 
 // extraSchemas are the shapes of hand-written routes.
 var extraSchemas = obj{
+	"NoFields": obj{"type": "object", "description": "an action without input: send {} (state-changing requests carry a JSON body); fields are ignored"},
 	"APIKeyCreate": obj{"type": "object", "required": []string{"name"}, "additionalProperties": false, "properties": obj{
 		"name":        obj{"type": "string", "maxLength": 64},
 		"tenant":      obj{"type": "string", "description": "absent: platform key"},

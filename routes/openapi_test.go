@@ -204,7 +204,7 @@ func TestOpenAPIDocumentIsTrueToTheServer(t *testing.T) {
 			}
 		}
 		ch := doc.Paths["/api/telephony/channels/{id}"]["get"]
-		if ch == nil || ch["operationId"] != "get_api_telephony_channels_id" {
+		if ch == nil || ch["operationId"] != "get_api_telephony_channels_by_id" {
 			t.Fatalf("channel operation: %v", ch)
 		}
 		params, _ := ch["parameters"].([]any)

@@ -48,7 +48,7 @@ func TestGeneratedClientIsCurrent(t *testing.T) {
 	// The whole document generates (unique, generator-safe operation ids,
 	// schemas the generator understands)...
 	full := generateClient(t, raw)
-	for _, op := range []string{"ListExtensions", "CreateExtension", "UpdateExtension", "DeleteExtension", "GetApiTelephonyChannelsId"} {
+	for _, op := range []string{"ListExtensions", "CreateExtension", "UpdateExtension", "DeleteExtension", "GetApiTelephonyChannelsById"} {
 		if !strings.Contains(full, ") "+op+"(") {
 			t.Errorf("the full client lacks %s", op)
 		}

@@ -7,72 +7,73 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/switchboard/switchboard/models"
 )
 
-// crudRoutes generates a resource's routes from its declaration.
+// crudRoutes generates a resource's routes from its declaration, each
+// with its declared access.
 func (s *server) crudRoutes(res *models.Resource) []Route {
 	base := resourcePath(res)
 	title := res.Title
+	acc := func(op string) Access { return crudAccess(res, op) }
 	if res.Singleton {
 		return []Route{
-			{Method: "GET", Path: base, Summary: "Show the " + title, Tag: res.Name, Auth: AuthAPI, Resource: res, Op: "get", Handler: s.getObject(res)},
-			{Method: "PUT", Path: base, Summary: "Change the " + title, Tag: res.Name, Auth: AuthAPI, Resource: res, Op: "update", Handler: s.updateObject(res)},
+			{Method: "GET", Path: base, Summary: "Show the " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("get"), Resource: res, Op: "get", Handler: s.getObject(res)},
+			{Method: "PUT", Path: base, Summary: "Change the " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Handler: s.updateObject(res)},
 		}
 	}
 	item := base + "/:key"
 	return []Route{
-		{Method: "GET", Path: base + "/", Summary: "List " + res.Name, Tag: res.Name, Auth: AuthAPI, Resource: res, Op: "list", Query: []string{"limit", "offset"}, Handler: s.listObjects(res)},
-		{Method: "POST", Path: base + "/", Summary: "Create a " + title, Tag: res.Name, Auth: AuthAPI, Resource: res, Op: "create", Status: 201, Handler: s.createObject(res)},
-		{Method: "GET", Path: item, Summary: "Show a " + title, Tag: res.Name, Auth: AuthAPI, Resource: res, Op: "get", Handler: s.getObject(res)},
-		{Method: "PUT", Path: item, Summary: "Change any subset of a " + title + "'s fields", Tag: res.Name, Auth: AuthAPI, Resource: res, Op: "update", Handler: s.updateObject(res)},
-		{Method: "DELETE", Path: item, Summary: "Delete a " + title, Tag: res.Name, Auth: AuthAPI, Resource: res, Op: "delete", Status: 204, Handler: s.deleteObject(res)},
+		{Method: "GET", Path: base + "/", Summary: "List " + res.Name, Tag: res.Name, Auth: AuthAPI, Access: acc("list"), Resource: res, Op: "list", Query: []string{"limit", "offset"}, Handler: s.listObjects(res)},
+		{Method: "POST", Path: base + "/", Summary: "Create a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("create"), Resource: res, Op: "create", Status: 201, Handler: s.createObject(res)},
+		{Method: "GET", Path: item, Summary: "Show a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("get"), Resource: res, Op: "get", Handler: s.getObject(res)},
+		{Method: "PUT", Path: item, Summary: "Change any subset of a " + title + "'s fields", Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Handler: s.updateObject(res)},
+		{Method: "DELETE", Path: item, Summary: "Delete a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("delete"), Resource: res, Op: "delete", Status: 204, Handler: s.deleteObject(res)},
 	}
 }
 
-// owner authorises the request for the resource and returns its tenant.
-func (s *server) owner(c *fiber.Ctx, res *models.Resource, perm string) (models.Owner, error) {
-	if res.Scope == models.TenantScope {
-		return s.requireTenant(c, perm)
+// crudAccess is who may call a generated route. Tenant resources act in
+// the path's tenant; platform resources need platform credentials, except
+// that everyone lists the tenants they may see and reads their own (a
+// tenant credential must not raise its own limits or delete itself). A
+// user key reads its own extension and changes its phone settings.
+func crudAccess(res *models.Resource, op string) Access {
+	a := Access{Perm: "config.read", Scope: ScopePlatform}
+	if op != "list" && op != "get" {
+		a.Perm = "config.write"
 	}
-	if res.Name == "tenants" {
-		// Tenants are listed by everyone for what they may see; reading or
-		// changing one tenant needs that tenant in scope.
-		p := principal(c)
-		if !p.Can(perm) {
-			return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "this credential lacks the permission "+perm)
-		}
-		if key := c.Params("key"); key != "" && !p.MayTenant(key) {
-			return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "this credential may not act in tenant "+key)
-		}
-		if perm == "config.write" && !p.Platform() {
-			// A tenant credential must not raise its own limits or delete itself.
-			return models.Owner{}, newError(fiber.StatusForbidden, "forbidden", "changing tenants needs a platform credential")
-		}
-		return models.Owner{}, nil
+	switch {
+	case res.Scope == models.TenantScope:
+		a.Scope = ScopeTenant
+	case res.Name == "tenants" && op == "list":
+		a.Scope = ScopeVisible
+	case res.Name == "tenants" && op == "get":
+		a.Scope = ScopeTenantObject
 	}
-	return models.Owner{}, requirePlatform(c, perm)
+	if res.Name == "extensions" {
+		switch op {
+		case "get":
+			a.User = UserOwnExtension
+		case "update":
+			a.User = UserPhoneSettings
+		}
+	}
+	return a
 }
 
-// writeInput authorises a write and decodes its JSON body.
-func (s *server) writeInput(c *fiber.Ctx, res *models.Resource) (models.Owner, map[string]any, error) {
-	o, err := s.owner(c, res, "config.write")
-	if err != nil {
-		return o, nil, err
-	}
+// writeInput decodes a write's JSON body.
+func (s *server) writeInput(c *fiber.Ctx) (models.Owner, map[string]any, error) {
 	in, err := decodeObject(c)
-	return o, in, err
+	return tenantOwner(c), in, err
 }
 
 func (s *server) listObjects(res *models.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		o, err := s.owner(c, res, "config.read")
-		if err != nil {
-			return err
-		}
+		o := tenantOwner(c)
 		page, err := pageParams(c)
 		if err != nil {
 			return err
@@ -101,10 +102,7 @@ func visibleTenants(p *Principal) []string {
 
 func (s *server) getObject(res *models.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		o, err := s.owner(c, res, "config.read")
-		if err != nil {
-			return err
-		}
+		o := tenantOwner(c)
 		rec, err := s.Store.Get(c.UserContext(), res, o, c.Params("key"))
 		if err != nil {
 			return err
@@ -115,12 +113,11 @@ func (s *server) getObject(res *models.Resource) fiber.Handler {
 
 func (s *server) createObject(res *models.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		o, in, err := s.writeInput(c, res)
+		// Tenants (and so clones of any tenant) are created only with
+		// platform credentials, which may read every tenant.
+		o, in, err := s.writeInput(c)
 		if err != nil {
 			return err
-		}
-		if src, ok := in["tenant_to_clone"].(string); ok && src != "" && !principal(c).MayTenant(src) {
-			return newError(fiber.StatusForbidden, "forbidden", "this credential may not read tenant "+src)
 		}
 		rec, err := s.Store.Create(c.UserContext(), res, o, in)
 		if err != nil {
@@ -133,7 +130,7 @@ func (s *server) createObject(res *models.Resource) fiber.Handler {
 
 func (s *server) updateObject(res *models.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		o, in, err := s.writeInput(c, res)
+		o, in, err := s.writeInput(c)
 		if err != nil {
 			return err
 		}
@@ -147,10 +144,7 @@ func (s *server) updateObject(res *models.Resource) fiber.Handler {
 
 func (s *server) deleteObject(res *models.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		o, err := s.owner(c, res, "config.write")
-		if err != nil {
-			return err
-		}
+		o := tenantOwner(c)
 		key := c.Params("key")
 		if err := s.Store.Delete(c.UserContext(), res, o, key); err != nil {
 			return err
@@ -166,6 +160,9 @@ func decodeObject(c *fiber.Ctx) (map[string]any, error) {
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, newError(fiber.StatusBadRequest, "invalid_json", "request body must be a JSON object")
 	}
+	if err := checkUTF8(body); err != nil {
+		return nil, err
+	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var in map[string]any
@@ -176,6 +173,50 @@ func decodeObject(c *fiber.Ctx) (map[string]any, error) {
 		return nil, newError(fiber.StatusBadRequest, "invalid_json", "request body has data after the JSON object")
 	}
 	return in, nil
+}
+
+// checkUTF8 refuses a body that is not valid UTF-8, or whose escapes
+// (a lone surrogate such as "\ud800") decode to no character: Go's JSON
+// decoder would silently store U+FFFD instead. Backslashes occur only in
+// JSON strings, so the escapes can be read without parsing.
+func checkUTF8(body []byte) error {
+	bad := newError(fiber.StatusBadRequest, "invalid_utf8", "request body must be valid UTF-8 JSON")
+	if !utf8.Valid(body) {
+		return bad
+	}
+	for i := 0; i < len(body)-1; i++ {
+		if body[i] != '\\' {
+			continue
+		}
+		if body[i+1] != 'u' {
+			i++ // an escaped character, possibly a backslash
+			continue
+		}
+		r, ok := hex4(body, i+2)
+		switch {
+		case !ok:
+			return nil // malformed: the decoder refuses it
+		case r >= 0xDC00 && r <= 0xDFFF:
+			return bad
+		case r >= 0xD800 && r <= 0xDBFF:
+			if low, ok := hex4(body, i+8); !ok || body[i+6] != '\\' || body[i+7] != 'u' || low < 0xDC00 || low > 0xDFFF {
+				return bad
+			}
+			i += 11
+		default:
+			i += 5
+		}
+	}
+	return nil
+}
+
+// hex4 reads the four hex digits at b[at:].
+func hex4(b []byte, at int) (rune, bool) {
+	if at+4 > len(b) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(string(b[at:at+4]), 16, 16)
+	return rune(n), err == nil
 }
 
 const (

@@ -6,6 +6,7 @@ package routes
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"slices"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -31,6 +33,12 @@ type Deps struct {
 	Schemas map[string]any
 	// Ready adds readiness checks beyond the database and Redis.
 	Ready map[string]func(ctx context.Context) error
+	// Limits are the per-credential and failed-authentication rate limits.
+	Limits Limits
+	// Metrics counts every request; served at /metrics to platform
+	// principals unless MetricsElsewhere (its own listener serves it).
+	Metrics          *metrics.Metrics
+	MetricsElsewhere bool
 	// OutboxDepth, when set, reports how many committed changes some
 	// subscriber has not handled yet; /readyz shows it.
 	OutboxDepth func(ctx context.Context) (int64, error)
@@ -53,6 +61,9 @@ type Route struct {
 	Summary      string
 	Tag          string
 	Auth         Auth
+	// Access declares the permission, scope and user-key rule authorize
+	// enforces; every route with Auth API or KeyOnly must declare a scope.
+	Access Access
 	// Resource and Op describe generated CRUD routes.
 	Resource *models.Resource
 	Op       string // list, get, create, update, delete
@@ -61,7 +72,7 @@ type Route struct {
 	Request, Response string
 	Status            int
 	Query             []string // documented query parameters
-	Produces          string   // content type when not JSON
+	Produces          string   // content type(s) when not JSON, comma-separated
 	Consumes          string   // request content type when not JSON
 	// Wildcard names a trailing * path parameter in the document.
 	Wildcard string
@@ -85,18 +96,21 @@ func New(d Deps) *fiber.App {
 	if d.BodyLimit == 0 {
 		d.BodyLimit = 1 << 20
 	}
-	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache()}}
+	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(), limit: newLimiter(d.Redis, d.Limits)}}
 	app := fiber.New(fiber.Config{
 		AppName:               "switchboard",
 		BodyLimit:             d.BodyLimit,
 		ErrorHandler:          errorHandler,
 		DisableStartupMessage: true,
-		ReadTimeout:           30 * time.Second,
-		IdleTimeout:           120 * time.Second,
+		// Bodies are JSON (browserGuard); multipart is never parsed.
+		DisablePreParseMultipartForm: true,
+		ReadTimeout:                  30 * time.Second,
+		IdleTimeout:                  120 * time.Second,
 	})
-	app.Use(requestContext(d.Logger, 30*time.Second))
+	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second))
+	guard := browserGuard(d.BaseURL)
 	var doc *openAPIDoc
-	routes := append(s.routeTable(),
+	routes := append(append(s.routeTable(), s.opsRoutes()...),
 		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 			return c.Send(doc.json())
@@ -108,11 +122,17 @@ func New(d Deps) *fiber.App {
 	)
 	for _, r := range routes {
 		handlers := []fiber.Handler{}
+		if guarded(r) {
+			handlers = append(handlers, guard)
+		}
 		switch r.Auth {
 		case AuthAPI:
-			handlers = append(handlers, s.auth.middleware(true))
+			handlers = append(handlers, s.auth.middleware(true), s.authorize(r))
 		case AuthKeyOnly:
-			handlers = append(handlers, s.auth.middleware(false))
+			handlers = append(handlers, s.auth.middleware(false), s.authorize(r))
+		}
+		if (r.Auth == AuthAPI || r.Auth == AuthKeyOnly) && r.Access.Scope == scopeUndeclared {
+			panic(fmt.Sprintf("route %s %s declares no access scope", r.Method, r.Path)) // a programming error caught at start
 		}
 		app.Add(r.Method, r.Path, append(handlers, r.Handler)...)
 	}
@@ -153,9 +173,10 @@ func (s *server) routeTable() []Route {
 		{Method: "GET", Path: "/healthz", Summary: "Liveness", Tag: "operations", Response: "Health", Handler: s.healthz},
 		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Answers: map[int]string{503: "Health"}, Handler: s.readyz},
 		{Method: "GET", Path: "/apitest/openapi/", Summary: "Interactive API reference", Tag: "operations", Produces: "text/html", Handler: s.apiReference},
-		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
-		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
-		{Method: "DELETE", Path: "/api/key/:id", Summary: "Revoke an API key", Tag: "keys", Auth: AuthAPI, Status: 204, Handler: s.revokeKey},
+		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
+		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
+		{Method: "POST", Path: "/api/mfa", Summary: "Enrol a TOTP authenticator for the calling administrator (secret shown only in this response); from then on Basic requests need X-TOTP", Tag: "administrators", Auth: AuthAPI, Access: Access{Scope: ScopeSelf}, Request: "NoFields", Response: "MFAEnrolment", Status: 201, Handler: s.enrolMFA},
+		{Method: "DELETE", Path: "/api/key/:id", Summary: "Revoke an API key", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Status: 204, Handler: s.revokeKey},
 	}
 	for _, res := range models.Resources {
 		if !res.Custom() {
@@ -164,6 +185,8 @@ func (s *server) routeTable() []Route {
 	}
 	return append(rs, s.Extra...)
 }
+
+var keysAccess = Access{Perm: "keys.manage", Scope: ScopeKeys}
 
 // resourcePath is where a resource's collection lives.
 func resourcePath(res *models.Resource) string {

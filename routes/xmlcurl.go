@@ -8,24 +8,25 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/switchboard/switchboard/fsxml"
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 )
 
 // xmlRoutes serves FreeSWITCH's mod_xml_curl and the routing trace.
 type xmlRoutes struct {
-	srv *server
-	svc *fsxml.Service
+	svc     *fsxml.Service
+	metrics *metrics.Metrics
 }
 
 // XMLRoutes declares POST /fs/xml (authenticated by the handler itself:
 // Basic credentials and/or the source allow list) and the two routing-trace
 // endpoints, for app to pass in Deps.Extra.
-func XMLRoutes(st *models.Store, svc *fsxml.Service) []Route {
-	x := &xmlRoutes{srv: &server{Deps: Deps{Store: st}}, svc: svc}
+func XMLRoutes(st *models.Store, svc *fsxml.Service, m *metrics.Metrics) []Route {
+	x := &xmlRoutes{svc: svc, metrics: m}
 	return []Route{
 		{Method: "POST", Path: "/fs/xml", Summary: "FreeSWITCH mod_xml_curl fetch (directory, dialplan, configuration)", Tag: "freeswitch", Auth: AuthCustom, Consumes: "application/x-www-form-urlencoded", Request: "FreeSWITCHFetch", Produces: "text/xml", Handler: x.fetch},
-		{Method: "GET", Path: "/api/tenants/:tenant/routing/trace", Summary: "Explain where a call from an extension or number to a dialled number goes, with the dialplan XML", Tag: "routing", Auth: AuthAPI, Response: "RoutingTrace", Query: []string{"from", "to", "at"}, Handler: x.traceTenant},
-		{Method: "GET", Path: "/api/routing/trace", Summary: "Explain where a call to a DID goes, with the public-context XML", Tag: "routing", Auth: AuthAPI, Response: "RoutingTrace", Query: []string{"did", "from", "at"}, Handler: x.tracePublic},
+		{Method: "GET", Path: "/api/tenants/:tenant/routing/trace", Summary: "Explain where a call from an extension or number to a dialled number goes, with the dialplan XML", Tag: "routing", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopeTenant}, Response: "RoutingTrace", Query: []string{"from", "to", "at"}, Handler: x.traceTenant},
+		{Method: "GET", Path: "/api/routing/trace", Summary: "Explain where a call to a DID goes, with the public-context XML", Tag: "routing", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopePlatform}, Response: "RoutingTrace", Query: []string{"did", "from", "at"}, Handler: x.tracePublic},
 	}
 }
 
@@ -52,7 +53,9 @@ func (x *xmlRoutes) fetch(c *fiber.Ctx) error {
 		}
 		return newError(fiber.StatusForbidden, "forbidden", "this address may not fetch FreeSWITCH XML")
 	}
-	doc, err := x.svc.Fetch(c.UserContext(), c.Body())
+	start, tier := time.Now(), ""
+	doc, err := x.svc.Fetch(fsxml.WithTierRecorder(c.UserContext(), &tier), c.Body())
+	x.metrics.ObserveXMLFetch(string(c.Request().PostArgs().Peek("section")), tier, time.Since(start))
 	if err != nil {
 		return err
 	}
@@ -74,10 +77,7 @@ func traceTime(c *fiber.Ctx) (time.Time, error) {
 }
 
 func (x *xmlRoutes) traceTenant(c *fiber.Ctx) error {
-	o, err := x.srv.requireTenant(c, "config.read")
-	if err != nil {
-		return err
-	}
+	o := tenantOwner(c)
 	to := strings.Clone(c.Query("to"))
 	if to == "" {
 		return models.FieldError("to", "the dialled number is required")
@@ -94,9 +94,6 @@ func (x *xmlRoutes) traceTenant(c *fiber.Ctx) error {
 }
 
 func (x *xmlRoutes) tracePublic(c *fiber.Ctx) error {
-	if err := requirePlatform(c, "config.read"); err != nil {
-		return err
-	}
 	did := strings.Clone(c.Query("did"))
 	if did == "" {
 		return models.FieldError("did", "the DID is required")

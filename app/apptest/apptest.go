@@ -116,6 +116,15 @@ const TestSecretKey = "303132333435363738396162636465663031323334353637383961626
 // Start runs a server for the test; env overrides configuration variables.
 func Start(t testing.TB, e Env, env map[string]string) *Server {
 	t.Helper()
+	// Test servers share the CI database but not their FreeSWITCH nodes:
+	// each dispatches the outbox to its own subscribers.
+	return StartReplica(t, e, env, storetest.Name("srv"))
+}
+
+// StartReplica runs a server in an outbox group: replicas of one
+// installation (same database, same Redis URL in e) share the group.
+func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string) *Server {
+	t.Helper()
 	ctx := context.Background()
 	st := storetest.Open(t, e.DB)
 	rdb := OpenRedis(t, e.RedisURL)
@@ -124,6 +133,10 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 		"SWITCHBOARD_LISTEN":       "127.0.0.1:0",
 		"SWITCHBOARD_SECRET_KEY":   TestSecretKey,
 		"SWITCHBOARD_SIP_DOMAIN":   "sip.test",
+		// Tests send many requests with one key from one address; the
+		// rate-limit tests switch the limits on.
+		"SWITCHBOARD_RATE_LIMIT":         "0",
+		"SWITCHBOARD_AUTH_FAILURE_LIMIT": "0",
 	}
 	getenv := func(k string) string {
 		if v, ok := env[k]; ok {
@@ -135,15 +148,34 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 	if err != nil {
 		t.Fatalf("config: %v", err)
 	}
-	// Test servers share the CI database but not their FreeSWITCH nodes:
-	// each dispatches the outbox to its own subscribers.
-	cfg.OutboxGroup = storetest.Name("srv")
+	cfg.OutboxGroup = outboxGroup
 	logs := &LogBuffer{}
+	url := listen(t, cfg, st, rdb, logs)
+	key, err := st.CreateKey(ctx, map[string]any{"name": "test platform key"}, "test")
+	if err != nil {
+		t.Fatalf("platform key: %v", err)
+	}
+	return &Server{URL: url, Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg, Logs: logs}
+}
+
+// Replica starts a second server over the same database, Redis and
+// configuration (outbox group included), as another replica of the same
+// installation behind a load balancer would be.
+func (s *Server) Replica(t testing.TB) *Server {
+	t.Helper()
+	r := &Server{Key: s.Key, Store: s.Store, Redis: s.Redis, Cfg: s.Cfg, Logs: &LogBuffer{}}
+	r.URL = listen(t, s.Cfg, s.Store, s.Redis, r.Logs)
+	return r
+}
+
+// listen builds the app as serve does and serves it on a loopback port.
+func listen(t testing.TB, cfg app.Config, st *models.Store, rdb redis.UniversalClient, logs *LogBuffer) string {
+	t.Helper()
 	log := slog.New(slog.NewJSONHandler(logs, nil))
 	if os.Getenv("SWITCHBOARD_TEST_LOG") != "" {
 		log = slog.New(slog.NewMultiHandler(log.Handler(), slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	}
-	bctx, cancel := context.WithCancel(ctx)
+	bctx, cancel := context.WithCancel(context.Background())
 	fapp, stop, err := app.Build(bctx, cfg, st, rdb, log)
 	if err != nil {
 		cancel()
@@ -159,11 +191,7 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 		cancel()
 		stop()
 	})
-	key, err := st.CreateKey(ctx, map[string]any{"name": "test platform key"}, "test")
-	if err != nil {
-		t.Fatalf("platform key: %v", err)
-	}
-	return &Server{URL: "http://" + ln.Addr().String(), Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg, Logs: logs}
+	return "http://" + ln.Addr().String()
 }
 
 // OpenRedis connects to url, or to a fresh miniredis when url is "".

@@ -16,6 +16,8 @@ type result struct {
 	name     string
 	requests int
 	errors   int
+	timeouts int
+	firstErr string
 	elapsed  time.Duration
 	lat      []time.Duration
 }
@@ -30,8 +32,20 @@ func (r result) pct(p float64) time.Duration {
 }
 
 func (r result) String() string {
-	return fmt.Sprintf("%-26s %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  (%d requests, %d errors)",
-		r.name, r.rps(), ms(r.pct(0.50)), ms(r.pct(0.99)), r.requests, r.errors)
+	max := time.Duration(0)
+	if len(r.lat) > 0 {
+		max = r.lat[len(r.lat)-1]
+	}
+	return fmt.Sprintf("%-34s %8.0f req/s  p50 %7.2f ms  p99 %7.2f ms  max %7.2f ms  (%d requests, %d errors, %d timeouts)",
+		r.name, r.rps(), ms(r.pct(0.50)), ms(r.pct(0.99)), ms(max), r.requests, r.errors, r.timeouts) + r.errNote()
+}
+
+// errNote shows the first error of a run that had any.
+func (r result) errNote() string {
+	if r.firstErr == "" {
+		return ""
+	}
+	return "\n    first error: " + r.firstErr
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
@@ -41,6 +55,8 @@ type request struct {
 	method, url string
 	body        []byte
 	header      map[string]string
+	// expect, when set, must occur in the answer (else it counts as an error).
+	expect []byte
 }
 
 func newClient(conns int) *http.Client {
@@ -66,10 +82,18 @@ func do(ctx context.Context, c *http.Client, r request) error {
 	if err != nil {
 		return err
 	}
-	_, err = io.Copy(io.Discard, resp.Body)
+	var got []byte
+	if r.expect != nil {
+		got, err = io.ReadAll(resp.Body)
+	} else {
+		_, err = io.Copy(io.Discard, resp.Body)
+	}
 	resp.Body.Close()
 	if err == nil && resp.StatusCode != 200 {
 		err = fmt.Errorf("%s %s: status %d", r.method, r.url, resp.StatusCode)
+	}
+	if err == nil && r.expect != nil && !bytes.Contains(got, r.expect) {
+		err = fmt.Errorf("%s %s: answer lacks %q: %.600s", r.method, r.url, r.expect, got)
 	}
 	return err
 }
@@ -94,6 +118,11 @@ func load(ctx context.Context, name string, workers int, d time.Duration, pick f
 				t0 := time.Now()
 				if err := do(ctx, client, pick(w, n)); err != nil {
 					errs++
+					mu.Lock()
+					if res.firstErr == "" {
+						res.firstErr = err.Error()
+					}
+					mu.Unlock()
 					continue
 				}
 				lat = append(lat, time.Since(t0))

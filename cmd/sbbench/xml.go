@@ -8,10 +8,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
@@ -32,7 +34,11 @@ func benchXML(ctx context.Context, args []string) error {
 	workers := fs.Int("workers", 16, "concurrent keep-alive clients")
 	captures := fs.String("captures", "dialplan/testdata/captures", "directory of mod_xml_curl capture files")
 	misses := fs.Int("misses", 300, "write-then-fetch rounds")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cached runs to this file")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cached and cold runs to this file")
+	only := fs.String("only", "", "run only these modes (comma-separated: cached,first,storm,random,cold)")
+	memProfile := fs.String("memprofile", "", "write a heap profile after all modes to this file")
+	stormConns := fs.Int("storm-conns", 256, "concurrent connections of the registration storm")
+	stormTimeout := fs.Duration("storm-timeout", 5*time.Second, "a storm fetch slower than this is a timeout (mod_xml_curl's timeout in freeswitch.md's example)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -105,22 +111,126 @@ func benchXML(ctx context.Context, args []string) error {
 		}
 		defer f.Close()
 	}
-	dirRes := load(ctx, "directory sip_auth (cached)", *workers, *dur, func(w, n int) request { return dir((w*7919 + n) % dirUsers) })
-	dpRes := load(ctx, "dialplan (cached)", *workers, *dur, func(w, n int) request { return dp((w*7919 + n) % localCalls) })
+	skip := func(mode string) bool { return *only != "" && !slices.Contains(strings.Split(*only, ","), mode) }
+	// Each mode is compared with a bare run right before it: on a shared
+	// machine the load from elsewhere drifts, and adjacent runs see the
+	// same drift.
+	adjacent := map[string]result{}
+	bareBefore := func(mode string) {
+		adjacent[mode] = load(ctx, "bare, before "+mode, *workers, *dur/2, func(int, int) request { return request{method: "GET", url: bareURL} })
+	}
+	var dirRes, dpRes, first, storm, random, randomCold result
+	var firstStats, stormStats, randomStats, randomColdStats string
+	if !skip("cached") {
+		bareBefore("directory cached")
+		dirRes = load(ctx, "directory sip_auth (cached)", *workers, *dur, func(w, n int) request { return dir((w*7919 + n) % dirUsers) })
+		bareBefore("dialplan cached")
+		dpRes = load(ctx, "dialplan (cached)", *workers, *dur, func(w, n int) request { return dp((w*7919 + n) % localCalls) })
+	}
+
+	cold, err := newColdSet(bodies)
+	if err != nil {
+		return err
+	}
+	// Directory, first fetch of each of the 50,000 users, in random order.
+	if !skip("first") {
+		if err := invalidateAll(ctx, b.rdb); err != nil {
+			return err
+		}
+		order := users(1)
+		bareBefore("first fetch")
+		st := startStats()
+		first = loadN(ctx, "directory first fetch, every user", *workers, len(order), 10*time.Second, func(i int) request {
+			u := userID(order[i])
+			r := xmlRequest(xmlURL, cold.dir.fill(u))
+			r.expect = a1Param(u)
+			return r
+		})
+		firstStats = st.String()
+	}
+	// Registration storm: every user's first sip_auth at once.
+	if !skip("storm") {
+		if err := invalidateAll(ctx, b.rdb); err != nil {
+			return err
+		}
+		order := users(2)
+		bareBefore("storm")
+		st := startStats()
+		storm = loadN(ctx, fmt.Sprintf("registration storm, %d conns", *stormConns), *stormConns, len(order), *stormTimeout, func(i int) request {
+			u := userID(order[i])
+			r := xmlRequest(xmlURL, cold.dir.fill(u))
+			r.expect = a1Param(u)
+			return r
+		})
+		stormStats = st.String()
+	}
+	// Dialplan, random caller and callee: no document was rendered under
+	// the current generations yet; the storm left the tenant models in
+	// memory. Then the same from cold (every generation bumped first).
+	rngs := make([]*rand.Rand, *workers)
+	for i := range rngs {
+		rngs[i] = rand.New(rand.NewPCG(uint64(i), 42))
+	}
+	if !skip("random") {
+		bareBefore("random")
+		st := startStats()
+		random = load(ctx, "dialplan random caller and callee", *workers, *dur, func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) })
+		randomStats = st.String()
+	}
+	if !skip("cold") {
+		if err := invalidateAll(ctx, b.rdb); err != nil {
+			return err
+		}
+		bareBefore("random from cold")
+		st := startStats()
+		randomCold = load(ctx, "dialplan random, from cold", *workers, *dur, func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) })
+		randomColdStats = st.String()
+	}
 	pprof.StopCPUProfile()
+	bare2 := load(ctx, "bare 1 KB route (again)", *workers, *dur, func(int, int) request { return request{method: "GET", url: bareURL} })
 	miss := writeThenFetch(ctx, xmlURL, apiKey, bodies, *misses)
 
 	fmt.Println()
-	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s; %d workers, %s per run\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), *workers, *dur)
-	for _, r := range []result{bare, dirRes, dpRes} {
-		fmt.Println(r)
+	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s; %d workers, %s per timed run\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), *workers, *dur)
+	for _, r := range []result{bare, dirRes, dpRes, first, storm, random, randomCold, bare2} {
+		if r.name != "" {
+			fmt.Println(r)
+		}
 	}
-	fmt.Printf("%-26s cached/bare: directory %.0f%%, dialplan %.0f%%\n", "", 100*dirRes.rps()/bare.rps(), 100*dpRes.rps()/bare.rps())
+	ref := (bare.rps() + bare2.rps()) / 2
+	pct := func(r result) float64 { return 100 * r.rps() / ref }
+	fmt.Printf("of bare (mean of both bare runs, %.0f req/s): directory cached %.0f%%, dialplan cached %.0f%%, directory first fetch %.0f%%, storm %.0f%%, dialplan random %.0f%%, random from cold %.0f%%\n",
+		ref, pct(dirRes), pct(dpRes), pct(first), pct(storm), pct(random), pct(randomCold))
+	for _, m := range []struct {
+		mode string
+		r    result
+	}{{"directory cached", dirRes}, {"dialplan cached", dpRes}, {"first fetch", first}, {"storm", storm}, {"random", random}, {"random from cold", randomCold}} {
+		if b, ok := adjacent[m.mode]; ok {
+			fmt.Printf("%-18s %3.0f%% of the bare run just before it (%.0f req/s, p99 %.2f ms)\n", m.mode, 100*m.r.rps()/b.rps(), b.rps(), ms(b.pct(0.99)))
+		}
+	}
+	fmt.Println("first fetch  ", firstStats)
+	fmt.Println("storm        ", stormStats)
+	fmt.Println("random calls ", randomStats)
+	fmt.Println("random, cold ", randomColdStats)
 	fmt.Println(miss)
 	var m runtime.MemStats
 	runtime.ReadMemStats(&m)
-	fmt.Printf("memory: heap in use %.1f MiB, Go runtime total %.1f MiB, RSS %s\n",
-		float64(m.HeapInuse)/(1<<20), float64(m.Sys)/(1<<20), rss())
+	fmt.Printf("memory after all modes (whole process: server, load generator, runtime): heap in use %.1f MiB, Go runtime total %.1f MiB, RSS %s, peak RSS %s\n",
+		float64(m.HeapInuse)/(1<<20), float64(m.Sys)/(1<<20), procStatus("VmRSS"), procStatus("VmHWM"))
+	debug.FreeOSMemory()
+	if *memProfile != "" {
+		f, err := os.Create(*memProfile)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		if err := pprof.WriteHeapProfile(f); err != nil {
+			return err
+		}
+	}
+	runtime.ReadMemStats(&m)
+	fmt.Printf("after a forced GC: heap in use %.1f MiB, RSS %s\n", float64(m.HeapInuse)/(1<<20), procStatus("VmRSS"))
 	return nil
 }
 
@@ -131,6 +241,7 @@ func startServer(ctx context.Context, b *backend, log *slog.Logger) (string, fun
 		"SWITCHBOARD_LISTEN":       "127.0.0.1:0",
 		"SWITCHBOARD_SECRET_KEY":   benchKey,
 		"SWITCHBOARD_SIP_DOMAIN":   "sip.bench",
+		"SWITCHBOARD_RATE_LIMIT":   "0", // the benchmark measures the XML path, not the limiter
 	}
 	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
 	if err != nil {
@@ -204,14 +315,15 @@ func writeThenFetch(ctx context.Context, xmlURL, apiKey string, bodies *bodyset,
 	return res
 }
 
-func rss() string {
+// procStatus reads one field of /proc/self/status (VmRSS, VmHWM).
+func procStatus(field string) string {
 	data, err := os.ReadFile("/proc/self/status")
 	if err != nil {
 		return "unknown"
 	}
 	for _, line := range strings.Split(string(data), "\n") {
-		if strings.HasPrefix(line, "VmRSS:") {
-			return strings.TrimSpace(strings.TrimPrefix(line, "VmRSS:"))
+		if strings.HasPrefix(line, field+":") {
+			return strings.TrimSpace(strings.TrimPrefix(line, field+":"))
 		}
 	}
 	return "unknown"
@@ -247,8 +359,9 @@ func newBodies(dir string) (*bodyset, error) {
 	return &b, nil
 }
 
-func (b *bodyset) directory(tenant, ext string) []byte {
-	user := ext + "-" + tenant
+func (b *bodyset) directory(tenant, ext string) []byte { return b.directoryUser(ext + "-" + tenant) }
+
+func (b *bodyset) directoryUser(user string) []byte {
 	return fakefs.FormWith(b.sipAuth, "user", user, "domain", "sip.bench", "key_value", "sip.bench",
 		"sip_auth_username", user, "sip_auth_realm", "sip.bench")
 }
@@ -261,10 +374,13 @@ func (b *bodyset) local(tenant, from, to string) []byte {
 }
 
 func (b *bodyset) public(did string) []byte {
-	num := strings.TrimPrefix(did, "+")
+	return b.publicFrom(strings.TrimPrefix(did, "+"), "0825550001")
+}
+
+func (b *bodyset) publicFrom(num, caller string) []byte {
 	return fakefs.FormWith(b.call, "Caller-Context", "public", "Hunt-Context", "public", "variable_user_context", "public",
 		"Caller-Destination-Number", num, "Hunt-Destination-Number", num,
-		"Caller-Caller-ID-Number", "0825550001", "Hunt-Caller-ID-Number", "0825550001")
+		"Caller-Caller-ID-Number", caller, "Hunt-Caller-ID-Number", caller)
 }
 
 func xmlRequest(url string, body []byte) request {

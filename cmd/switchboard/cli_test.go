@@ -3,6 +3,8 @@ package main_test
 import (
 	"bytes"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +90,7 @@ func runCLI(t *testing.T, dataDir, stdin string, args ...string) cliResult {
 func TestCLIHelpOnEveryCommandExitsZeroWithoutStarting(t *testing.T) {
 	commands := [][]string{
 		{}, {"serve"}, {"migrate"}, {"admin"}, {"admin", "create"}, {"key"}, {"key", "create"},
-		{"key", "list"}, {"key", "revoke"}, {"sim"}, {"schema-sql"}, {"version"},
+		{"key", "list"}, {"key", "revoke"}, {"sim"}, {"schema-sql"}, {"version"}, {"health"},
 	}
 	for _, path := range commands {
 		for _, help := range []string{"--help", "-h"} {
@@ -154,5 +156,28 @@ func TestCLIKeyListAndRevoke(t *testing.T) {
 	}
 	if r := runCLI(t, dir, "", "key", "revoke", "999"); r.code != 1 || !strings.Contains(r.stderr, "no key with id 999") {
 		t.Fatalf("key revoke 999: exit %d, %q", r.code, r.stderr)
+	}
+}
+
+func TestCLIHealthExitCodes(t *testing.T) {
+	status := http.StatusOK
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/readyz" {
+			http.NotFound(w, r)
+			return
+		}
+		w.WriteHeader(status)
+	}))
+	defer srv.Close()
+	if r := runCLI(t, t.TempDir(), "", "health", "--url", srv.URL+"/readyz"); r.code != 0 || r.stdout != "ok\n" {
+		t.Errorf("ready: exit %d, %q %q", r.code, r.stdout, r.stderr)
+	}
+	status = http.StatusServiceUnavailable
+	if r := runCLI(t, t.TempDir(), "", "health", "--url", srv.URL+"/readyz"); r.code != 1 || !strings.Contains(r.stderr, "answered 503") {
+		t.Errorf("not ready: exit %d, %q", r.code, r.stderr)
+	}
+	// Nothing listening: exit 1.
+	if r := runCLI(t, t.TempDir(), "", "health", "--url", "http://"+freeAddr(t)+"/readyz"); r.code != 1 {
+		t.Errorf("nothing listening: exit %d, %q", r.code, r.stderr)
 	}
 }

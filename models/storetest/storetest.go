@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/switchboard/switchboard/dialplan"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -41,6 +42,7 @@ func Open(t testing.TB, b Backend) *models.Store {
 	if err != nil {
 		t.Fatalf("registry: %v", err)
 	}
+	reg.SetRenderedDestinations(dialplan.RenderedDestinationTypes)
 	sealer, err := models.NewSealer(Key)
 	if err != nil {
 		t.Fatal(err)

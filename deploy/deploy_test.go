@@ -1,0 +1,236 @@
+// Package deploy_test checks the deployment files (docker-compose.yml, the
+// Dockerfile, the FreeSWITCH configuration) without a container engine:
+// the compose file against the Compose Specification's JSON schema, and the
+// properties operators rely on (start order, healthchecks, no default
+// secrets, FreeSWITCH fetching from Switchboard) against their text.
+package deploy_test
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/santhosh-tekuri/jsonschema/v6"
+	"gopkg.in/yaml.v3"
+)
+
+func read(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(filepath.FromSlash(path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+type compose struct {
+	Services map[string]struct {
+		Image       string
+		Entrypoint  []string
+		DependsOn   map[string]struct{ Condition string } `yaml:"depends_on"`
+		Environment map[string]string
+		Ports       []string
+		Volumes     []string
+		Healthcheck struct {
+			Test []string
+		}
+	}
+	Networks map[string]struct {
+		Ipam struct {
+			Config []struct{ Subnet string }
+		}
+	}
+}
+
+func loadCompose(t *testing.T) compose {
+	t.Helper()
+	var c compose
+	if err := yaml.Unmarshal([]byte(read(t, "../docker-compose.yml")), &c); err != nil {
+		t.Fatalf("docker-compose.yml: %v", err)
+	}
+	return c
+}
+
+func TestComposeFileMatchesTheComposeSpecification(t *testing.T) {
+	var doc any
+	if err := yaml.Unmarshal([]byte(read(t, "../docker-compose.yml")), &doc); err != nil {
+		t.Fatal(err)
+	}
+	js, err := json.Marshal(doc)
+	if err != nil {
+		t.Fatalf("compose file as JSON: %v", err)
+	}
+	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(js))
+	if err != nil {
+		t.Fatal(err)
+	}
+	schemaDoc, err := jsonschema.UnmarshalJSON(strings.NewReader(read(t, "testdata/compose-spec.json")))
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := jsonschema.NewCompiler()
+	if err := c.AddResource("compose-spec.json", schemaDoc); err != nil {
+		t.Fatal(err)
+	}
+	schema, err := c.Compile("compose-spec.json")
+	if err != nil {
+		t.Fatalf("compile the compose schema: %v", err)
+	}
+	if err := schema.Validate(inst); err != nil {
+		t.Fatalf("docker-compose.yml does not match the Compose Specification:\n%v", err)
+	}
+	// The schema catches mistakes: a misspelt key fails.
+	bad := strings.Replace(string(js), `"depends_on"`, `"depend_on"`, 1)
+	badInst, _ := jsonschema.UnmarshalJSON(strings.NewReader(bad))
+	if schema.Validate(badInst) == nil {
+		t.Fatal("the schema accepted a misspelt service key")
+	}
+}
+
+func TestComposeStartsInOrderWithHealthchecks(t *testing.T) {
+	c := loadCompose(t)
+	for _, name := range []string{"mariadb", "redis", "switchboard", "freeswitch"} {
+		s, ok := c.Services[name]
+		if !ok {
+			t.Fatalf("service %s missing", name)
+		}
+		if len(s.Healthcheck.Test) == 0 {
+			t.Errorf("service %s has no healthcheck", name)
+		}
+	}
+	want := map[string][]string{
+		"switchboard": {"mariadb", "redis"},
+		"freeswitch":  {"switchboard"}, // FreeSWITCH asks for sofia.conf as it starts
+	}
+	for svc, deps := range want {
+		for _, d := range deps {
+			if got := c.Services[svc].DependsOn[d].Condition; got != "service_healthy" {
+				t.Errorf("%s depends on %s with condition %q, want service_healthy", svc, d, got)
+			}
+		}
+	}
+	if hc := c.Services["switchboard"].Healthcheck.Test; !slices.Equal(hc, []string{"CMD", "/switchboard", "health"}) {
+		t.Errorf("switchboard healthcheck %v: the distroless image has no shell; use the binary's health command", hc)
+	}
+}
+
+func TestComposeHasNoDefaultSecrets(t *testing.T) {
+	raw := read(t, "../docker-compose.yml")
+	secretRef := regexp.MustCompile(`\$\{([A-Z_]*(?:PASSWORD|SECRET)[A-Z_]*)([^}]*)\}`)
+	refs := secretRef.FindAllStringSubmatch(raw, -1)
+	if len(refs) < 4 {
+		t.Fatalf("found %d secret references, want the secret key, database, XML and event socket passwords", len(refs))
+	}
+	for _, m := range refs {
+		if !strings.HasPrefix(m[2], ":?") {
+			t.Errorf("${%s%s}: a secret must be required (${%s:?message}), never defaulted", m[1], m[2], m[1])
+		}
+	}
+	c := loadCompose(t)
+	for name, s := range c.Services {
+		for k, v := range s.Environment {
+			if (strings.Contains(k, "PASSWORD") || strings.Contains(k, "SECRET")) && k != "MARIADB_RANDOM_ROOT_PASSWORD" {
+				if !strings.HasPrefix(v, "${") {
+					t.Errorf("%s: %s has a literal value", name, k)
+				}
+			}
+		}
+	}
+}
+
+func TestFreeSWITCHFetchesFromSwitchboard(t *testing.T) {
+	c := loadCompose(t)
+	fs := c.Services["freeswitch"]
+	modules := read(t, "freeswitch/static/modules.conf.xml")
+	curl, sofia, esl := strings.Index(modules, `"mod_xml_curl"`), strings.Index(modules, `"mod_sofia"`), strings.Index(modules, `"mod_event_socket"`)
+	if curl < 0 || sofia < 0 || esl < 0 || curl > sofia {
+		t.Errorf("modules.conf must load mod_xml_curl before mod_sofia, and mod_event_socket")
+	}
+	binding := read(t, "freeswitch/templates/xml_curl.conf.xml")
+	if !strings.Contains(binding, `bindings="directory|dialplan|configuration"`) {
+		t.Errorf("xml_curl binding does not fetch directory, dialplan and configuration")
+	}
+	// Every placeholder is rendered by the entrypoint from a variable compose sets.
+	entry := read(t, "freeswitch/entrypoint.sh")
+	placeholders := regexp.MustCompile(`@([A-Z_]+)@`)
+	for _, tmpl := range []string{"xml_curl.conf.xml", "event_socket.conf.xml"} {
+		for _, m := range placeholders.FindAllStringSubmatch(read(t, "freeswitch/templates/"+tmpl), -1) {
+			if !strings.Contains(entry, "s|@"+m[1]+"@|$"+m[1]+"|g") {
+				t.Errorf("%s: @%s@ is not rendered by entrypoint.sh", tmpl, m[1])
+			}
+			if fs.Environment[m[1]] == "" {
+				t.Errorf("%s: compose does not give freeswitch %s", tmpl, m[1])
+			}
+		}
+	}
+	if out, err := exec.Command("sh", "-n", "freeswitch/entrypoint.sh").CombinedOutput(); err != nil {
+		t.Errorf("entrypoint.sh: %v %s", err, out)
+	}
+	if info, err := os.Stat("freeswitch/entrypoint.sh"); err != nil || info.Mode()&0o111 == 0 {
+		t.Errorf("entrypoint.sh must be executable: %v", err)
+	}
+	if !slices.Equal(fs.Entrypoint, []string{"/switchboard/entrypoint.sh"}) || !slices.Contains(fs.Volumes, "./deploy/freeswitch:/switchboard:ro") {
+		t.Errorf("freeswitch must run the entrypoint from the mounted deploy/freeswitch: %v %v", fs.Entrypoint, fs.Volumes)
+	}
+	// The static directory and dialplan are empty includes.
+	empty := read(t, "freeswitch/empty/00-empty.xml")
+	if regexp.MustCompile(`<(user|extension|domain|condition)\b`).MatchString(empty) {
+		t.Errorf("the static fallback is not empty")
+	}
+	if !strings.Contains(entry, `for d in directory dialplan`) {
+		t.Errorf("entrypoint.sh does not replace the static directory and dialplan")
+	}
+	// SIP and the whole RTP range FreeSWITCH uses are published.
+	sw := read(t, "freeswitch/static/switch.conf.xml")
+	start := regexp.MustCompile(`rtp-start-port" value="(\d+)"`).FindStringSubmatch(sw)
+	end := regexp.MustCompile(`rtp-end-port" value="(\d+)"`).FindStringSubmatch(sw)
+	if start == nil || end == nil {
+		t.Fatal("switch.conf.xml does not fix the RTP range")
+	}
+	for _, p := range []string{"5060:5060/udp", "5060:5060/tcp", start[1] + "-" + end[1] + ":" + start[1] + "-" + end[1] + "/udp"} {
+		if !slices.Contains(fs.Ports, p) {
+			t.Errorf("freeswitch does not publish %s (ports %v)", p, fs.Ports)
+		}
+	}
+	if !strings.Contains(sw, `"api-expansion" value="false"`) {
+		t.Errorf("switch.conf.xml must turn api-expansion off")
+	}
+	// The event socket ACL and the XML allow list are the compose network.
+	subnet := c.Networks["switchboard"].Ipam.Config[0].Subnet
+	if !strings.Contains(read(t, "freeswitch/static/acl.conf.xml"), `cidr="`+subnet+`"`) {
+		t.Errorf("acl.conf control-plane list does not allow the compose subnet %s", subnet)
+	}
+	if got := c.Services["switchboard"].Environment["SWITCHBOARD_XMLCURL_ALLOW"]; got != subnet {
+		t.Errorf("SWITCHBOARD_XMLCURL_ALLOW %q, want the compose subnet %s", got, subnet)
+	}
+	if !strings.Contains(read(t, "freeswitch/templates/event_socket.conf.xml"), `"apply-inbound-acl" value="control-plane"`) {
+		t.Errorf("the event socket does not apply the control-plane ACL")
+	}
+}
+
+func TestImageRunsAsNonRootWithAWritableDataDirectory(t *testing.T) {
+	df := read(t, "../Dockerfile")
+	for _, want := range []string{
+		"FROM gcr.io/distroless/static-debian12:nonroot",
+		"COPY --from=build --chown=65532:65532 /out/data /data",
+		"WORKDIR /data",
+		"USER 65532:65532",
+		`HEALTHCHECK`,
+	} {
+		if !strings.Contains(df, want) {
+			t.Errorf("Dockerfile lacks %q", want)
+		}
+	}
+	ignore := strings.Fields(read(t, "../.dockerignore"))
+	for _, want := range []string{".git", "data/", "bin/"} {
+		if !slices.Contains(ignore, want) {
+			t.Errorf(".dockerignore does not exclude %s", want)
+		}
+	}
+}

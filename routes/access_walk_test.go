@@ -1,0 +1,277 @@
+package routes_test
+
+import (
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/app/apptest"
+)
+
+// walker is one kind of caller in the route walk, described by what the
+// security model says it may do (independently of the route table).
+type walker struct {
+	name     string
+	headers  map[string]string
+	platform bool   // platform key or platform_admin: everything
+	inTenant bool   // may act in the walked tenant
+	user     string // a user key's extension
+	apiKey   bool   // an API key (action endpoints take keys only)
+	tenKey   bool   // a tenant key (manages its tenant's keys)
+	perms    map[string]bool
+	readOnly bool
+}
+
+func (w walker) can(perm string) bool {
+	if w.readOnly && perm != "config.read" && perm != "calls.read" {
+		return false
+	}
+	return w.perms == nil || w.perms[perm]
+}
+
+// walkRoute is one route of the OpenAPI document (generated from the route table).
+type walkRoute struct{ method, path string }
+
+// TestRouteWalk calls every route of the route table with every kind of
+// principal and asserts each status: 403 where the credential may not, the
+// route's own answer (list 200, unknown object 404, empty body 400, …)
+// where it may. Routes come from /api/openapi.json, which is generated
+// from the route table, so a new route is walked automatically and fails
+// here until the walk knows who may call it.
+func TestRouteWalk(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant, other := s.Tenant(t, "walk"), s.Tenant(t, "walko")
+		for _, tn := range []string{tenant, other} {
+			for _, ext := range []string{"1001", "1002"} {
+				s.Do(t, "POST", "/api/tenants/"+tn+"/extensions/", s.Key, map[string]any{"name": ext}).Expect(t, 201)
+			}
+		}
+		admin := func(role string, tenants []string) map[string]string {
+			return basicAuth(createAdmin(t, s, role, tenants), adminPassword)
+		}
+		key := func(fields map[string]any) map[string]string {
+			return map[string]string{"X-API-Key": s.KeyFor(t, fields)}
+		}
+		all := []string{tenant}
+		walkers := []walker{
+			{name: "platform key", headers: map[string]string{"X-API-Key": s.Key}, platform: true, inTenant: true, apiKey: true},
+			{name: "platform key config.read only", headers: key(map[string]any{"permissions": []string{"config.read"}}), platform: true, inTenant: true, apiKey: true, perms: map[string]bool{"config.read": true}},
+			{name: "tenant key", headers: key(map[string]any{"tenant": tenant}), inTenant: true, apiKey: true, tenKey: true},
+			{name: "tenant key of another tenant", headers: key(map[string]any{"tenant": other}), apiKey: true, tenKey: true},
+			{name: "tenant key config.read only", headers: key(map[string]any{"tenant": tenant, "permissions": []string{"config.read"}}), inTenant: true, apiKey: true, tenKey: true, perms: map[string]bool{"config.read": true}},
+			{name: "tenant key without calls.control", headers: key(map[string]any{"tenant": tenant, "permissions": []string{"config.read", "config.write", "calls.read"}}), inTenant: true, apiKey: true, tenKey: true, perms: map[string]bool{"config.read": true, "config.write": true, "calls.read": true}},
+			{name: "user key 1001", headers: key(map[string]any{"tenant": tenant, "extension": "1001"}), inTenant: true, apiKey: true, user: "1001"},
+			{name: "user key 1002 (other extension)", headers: key(map[string]any{"tenant": tenant, "extension": "1002"}), inTenant: true, apiKey: true, user: "1002"},
+			{name: "user key of another tenant", headers: key(map[string]any{"tenant": other, "extension": "1001"}), apiKey: true, user: "1001"},
+			{name: "platform_admin", headers: admin("platform_admin", nil), platform: true, inTenant: true},
+			{name: "tenant_admin with tenant", headers: admin("tenant_admin", all), inTenant: true},
+			{name: "tenant_admin without tenants", headers: admin("tenant_admin", nil)},
+			{name: "tenant_admin of another tenant", headers: admin("tenant_admin", []string{other})},
+			{name: "reseller_admin with tenant", headers: admin("reseller_admin", all), inTenant: true},
+			{name: "reseller_admin without tenants", headers: admin("reseller_admin", nil)},
+			{name: "read_only with tenant", headers: admin("read_only", all), inTenant: true, readOnly: true},
+			{name: "read_only without tenants", headers: admin("read_only", nil), readOnly: true},
+			{name: "no credential", headers: map[string]string{}},
+		}
+
+		var doc struct {
+			Paths map[string]map[string]any `json:"paths"`
+		}
+		s.Do(t, "GET", "/api/openapi.json", "", nil).Expect(t, 200).JSON(t, &doc)
+		var routes []walkRoute
+		for p, ops := range doc.Paths {
+			for m := range ops {
+				routes = append(routes, walkRoute{strings.ToUpper(m), p})
+			}
+		}
+		sort.Slice(routes, func(i, j int) bool { return routes[i].path+routes[i].method < routes[j].path+routes[j].method })
+		if len(routes) < 100 {
+			t.Fatalf("only %d routes in the OpenAPI document", len(routes))
+		}
+
+		checked := 0
+		for _, r := range routes {
+			cls, ok := classify(r)
+			if !ok {
+				t.Errorf("%s %s: the walk does not know who may call this route; add it to classify", r.method, r.path)
+				continue
+			}
+			if cls.skip {
+				continue
+			}
+			path := cls.fill(r, tenant)
+			for _, w := range walkers {
+				want := cls.expect(r, w)
+				if cls.skipAllowed && want != 401 && want != 403 {
+					continue
+				}
+				var body any
+				if r.method == "POST" || r.method == "PUT" {
+					body = map[string]any{}
+				}
+				got := s.DoHeaders(t, r.method, path, w.headers, body)
+				checked++
+				if got.Status != want {
+					t.Errorf("%s %s as %s: status %d, want %d: %.200s", r.method, path, w.name, got.Status, want, got.Body)
+				}
+			}
+		}
+		t.Logf("walked %d routes, %d requests", len(routes), checked)
+	})
+}
+
+// routeClass is who may call a kind of route and what it answers then.
+type routeClass struct {
+	skip bool
+	// allowed reports whether a walker may call the route.
+	allowed func(r walkRoute, w walker) bool
+	// answer is the status of an allowed call with the walk's request.
+	answer func(r walkRoute, w walker) int
+	// keyOnly routes refuse Basic credentials with 401.
+	keyOnly bool
+	// skipAllowed leaves allowed calls to another test (they change state
+	// the walk depends on).
+	skipAllowed bool
+}
+
+func (c routeClass) expect(r walkRoute, w walker) int {
+	switch {
+	case c.allowed == nil:
+		return c.answer(r, w)
+	case len(w.headers) == 0, c.keyOnly && !w.apiKey:
+		return 401
+	case !c.allowed(r, w):
+		return 403
+	}
+	return c.answer(r, w)
+}
+
+// fill puts the walked tenant and objects into a path template: the
+// tenant and its extension 1001 (which exist) for reads and changes,
+// unknown ids elsewhere; cross-tenant reads name the tenant in ?tenant=.
+func (c routeClass) fill(r walkRoute, tenant string) string {
+	p := strings.ReplaceAll(r.path, "{tenant}", tenant)
+	switch {
+	case r.method == "DELETE" && strings.HasPrefix(p, "/api/tenants/{key}"):
+		return strings.Replace(p, "{key}", "no_such_tenant", 1)
+	case strings.HasPrefix(p, "/api/tenants/{key}"):
+		return strings.Replace(p, "{key}", tenant, 1)
+	case r.method == "DELETE" && strings.Contains(p, "/extensions/{key}"):
+		return strings.Replace(p, "{key}", "1999", 1)
+	case strings.Contains(p, "/extensions/{key}"):
+		return strings.Replace(p, "{key}", "1001", 1)
+	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/telephony/events":
+		return p + "?tenant=" + tenant
+	case strings.HasSuffix(p, "{profile}"):
+		return strings.Replace(p, "{profile}", "heap", 1)
+	case p == "/api/telephony/channels/{id}":
+		return "/api/telephony/channels/SIP%2F1001-" + tenant + "-0000abcd"
+	}
+	for _, param := range []string{"{key}", "{id}"} {
+		p = strings.ReplaceAll(p, param, "999999")
+	}
+	return p
+}
+
+func perm(method, read, write string) string {
+	if method == "GET" {
+		return read
+	}
+	return write
+}
+
+// crudAnswer is what an allowed caller gets from the walk's request: lists
+// and singletons 200, an unknown object 404, an empty create 400.
+func crudAnswer(r walkRoute, _ walker) int {
+	item := strings.HasSuffix(r.path, "}")
+	switch {
+	case r.method == "POST" && strings.HasSuffix(r.path, "/leads/"):
+		return 201 // a lead needs no field
+	case r.method == "POST":
+		return 400
+	case r.method == "DELETE":
+		return 404
+	case r.method != "DELETE" && (strings.Contains(r.path, "/extensions/{key}") || strings.HasPrefix(r.path, "/api/tenants/{key}")):
+		return 200 // extension 1001 and the walked tenant exist
+	case item:
+		return 404
+	}
+	return 200
+}
+
+func fixed(status int) func(walkRoute, walker) int {
+	return func(walkRoute, walker) int { return status }
+}
+
+func classify(r walkRoute) (routeClass, bool) {
+	p := r.path
+	switch {
+	case p == "/healthz" || p == "/readyz" || p == "/apitest/openapi/" || strings.HasPrefix(p, "/api/openapi."):
+		return routeClass{answer: fixed(200)}, true
+	case p == "/fs/xml":
+		return routeClass{skip: true}, true // FreeSWITCH's own credentials: fsxml tests
+	case p == "/api/tenants/" && r.method == "GET":
+		// Everyone but a user key lists the tenants it may see.
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("config.read") && w.user == "" }, answer: fixed(200)}, true
+	case p == "/api/tenants/{key}" && r.method == "GET":
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return w.can("config.read") && w.inTenant && w.user == ""
+		}, answer: fixed(200)}, true
+	case p == "/api/tenants/{tenant}/routing/trace":
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return w.can("config.read") && w.inTenant && w.user == ""
+		}, answer: fixed(400)}, true // "to" is required
+	case strings.HasPrefix(p, "/api/tenants/{tenant}/"):
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			if !w.can(perm(r.method, "config.read", "config.write")) || !w.inTenant {
+				return false
+			}
+			if w.user != "" {
+				// A user key reads and changes (phone settings) its own extension only.
+				return r.path == "/api/tenants/{tenant}/extensions/{key}" && w.user == "1001" && (r.method == "GET" || r.method == "PUT")
+			}
+			return true
+		}, answer: crudAnswer}, true
+	case p == "/metrics" || strings.HasPrefix(p, "/debug/pprof/"):
+		// Metrics and profiles: any platform credential. CPU profiles and
+		// traces take seconds, so only refusals are walked for those.
+		slow := p == "/debug/pprof/profile" || p == "/debug/pprof/trace"
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.platform }, answer: fixed(200), skipAllowed: slow}, true
+	case p == "/api/mfa":
+		// An administrator enrols itself; enrolling in the walk would switch
+		// MFA on for the walkers, so allowed calls are left to TestMFA.
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return !w.apiKey }, answer: fixed(0), skipAllowed: true}, true
+	case p == "/api/key/" || p == "/api/key/{id}":
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return w.can("keys.manage") && (w.platform || w.tenKey)
+		}, answer: func(r walkRoute, w walker) int {
+			if r.method == "POST" && !w.platform {
+				return 403 // a key without "tenant" would be a platform key
+			}
+			return crudAnswer(r, w)
+		}}, true
+	case p == "/api/routing/trace":
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.platform && w.can("config.read") }, answer: fixed(400)}, true
+	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/telephony/events":
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return w.can("calls.read") && (w.platform || w.inTenant) && w.user == ""
+		}, answer: func(r walkRoute, w walker) int {
+			if r.path == "/api/telephony/events" {
+				return 406 // the walk sends no Accept: text/event-stream
+			}
+			return 200
+		}}, true
+	case p == "/api/telephony/channels/{id}":
+		// Any reader reaches the lookup; the channel's tenant and extension
+		// are checked against the channel (unknown here: 404).
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("calls.read") }, answer: fixed(404)}, true
+	case strings.HasPrefix(p, "/api/telephony/") && r.method == "POST":
+		return routeClass{keyOnly: true, allowed: func(r walkRoute, w walker) bool { return w.can("calls.control") }, answer: fixed(400)}, true
+	case strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/tenants/{tenant}"):
+		// Platform resources (and creating, changing, deleting tenants).
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return w.platform && w.can(perm(r.method, "config.read", "config.write"))
+		}, answer: crudAnswer}, true
+	}
+	return routeClass{}, false
+}

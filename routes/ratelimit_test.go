@@ -1,0 +1,88 @@
+package routes_test
+
+import (
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/models/storetest"
+	"github.com/switchboard/switchboard/routes"
+)
+
+// Seen item 6: 300 wrong Basic passwords in a row all got 401 (each a
+// bcrypt check) and the right one still worked. Now an address is limited
+// after AUTH_FAILURE_LIMIT failures, before any bcrypt check, on every
+// replica.
+func TestFailedAuthenticationLimitedBeforeBcrypt(t *testing.T) {
+	apptest.Each(t, map[string]string{"SWITCHBOARD_AUTH_FAILURE_LIMIT": "10"}, func(t *testing.T, s *apptest.Server) {
+		replica := s.Replica(t)
+		admin := storetest.Name("ops")
+		if _, err := s.Store.SetAdmin(t.Context(), admin, adminPassword); err != nil {
+			t.Fatal(err)
+		}
+		before := routes.PasswordChecks()
+		counts := map[int]int{}
+		var retry string
+		for i := 0; i < 300; i++ {
+			srv := s
+			if i%2 == 1 {
+				srv = replica
+			}
+			r := srv.DoHeaders(t, "GET", "/api/tenants/", basicAuth(admin, "wrong password "+strconv.Itoa(i)), nil)
+			counts[r.Status]++
+			if r.Status == 429 {
+				retry = r.Header.Get("Retry-After")
+				if r.Code(t) != "rate_limited" {
+					t.Fatalf("429 code %q", r.Code(t))
+				}
+			}
+		}
+		if counts[401] > 10 || counts[429] < 290 || counts[401]+counts[429] != 300 {
+			t.Fatalf("300 wrong passwords answered %v, want at most 10×401 then 429", counts)
+		}
+		if n, err := strconv.Atoi(retry); err != nil || n < 1 || n > 60 {
+			t.Fatalf("Retry-After %q", retry)
+		}
+		// The ten allowed failures and the one that crossed the limit.
+		if checks := routes.PasswordChecks() - before; checks > 11 {
+			t.Errorf("%d bcrypt checks for 300 guesses: the limit must act before the check", checks)
+		}
+		// The right password waits too, and wrong keys are refused the same way.
+		s.DoHeaders(t, "GET", "/api/tenants/", basicAuth(admin, adminPassword), nil).Expect(t, 429)
+		replica.Do(t, "GET", "/api/tenants/", "sb_wrong-key", nil).Expect(t, 429)
+		// After Retry-After the right password works again.
+		wait, _ := strconv.Atoi(retry)
+		time.Sleep(time.Duration(wait)*time.Second + 200*time.Millisecond)
+		s.DoHeaders(t, "GET", "/api/tenants/", basicAuth(admin, adminPassword), nil).Expect(t, 200)
+	})
+}
+
+// Seen item 6 (requests): a credential's requests are limited across all
+// replicas, with 429 and Retry-After; other credentials are not affected.
+func TestRequestsLimitedPerCredentialAcrossReplicas(t *testing.T) {
+	apptest.Each(t, map[string]string{"SWITCHBOARD_RATE_LIMIT": "5", "SWITCHBOARD_RATE_BURST": "5"}, func(t *testing.T, s *apptest.Server) {
+		replica := s.Replica(t)
+		tenant := s.Tenant(t, "rl")
+		key := s.KeyFor(t, map[string]any{"tenant": tenant})
+		other := s.KeyFor(t, map[string]any{"tenant": tenant})
+		counts := map[int]int{}
+		for i := 0; i < 20; i++ {
+			srv := s
+			if i%2 == 1 {
+				srv = replica
+			}
+			r := srv.Do(t, "GET", "/api/tenants/"+tenant+"/extensions/", key, nil)
+			counts[r.Status]++
+			if r.Status == 429 && r.Header.Get("Retry-After") != "1" {
+				t.Errorf("Retry-After %q", r.Header.Get("Retry-After"))
+			}
+		}
+		if counts[200] < 5 || counts[200] > 8 || counts[429] < 12 {
+			t.Fatalf("20 quick requests over two replicas answered %v, want about 5×200 then 429", counts)
+		}
+		replica.Do(t, "GET", "/api/tenants/"+tenant+"/extensions/", other, nil).Expect(t, 200)
+		time.Sleep(1100 * time.Millisecond)
+		s.Do(t, "GET", "/api/tenants/"+tenant+"/extensions/", key, nil).Expect(t, 200)
+	})
+}
