@@ -31,6 +31,8 @@ bench:
 	@if [ -n "$$SWITCHBOARD_BENCH_MYSQL_URL$$SWITCHBOARD_TEST_MYSQL_URL" ]; then $(GO) run ./cmd/sbbench xml; fi
 	$(GO) run ./cmd/sbbench tracker
 	$(GO) run ./cmd/sbbench call
+	$(GO) run ./cmd/sbbench messaging
+	$(GO) run ./cmd/sbbench chat
 
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s

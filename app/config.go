@@ -32,8 +32,16 @@ type Config struct {
 	ESLNodes     string // SWITCHBOARD_ESL_NODES
 	ESLPassword  string // SWITCHBOARD_ESL_PASSWORD
 	Recordings   string // SWITCHBOARD_RECORDINGS_DIR
+	TwilioURL    string // SWITCHBOARD_TWILIO_URL
+	MetaURL      string // SWITCHBOARD_META_URL
 	BodyLimit    int
 	ShutdownWait time.Duration
+	// Team chat (ejabberd); ChatAPIURL "" means no chat server.
+	ChatAPIURL    string // SWITCHBOARD_CHAT_API_URL
+	ChatDomain    string // SWITCHBOARD_CHAT_DOMAIN
+	ChatMUCDomain string // SWITCHBOARD_CHAT_MUC_DOMAIN
+	ChatWSURL     string // SWITCHBOARD_CHAT_WS_URL
+	SIPWSURL      string // SWITCHBOARD_SIP_WS_URL
 	// Rate limits (0 disables): requests per second and burst per
 	// credential, failed authentications per minute per client address.
 	RateLimit, RateBurst, AuthFailureLimit int
@@ -68,6 +76,13 @@ var Variables = []envVar{
 	{"SWITCHBOARD_ESL_NODES", "", "FreeSWITCH event sockets: host:port or password@host:port, comma-separated"},
 	{"SWITCHBOARD_ESL_PASSWORD", "ClueCon", "default event socket password"},
 	{"SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings", "directory (on the FreeSWITCH nodes) where the record endpoint writes"},
+	{"SWITCHBOARD_TWILIO_URL", "https://api.twilio.com", "Twilio API base URL (tests point it at a local fake)"},
+	{"SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0", "WhatsApp Cloud API base URL, with the Graph API version"},
+	{"SWITCHBOARD_CHAT_API_URL", "", "ejabberd mod_http_api URL (http://127.0.0.1:5281/api); unset: no chat server"},
+	{"SWITCHBOARD_CHAT_DOMAIN", "", "XMPP domain of chat users (required with the API URL)"},
+	{"SWITCHBOARD_CHAT_MUC_DOMAIN", "conference.<domain>", "XMPP service of chat rooms"},
+	{"SWITCHBOARD_CHAT_WS_URL", "", "XMPP WebSocket URL chat clients use (wss://chat.example.net/ws)"},
+	{"SWITCHBOARD_SIP_WS_URL", "wss://<SIP domain>:7443", "SIP WebSocket URL in agent provisioning bundles"},
 	{"SWITCHBOARD_RATE_LIMIT", "100", "requests per second per API key or administrator, shared by all replicas (0 = off)"},
 	{"SWITCHBOARD_RATE_BURST", "200", "requests a credential may send at once above the rate"},
 	{"SWITCHBOARD_AUTH_FAILURE_LIMIT", "10", "failed authentications per minute per client address before 429 (0 = off)"},
@@ -95,6 +110,8 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		ESLNodes:      get("SWITCHBOARD_ESL_NODES", ""),
 		ESLPassword:   get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
 		Recordings:    get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
+		TwilioURL:     strings.TrimRight(get("SWITCHBOARD_TWILIO_URL", "https://api.twilio.com"), "/"),
+		MetaURL:       strings.TrimRight(get("SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0"), "/"),
 		BodyLimit:     1 << 20,
 		ShutdownWait:  15 * time.Second,
 		MetricsListen: get("SWITCHBOARD_METRICS_LISTEN", ""),
@@ -113,6 +130,14 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("%s: must be a whole number from 0 to 1000000", v.name)
 		}
 		*v.dst = n
+	}
+	c.ChatAPIURL = strings.TrimRight(get("SWITCHBOARD_CHAT_API_URL", ""), "/")
+	c.ChatDomain = strings.ToLower(get("SWITCHBOARD_CHAT_DOMAIN", ""))
+	c.ChatMUCDomain = strings.ToLower(get("SWITCHBOARD_CHAT_MUC_DOMAIN", ""))
+	c.ChatWSURL = get("SWITCHBOARD_CHAT_WS_URL", "")
+	c.SIPWSURL = get("SWITCHBOARD_SIP_WS_URL", "wss://"+c.SIPDomain+":7443")
+	if err := c.checkChat(); err != nil {
+		return c, err
 	}
 	if _, _, err := net.SplitHostPort(c.Listen); err != nil {
 		return c, fmt.Errorf("SWITCHBOARD_LISTEN: %q is not host:port", c.Listen)
@@ -134,6 +159,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	if u, err := url.Parse(c.BaseURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return c, fmt.Errorf("SWITCHBOARD_BASE_URL: must be an http(s) URL")
+	}
+	for name, v := range map[string]string{"SWITCHBOARD_TWILIO_URL": c.TwilioURL, "SWITCHBOARD_META_URL": c.MetaURL} {
+		if u, err := url.Parse(v); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			return c, fmt.Errorf("%s: must be an http(s) URL", name)
+		}
 	}
 	if err := c.LogLevel.UnmarshalText([]byte(get("SWITCHBOARD_LOG_LEVEL", "info"))); err != nil {
 		return c, fmt.Errorf("SWITCHBOARD_LOG_LEVEL: must be debug, info, warn or error")
@@ -163,6 +193,28 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SWITCHBOARD_XMLCURL_PASSWORD: set both SWITCHBOARD_XMLCURL_USER and SWITCHBOARD_XMLCURL_PASSWORD, or neither")
 	}
 	return c, nil
+}
+
+// checkChat validates the chat server settings.
+func (c *Config) checkChat() error {
+	if c.ChatAPIURL == "" {
+		return nil
+	}
+	if u, err := url.Parse(c.ChatAPIURL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("SWITCHBOARD_CHAT_API_URL: must be an http(s) URL such as http://127.0.0.1:5281/api")
+	}
+	if c.ChatDomain == "" || strings.ContainsAny(c.ChatDomain, "@/ ") {
+		return fmt.Errorf("SWITCHBOARD_CHAT_DOMAIN: required with SWITCHBOARD_CHAT_API_URL: the XMPP domain (e.g. chat.example.net)")
+	}
+	if c.ChatMUCDomain == "" {
+		c.ChatMUCDomain = "conference." + c.ChatDomain
+	}
+	if c.ChatWSURL != "" {
+		if u, err := url.Parse(c.ChatWSURL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+			return fmt.Errorf("SWITCHBOARD_CHAT_WS_URL: must be a ws:// or wss:// URL")
+		}
+	}
+	return nil
 }
 
 func decodeKey(s string) ([]byte, error) {

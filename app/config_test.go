@@ -35,6 +35,9 @@ func TestLoadConfigNamesTheBadVariable(t *testing.T) {
 		{"mysql without key", map[string]string{"SWITCHBOARD_DATABASE_URL": "mysql://u:p@h/db"}, "SWITCHBOARD_SECRET_KEY"},
 		{"allow list", map[string]string{"SWITCHBOARD_XMLCURL_ALLOW": "10.0.0.0/33"}, "SWITCHBOARD_XMLCURL_ALLOW"},
 		{"half basic", map[string]string{"SWITCHBOARD_XMLCURL_USER": "fs"}, "SWITCHBOARD_XMLCURL_PASSWORD"},
+		{"chat api url", map[string]string{"SWITCHBOARD_CHAT_API_URL": "127.0.0.1:5281", "SWITCHBOARD_CHAT_DOMAIN": "c.test"}, "SWITCHBOARD_CHAT_API_URL"},
+		{"chat without domain", map[string]string{"SWITCHBOARD_CHAT_API_URL": "http://127.0.0.1:5281/api"}, "SWITCHBOARD_CHAT_DOMAIN"},
+		{"chat ws url", map[string]string{"SWITCHBOARD_CHAT_API_URL": "http://127.0.0.1:5281/api", "SWITCHBOARD_CHAT_DOMAIN": "c.test", "SWITCHBOARD_CHAT_WS_URL": "http://x/ws"}, "SWITCHBOARD_CHAT_WS_URL"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -43,6 +46,18 @@ func TestLoadConfigNamesTheBadVariable(t *testing.T) {
 				t.Fatalf("got %v, want one line starting with %s:", err, tc.want)
 			}
 		})
+	}
+}
+
+func TestLoadConfigChat(t *testing.T) {
+	cfg, err := LoadConfig(func(k string) string {
+		return map[string]string{"SWITCHBOARD_CHAT_API_URL": "http://127.0.0.1:5281/api/", "SWITCHBOARD_CHAT_DOMAIN": "Chat.Example", "SWITCHBOARD_SIP_DOMAIN": "sip.example"}[k]
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.ChatAPIURL != "http://127.0.0.1:5281/api" || cfg.ChatDomain != "chat.example" || cfg.ChatMUCDomain != "conference.chat.example" || cfg.SIPWSURL != "wss://sip.example:7443" {
+		t.Fatalf("chat config %+v", cfg)
 	}
 }
 

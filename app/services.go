@@ -7,6 +7,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/changes"
+	"github.com/switchboard/switchboard/chat"
 	"github.com/switchboard/switchboard/fsxml"
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
@@ -27,6 +28,8 @@ type services struct {
 	stops       []func()
 	// xml serves /fs/xml.
 	xml *fsxml.Service
+	// chat is the team-chat sync, a changes.Subscriber.
+	chat *chat.Sync
 	// metrics is the process's Prometheus registry (never nil here).
 	metrics *metrics.Metrics
 }
@@ -40,6 +43,8 @@ func (s *services) stop() {
 func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, m *metrics.Metrics, log *slog.Logger) (*services, error) {
 	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}, metrics: m}
 	newXMLService(s, cfg, st, rdb, log)
+	newMessagingService(ctx, s, cfg, st, rdb, log)
+	newChatServices(ctx, s, cfg, st, rdb, log)
 	if err := newCallServices(ctx, s, cfg, st, rdb, log); err != nil {
 		s.stop()
 		return nil, err

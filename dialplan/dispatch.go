@@ -11,8 +11,9 @@ func Dialplan(opts Options, req Request, pub *PublicSnapshot, snap *TenantSnapsh
 	return TenantContext(opts, req, snap, now)
 }
 
-// Configuration renders a configuration fetch. Only sofia.conf is served
-// here; every other file gets NotFound, so FreeSWITCH uses its static copy.
+// Configuration renders a platform configuration fetch. Only sofia.conf is
+// served here (conference.conf, per tenant, is ConferenceConf); every other
+// file gets NotFound, so FreeSWITCH uses its static copy.
 func Configuration(opts Options, req Request, servers []Server, trunks []SIPTrunk) []byte {
 	if req.Section != "configuration" || req.KeyValue != "sofia.conf" {
 		return NotFound()

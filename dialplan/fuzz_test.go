@@ -1,6 +1,7 @@
 package dialplan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -71,8 +72,12 @@ func FuzzDialplanEscaping(f *testing.F) {
 		saved := snap.OutboundRoutes[0]
 		savedIn := snap.InboundRoutes[0]
 		savedName := snap.Tenant.OutboundCallerIDName
+		savedHunt, savedRoom, savedMenu := snap.HuntGroups[0], snap.ConferenceRooms[0], snap.IVRMenus[0]
+		savedMembers := slices.Clone(savedHunt.Members)
 		defer func() {
 			snap.OutboundRoutes[0], snap.InboundRoutes[0], snap.Tenant.OutboundCallerIDName = saved, savedIn, savedName
+			snap.HuntGroups[0], snap.HuntGroups[0].Members = savedHunt, savedMembers
+			snap.ConferenceRooms[0], snap.IVRMenus[0] = savedRoom, savedMenu
 		}()
 		snap.OutboundRoutes[0].Name = s
 		snap.Tenant.OutboundCallerIDName = s
@@ -82,6 +87,47 @@ func FuzzDialplanEscaping(f *testing.F) {
 
 		doc, _ := TenantContext(testOpts, outReq, snap, now)
 		checkFuzzDoc(t, doc, s)
+
+		// A hunt group: its name, caller-name prefix and member targets,
+		// and the caller's display name.
+		g := &snap.HuntGroups[0]
+		g.Name, g.CallerIDNamePrefix = s, s
+		g.Members = append(slices.Clone(savedMembers), HuntMember{Type: "extension", Target: s}, HuntMember{Type: "external", Target: s})
+		doc, _ = TenantContext(testOpts, callRequest(t, "acme", g.Number, "Caller-Caller-ID-Name", s), snap, now)
+		checkFuzzDoc(t, doc, s)
+
+		// A conference room: its name and language in the dialplan, its
+		// PINs and quality in conference.conf.
+		c := &snap.ConferenceRooms[0]
+		c.Name, c.Language, c.PIN, c.ModeratorPIN, c.Quality = s, s, s, s, s
+		doc, _ = TenantContext(testOpts, callRequest(t, "acme", c.Number), snap, now)
+		checkFuzzDoc(t, doc, s)
+		conf := ConferenceConf(ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "conference.conf", "profile_name", "acme_91")), snap)
+		if err := xmlCheck(conf); err != nil || strings.Contains(string(conf), "$") {
+			t.Fatalf("conference.conf: %v\n%s", err, conf)
+		}
+		for _, pin := range decodeTree(t, conf).find("param", "name", "pin", "value") {
+			if !conferencePIN(pin) {
+				t.Fatalf("pin %q rendered", pin)
+			}
+		}
+		// An IVR menu: its name and language in the dialplan, option digits
+		// and targets in ivr.conf.
+		m := &snap.IVRMenus[0]
+		m.Name, m.Language = s, s
+		m.Options = []IVROption{{Digits: s, Destination: Destination{Type: "extension", Target: "1001"}},
+			{Digits: "1", Destination: Destination{Type: "external", Target: s}}, {Digits: "2", Destination: Destination{Type: "hangup", Target: s}}}
+		doc, _ = TenantContext(testOpts, callRequest(t, "acme", m.Number), snap, now)
+		checkFuzzDoc(t, doc, s)
+		menu := IVRConf(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "ivr.conf", "Menu-Name", "acme_94")), snap, now)
+		if err := xmlCheck(menu); err != nil || strings.Contains(string(menu), "$") {
+			t.Fatalf("ivr.conf: %v\n%s", err, menu)
+		}
+		for _, param := range decodeTree(t, menu).find("entry", "", "", "param") {
+			if strings.ContainsAny(param, "${}") {
+				t.Fatalf("entry param %q", param)
+			}
+		}
 		req := callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", s)
 		doc, _ = Public(testOpts, req, publicFor(snap, "+27115550100"), now)
 		if !IsNotFound(doc) { // an invalid external target is refused: fine
@@ -104,9 +150,14 @@ func checkFuzzDoc(t *testing.T, doc []byte, s string) {
 			t.Fatalf("expandable caller name %q", data)
 		}
 	}
+	for _, data := range tree.find("action", "application", "bridge", "data") {
+		if strings.ContainsAny(data, "${} \t") {
+			t.Fatalf("bridge dial string carries expandable or splitting text: %q", data)
+		}
+	}
 	for _, app := range tree.find("action", "", "", "application") {
 		switch app {
-		case "set", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback":
+		case "set", "export", "conference", "ivr", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback":
 		default:
 			t.Fatalf("unexpected application %q", app)
 		}

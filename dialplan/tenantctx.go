@@ -14,7 +14,7 @@ const failPrefix = "fail-"
 // TenantContext renders the tenant's own context (named after the tenant)
 // for the dialled number: only the one extension that handles it, decided
 // here in Go. In order: a local extension, a special mailbox, a routing
-// condition number, a feature code, an emergency number, then the outbound
+// condition number, a hunt group, a conference room, an IVR menu, a feature code, an emergency number, then the outbound
 // routes by priority. Unknown tenant or no match: NotFound.
 func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Time) ([]byte, Trace) {
 	num := req.DestinationNumber()
@@ -27,7 +27,7 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 		tr.Reason = "tenant disabled"
 		return NotFound(), tr
 	}
-	p := &planner{opts: opts, snap: snap, tenant: snap.Tenant.Tenant, now: now, trace: &tr}
+	p := &planner{opts: opts, snap: snap, tenant: snap.Tenant.Tenant, now: now, trace: &tr, callerName: req.CallerName()}
 	var e *ext
 	switch {
 	case strings.HasPrefix(num, failPrefix):
@@ -61,8 +61,8 @@ func single(name, number string, acts []action) *ext {
 	return &ext{name: name, conds: []cond{{field: "destination_number", expr: numberExpr(number), actions: acts}}}
 }
 
-// local handles the tenant's own numbers: extensions, special mailboxes and
-// routing conditions.
+// local handles the tenant's own numbers: extensions, special mailboxes,
+// routing conditions, hunt groups, conference rooms and IVR menus.
 func (p *planner) local(num string) *ext {
 	if !validNumber(num) {
 		return nil
@@ -97,6 +97,22 @@ func (p *planner) local(num string) *ext {
 			name = "condition-" + num
 		}
 		return single(name, num, acts)
+	}
+	if g := p.snap.huntGroup(num); g != nil && g.Enabled {
+		p.trace.Match = "hunt_group"
+		acts := p.huntActions(g)
+		if acts == nil {
+			return nil
+		}
+		return single(firstNonEmpty(g.Name, "hunt-"+num), num, acts)
+	}
+	if c := p.snap.conferenceRoom(num); c != nil && c.Enabled {
+		p.trace.Match = "conference"
+		return single(firstNonEmpty(c.Name, "conference-"+num), num, p.conferenceActions(c))
+	}
+	if m := p.snap.ivrMenu(num); m != nil && m.Enabled {
+		p.trace.Match = "ivr"
+		return single(firstNonEmpty(m.Name, "ivr-"+num), num, p.ivrActions(m))
 	}
 	return nil
 }

@@ -244,6 +244,9 @@ type TenantSnapshot struct {
 	SpecialMailboxes   []SpecialMailbox    `json:"special_mailboxes"`
 	Trunks             []SIPTrunk          `json:"trunks"`
 	VoicePrompts       []VoicePrompt       `json:"voice_prompts"`
+	HuntGroups         []HuntGroup         `json:"hunt_groups"`
+	ConferenceRooms    []ConferenceRoom    `json:"conference_rooms"`
+	IVRMenus           []IVRMenu           `json:"ivr_menus"`
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
 	prepared *snapIndex
@@ -266,4 +269,72 @@ type Options struct {
 	DefaultTimezone string
 	// UserCacheMS is the cacheable="" value on directory users (0 = 60000).
 	UserCacheMS int
+}
+
+// HuntMember is one member of a hunt group, in ring order.
+type HuntMember struct {
+	Type           string `json:"type"` // extension or external
+	Target         string `json:"target"`
+	DelaySeconds   int    `json:"delay_seconds"`
+	TimeoutSeconds int    `json:"timeout_seconds"`
+}
+
+// HuntGroup rings several phones at once or in turn (resources.md §2.4).
+type HuntGroup struct {
+	ID                      int64        `json:"id"`
+	Name                    string       `json:"name"`
+	Number                  string       `json:"number"`
+	Strategy                string       `json:"strategy"`
+	Members                 []HuntMember `json:"members"`
+	RingSeconds             int          `json:"ring_seconds"`
+	TimeoutDestination      *Destination `json:"timeout_destination"`
+	CallerIDNamePrefix      string       `json:"callerid_name_prefix"`
+	Ringback                string       `json:"ringback"`
+	RespectMemberForwarding bool         `json:"respect_member_forwarding"`
+	ConfirmExternal         bool         `json:"confirm_external"`
+	Enabled                 bool         `json:"enabled"`
+}
+
+// ConferenceRoom is a tenant's conference bridge (resources.md §2.15). The
+// PINs arrive opened by the loader.
+type ConferenceRoom struct {
+	ID                int64  `json:"id"`
+	Name              string `json:"name"`
+	Number            string `json:"number"`
+	PIN               string `json:"pin"`
+	ModeratorPIN      string `json:"moderator_pin"`
+	MaxMembers        int    `json:"max_members"`
+	WaitForModerator  bool   `json:"wait_for_moderator"`
+	MuteOnJoin        bool   `json:"mute_on_join"`
+	AnnounceJoinLeave bool   `json:"announce_join_leave"`
+	AnnounceCount     bool   `json:"announce_count"`
+	Quality           string `json:"quality"`
+	Language          string `json:"language"`
+	Enabled           bool   `json:"enabled"`
+}
+
+// IVROption sends a pressed digit string somewhere.
+type IVROption struct {
+	Digits      string      `json:"digits"`
+	Destination Destination `json:"destination"`
+}
+
+// IVRMenu is a voice menu (resources.md §2.13).
+type IVRMenu struct {
+	ID                    int64        `json:"id"`
+	Name                  string       `json:"name"`
+	Number                string       `json:"number"`
+	GreetingLongPromptID  int64        `json:"greeting_long_prompt_id"`
+	GreetingShortPromptID int64        `json:"greeting_short_prompt_id"`
+	InvalidPromptID       int64        `json:"invalid_prompt_id"`
+	ExitPromptID          int64        `json:"exit_prompt_id"`
+	TimeoutMS             int          `json:"timeout_ms"`
+	InterDigitTimeoutMS   int          `json:"inter_digit_timeout_ms"`
+	MaxFailures           int          `json:"max_failures"`
+	MaxTimeouts           int          `json:"max_timeouts"`
+	DigitLen              int          `json:"digit_len"`
+	Options               []IVROption  `json:"options"`
+	ExitDestination       *Destination `json:"exit_destination"`
+	Language              string       `json:"language"`
+	Enabled               bool         `json:"enabled"`
 }

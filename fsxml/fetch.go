@@ -153,10 +153,26 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 			l.key = keyPart("x|" + req.Context() + "|" + dest)
 		}
 	case "configuration":
-		if req.KeyValue != "sofia.conf" {
+		switch req.KeyValue {
+		case "sofia.conf":
+			l.key = keyPart(strings.Join([]string{"c", req.KeyValue, req.Hostname, req.IPv4, req.Profile}, "|"))
+		case "conference.conf":
+			// One room's profile, keyed by its tenant's generation.
+			name := req.ConferenceProfile()
+			if tenant, _, ok := dialplan.SplitTenantObjectName(name); ok {
+				l.tenant = strings.ToLower(tenant)
+			}
+			l.key = keyPart(strings.Join([]string{"c", req.KeyValue, name, req.Get("Action")}, "|"))
+		case "ivr.conf":
+			// One menu, keyed by its tenant's generation.
+			name := req.Get("Menu-Name")
+			if tenant, _, ok := dialplan.SplitTenantObjectName(name); ok {
+				l.tenant = strings.ToLower(tenant)
+			}
+			l.key = keyPart("c|ivr.conf|" + name)
+		default:
 			return l, false
 		}
-		l.key = keyPart(strings.Join([]string{"c", req.KeyValue, req.Hostname, req.IPv4, req.Profile}, "|"))
 	default:
 		return l, false
 	}
@@ -194,6 +210,9 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 		}
 		return rendered{doc: dialplan.Directory(s.opts, *req, snap)}, nil
 	case "configuration":
+		if req.KeyValue == "conference.conf" || req.KeyValue == "ivr.conf" {
+			return s.renderTenantConf(ctx, req, l, src, now)
+		}
 		p, err := src.platform(ctx)
 		if err != nil {
 			return rendered{}, err
@@ -254,4 +273,23 @@ func flagsOf(tr dialplan.Trace) string {
 		f += "c"
 	}
 	return f
+}
+
+// renderTenantConf answers conference.conf and ivr.conf from the routing
+// part of the tenant model the named profile or menu belongs to.
+func (s *Service) renderTenantConf(ctx context.Context, req *dialplan.Request, l lookup, src *source, now time.Time) (rendered, error) {
+	var snap *dialplan.TenantSnapshot
+	if l.tenant != "" {
+		m, err := src.tenant(ctx, l.tenant)
+		if err != nil {
+			return rendered{}, err
+		}
+		if snap, err = s.snapshot(ctx, m, nil, true, []string{}...); err != nil {
+			return rendered{}, err
+		}
+	}
+	if req.KeyValue == "ivr.conf" {
+		return rendered{doc: dialplan.IVRConf(s.opts, *req, snap, now)}, nil
+	}
+	return rendered{doc: dialplan.ConferenceConf(*req, snap)}, nil
 }

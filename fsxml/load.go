@@ -34,6 +34,9 @@ type tables struct {
 	emergency  *table[dialplan.EmergencyLocation]
 	mailboxes  *table[dialplan.SpecialMailbox]
 	prompts    *table[dialplan.VoicePrompt]
+	hunts      *table[dialplan.HuntGroup]
+	rooms      *table[dialplan.ConferenceRoom]
+	menus      *table[dialplan.IVRMenu]
 	dids       *table[dialplan.DID]
 	trunks     *table[dialplan.SIPTrunk]
 	servers    *table[dialplan.Server]
@@ -68,6 +71,12 @@ func newTables(reg *models.Registry, sealer *models.Sealer) (*tables, error) {
 	add(err)
 	t.prompts, err = newTable[dialplan.VoicePrompt](reg, sealer, "voice_prompts")
 	add(err)
+	t.hunts, err = newTable[dialplan.HuntGroup](reg, sealer, "hunt_groups")
+	add(err)
+	t.rooms, err = newTable[dialplan.ConferenceRoom](reg, sealer, "conference_rooms")
+	add(err)
+	t.menus, err = newTable[dialplan.IVRMenu](reg, sealer, "ivr_menus")
+	add(err)
 	t.dids, err = newTable[dialplan.DID](reg, sealer, "dids")
 	add(err)
 	t.trunks, err = newTable[dialplan.SIPTrunk](reg, sealer, "sip_trunks")
@@ -92,6 +101,9 @@ func (t *tables) close() {
 	t.emergency.close()
 	t.mailboxes.close()
 	t.prompts.close()
+	t.hunts.close()
+	t.rooms.close()
+	t.menus.close()
 	t.dids.close()
 	t.trunks.close()
 	t.servers.close()
@@ -106,9 +118,9 @@ const defaultModelExtensions = 2000
 // two parts read separately: what directory fetches need (the tenant, its
 // extensions, emergency locations and special mailboxes), read when the
 // model is built, and the routing part (routes, conditions, schedules,
-// office mode, feature codes, prompts), read by the first dialplan fetch
+// office mode, feature codes, prompts, hunt groups, conference rooms, IVR menus), read by the first dialplan fetch
 // that needs it. So a registration after a write, or a registration storm,
-// reads four resources per tenant, not eleven. A nil snap means no such
+// reads four resources per tenant, not fourteen. A nil snap means no such
 // tenant.
 type tenantModel struct {
 	id   int64
@@ -146,30 +158,37 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 		return m, nil
 	}
 	db, t := s.st.DB(), s.tables
-	ts, _, err := t.tenants.query(ctx, db, "tenant = ?", name)
-	if err != nil || len(ts) == 0 {
-		return m, err
-	}
-	m.id = ts[0].ID
-	snap := &dialplan.TenantSnapshot{Tenant: ts[0].Tenant}
+	// All four in one round of concurrent queries: the tenant's rows are
+	// selected by its name through the tenants key, not by an id read first.
+	const ofTenant = "tenant_id = (SELECT id FROM tenants WHERE tenant = ?)"
+	var ts []tenantRow
+	snap := &dialplan.TenantSnapshot{}
 	var weights [3]int
 	var exts []dialplan.Extension
 	g, gctx := s.reader(ctx)
 	g.Go(func() (err error) {
-		exts, weights[0], err = t.extensions.queryLimit(gctx, db, byTenant, s.modelExtensions+1, m.id)
+		ts, _, err = t.tenants.query(gctx, db, "tenant = ?", name)
 		return err
 	})
 	g.Go(func() (err error) {
-		snap.EmergencyLocations, weights[1], err = t.emergency.query(gctx, db, byTenant, m.id)
+		exts, weights[0], err = t.extensions.queryLimit(gctx, db, ofTenant, s.modelExtensions+1, name)
 		return err
 	})
 	g.Go(func() (err error) {
-		snap.SpecialMailboxes, weights[2], err = t.mailboxes.query(gctx, db, byTenant, m.id)
+		snap.EmergencyLocations, weights[1], err = t.emergency.query(gctx, db, ofTenant, name)
+		return err
+	})
+	g.Go(func() (err error) {
+		snap.SpecialMailboxes, weights[2], err = t.mailboxes.query(gctx, db, ofTenant, name)
 		return err
 	})
 	if err := g.Wait(); err != nil {
 		return nil, err
 	}
+	if len(ts) == 0 {
+		return m, nil
+	}
+	m.id, snap.Tenant = ts[0].ID, ts[0].Tenant
 	if len(exts) <= s.modelExtensions {
 		snap.Extensions, m.allExtensions = exts, true
 	} else {
@@ -195,7 +214,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	db, t, id := s.st.DB(), s.tables, m.id
 	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
 		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
-	var weights [7]int
+	var weights [10]int
 	g, gctx := s.reader(ctx)
 	g.Go(func() (err error) {
 		full.InboundRoutes, weights[0], err = t.inbound.query(gctx, db, byTenant, id)
@@ -219,6 +238,18 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	})
 	g.Go(func() (err error) {
 		full.VoicePrompts, weights[5], err = t.prompts.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.HuntGroups, weights[7], err = t.hunts.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.ConferenceRooms, weights[8], err = t.rooms.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.IVRMenus, weights[9], err = t.menus.query(gctx, db, byTenant, id)
 		return
 	})
 	g.Go(func() error {

@@ -70,16 +70,8 @@ func TestRendererContract(t *testing.T) {
 			r.Fields = slicesDelete(r.Fields, "emergency_numbers")
 		}, `"emergency_numbers"`},
 		{"retyped field", "dids", func(r *models.Resource) { field(r, "enabled").Type = models.String }, `"enabled"`},
-		{"renamed member", "outbound_routes", func(r *models.Resource) {
-			f := field(r, "patterns")
-			props := make([]*models.Field, len(f.Props))
-			for i, p := range f.Props {
-				pc := *p
-				props[i] = &pc
-			}
-			field(&models.Resource{Fields: props}, "strip_digits").Name = "strip"
-			f.Props = props
-		}, `"strip_digits"`},
+		{"renamed member", "outbound_routes", renameMember("patterns", "strip_digits", "strip"), `"strip_digits"`},
+		{"renamed hunt member", "hunt_groups", renameMember("members", "timeout_seconds", "timeout"), `"timeout_seconds"`},
 		{"hashed secret", "sip_trunks", func(r *models.Resource) { field(r, "password").Secret = models.Hashed }, `"password"`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -88,6 +80,21 @@ func TestRendererContract(t *testing.T) {
 				t.Fatalf("want an error naming %s %s, got %v", tc.resource, tc.want, err)
 			}
 		})
+	}
+}
+
+// renameMember renames one member of an object-list field, on copies of
+// the members so the shared registry declaration is untouched.
+func renameMember(list, member, to string) func(r *models.Resource) {
+	return func(r *models.Resource) {
+		f := field(r, list)
+		props := make([]*models.Field, len(f.Props))
+		for i, p := range f.Props {
+			pc := *p
+			props[i] = &pc
+		}
+		field(&models.Resource{Fields: props}, member).Name = to
+		f.Props = props
 	}
 }
 

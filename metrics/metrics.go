@@ -44,7 +44,7 @@ func New() *Metrics {
 		}, []string{"method", "route"}),
 		xmlFetches: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "switchboard_fsxml_fetches_total",
-			Help: "mod_xml_curl fetches by section and the cache tier that answered (memory, redis, render, none).",
+			Help: "mod_xml_curl fetches by section and the cache tier that answered (memory, render, none).",
 		}, []string{"section", "tier"}),
 		xmlDuration: prometheus.NewHistogramVec(prometheus.HistogramOpts{
 			Name:    "switchboard_fsxml_fetch_duration_seconds",

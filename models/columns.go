@@ -26,6 +26,8 @@ func (s *Store) toColumn(f *Field, v any) (any, error) {
 		return s.sealer.Seal(string(b)), nil
 	case Hashed:
 		return HashPassword(v.(string))
+	case Digest:
+		return HashKey(v.(string)), nil
 	}
 	switch f.Type {
 	case Bool:

@@ -166,7 +166,10 @@ func (s *Store) queryRecords(ctx context.Context, q querier, res *Resource, quer
 // output removes what a read must not show (secrets) and adds derived fields.
 func (s *Store) output(res *Resource, o Owner, rec Record) {
 	for _, f := range res.Fields {
-		if f.Secret != NotSecret {
+		switch {
+		case f.Masked && rec[f.Name] != nil:
+			rec[f.Name] = s.mask(rec[f.Name])
+		case f.Secret != NotSecret:
 			delete(rec, f.Name)
 		}
 	}
@@ -215,7 +218,7 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 	}
 	secrets := map[string]any{}
 	for _, f := range res.Fields {
-		if f.Secret == Encrypted && rec[f.Name] != nil {
+		if (f.Secret == Encrypted || f.Secret == Digest) && rec[f.Name] != nil && !f.Masked {
 			secrets[f.Name] = rec[f.Name]
 		}
 	}
@@ -227,6 +230,9 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 	s.output(res, o, out)
 	for k, v := range secrets {
 		out[k] = v
+	}
+	if h, ok := res.Hooks.(revealer); ok {
+		h.reveal(s, rec, out)
 	}
 	return out, nil
 }
@@ -450,7 +456,7 @@ func (s *Store) Records(ctx context.Context, res *Resource, o Owner, where map[s
 					return nil, fmt.Errorf("records %s.%s: %w", res.Name, f.Name, err)
 				}
 				rec[f.Name] = plain
-			case f.Secret == Hashed:
+			case f.Secret == Hashed || f.Secret == Digest:
 				delete(rec, f.Name)
 			}
 		}

@@ -48,7 +48,12 @@ func str(v any) string {
 }
 
 // beforeDelete ends the extension's user keys with it, so a key never
-// outlives its extension or acts as a later extension of the same number.
+// outlives its extension or acts as a later extension of the same number;
+// its chat account goes too (the chat sync then removes it from ejabberd).
 func (extensionHooks) beforeDelete(ctx context.Context, ts *txStore, o Owner, old Record) error {
-	return ts.revokeExtensionKeys(ctx, o, str(old["name"]))
+	name := str(old["name"])
+	if _, err := ts.tx.ExecContext(ctx, "DELETE FROM chat_accounts WHERE tenant_id = ? AND extension = ?", o.TenantID, name); err != nil {
+		return fmt.Errorf("delete chat account of extension %s: %w", name, ts.dialect.translate(err))
+	}
+	return ts.revokeExtensionKeys(ctx, o, name)
 }

@@ -108,11 +108,21 @@ func PatternsWithoutWords(resources []*Resource) []string {
 // returns its E.164 form: "+27 11 555-0000" becomes "+27115550000". Only
 // international input is taken: the registry has no default region.
 func normaliseE164(s string) (string, bool) {
-	s = strings.TrimSpace(s)
-	if !strings.HasPrefix(s, "+") {
+	if !strings.HasPrefix(strings.TrimSpace(s), "+") {
 		return "", false
 	}
-	num, err := phonenumbers.Parse(s, "ZZ")
+	return NormalisePhone(s, "")
+}
+
+// NormalisePhone reads s as a phone number, international (+…) or, given a
+// region (ISO 3166 alpha-2), national, and returns its E.164 form when the
+// number is one its country's numbering plan assigns.
+func NormalisePhone(s, region string) (string, bool) {
+	s = strings.TrimSpace(s)
+	if region == "" {
+		region = "ZZ"
+	}
+	num, err := phonenumbers.Parse(s, strings.ToUpper(region))
 	if err != nil || !phonenumbers.IsValidNumber(num) {
 		return "", false
 	}

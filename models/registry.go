@@ -52,6 +52,10 @@ const (
 	Encrypted
 	// Hashed secrets are only ever verified by us (passwords, API keys).
 	Hashed
+	// Digest secrets are generated high-entropy tokens (webhook URLs) kept
+	// as SHA-256, so a request can be matched by the digest of its token;
+	// shown once, in the create answer.
+	Digest
 )
 
 // Field declares one field of a resource.
@@ -81,6 +85,10 @@ type Field struct {
 	Secret  SecretKind
 	// Generate makes a missing secret be generated and returned once.
 	Generate func() string
+	// Masked secrets (provider credentials) are never echoed, not even by
+	// the create answer: reads show each value reduced to its last four
+	// characters, enough to tell which credential is configured.
+	Masked   bool
 	ReadOnly bool
 	// Immutable fields are set on create and refused on update.
 	Immutable bool
@@ -115,6 +123,9 @@ type Resource struct {
 	Fields []*Field
 	// Key is the field addressing one object in paths; "" means id.
 	Key string
+	// WritePermission is what creating, changing or deleting needs
+	// instead of config.write.
+	WritePermission string
 	// Singleton resources have one object per tenant (GET/PUT on the path).
 	Singleton bool
 	// Hooks adds behaviour beyond CRUD (see hooks.go).

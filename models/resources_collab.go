@@ -1,5 +1,10 @@
 package models
 
+import (
+	"fmt"
+	"strings"
+)
+
 // Platform organisation and webhook resources (resources.md §1.2, §1.4,
 // §1.10, §1.11) and tenant collaboration, messaging and integration
 // resources (§3).
@@ -127,15 +132,16 @@ var systemWebhooksResource = &Resource{
 var chatChannelsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "chat_channels", Title: "chat channel", Scope: TenantScope, Table: "chat_channels", Order: "name",
+	Hooks: chatChannelHooks{},
 	Fields: []*Field{
-		{Name: "name", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Doc: "the to of a channel message"},
+		{Name: "name", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Immutable: true, Doc: "the to of a channel message; fixed once created (it names the chat room)"},
 		{Name: "display_name", Type: String, MaxLen: 64},
 		{Name: "topic", Type: String, MaxLen: 255},
 		enumField("visibility", "public", "public", "private"),
 		{Name: "members", Type: StringList, Pattern: patNumber, MaxItems: 1000, Doc: "extensions, for private channels"},
 		boolField("read_only", false, "only administrators, integrations and webhooks post"),
 		boolField("archived", false, "archived channels refuse posts"),
-		{Name: "jid", Type: String, ReadOnly: true, Doc: "<name>@<muc service of the tenant>"},
+		{Name: "jid", Type: String, ReadOnly: true, Doc: "the chat room: <tenant>-<name>@<chat room service>"},
 		descriptionField(),
 	},
 }
@@ -158,16 +164,53 @@ func messagingDefaults(old, patch Record) {
 	}
 }
 
+// MessagingCredentialKeys are the credential keys each provider needs; the
+// messaging adapters read exactly these. Providers absent here (vonage,
+// http) have no adapter yet, so their channels take any credentials and
+// sends through them are refused.
+var MessagingCredentialKeys = map[string][]string{
+	"twilio":     {"account_sid", "auth_token"},
+	"meta_cloud": {"phone_number_id", "access_token", "app_secret", "verify_token"},
+	"kannel":     {"sendsms_url", "username", "password", "callback_secret"},
+	"smpp":       {"sendsms_url", "username", "password", "callback_secret"},
+}
+
+// checkCredentials makes a channel carry the keys its provider needs. The
+// stored credentials are sealed, so a provider change must bring new ones.
+func checkCredentials(rec, patch Record) error {
+	creds, given := patch["credentials"].(map[string]any)
+	if !given {
+		if _, changed := patch["provider"]; changed {
+			return FieldError("credentials", "required when the provider is set or changed")
+		}
+		return nil
+	}
+	need := MessagingCredentialKeys[fmt.Sprint(rec["provider"])]
+	var missing []string
+	for _, k := range need {
+		if v, ok := creds[k].(string); !ok || strings.TrimSpace(v) == "" {
+			missing = append(missing, k)
+		}
+	}
+	if len(missing) > 0 {
+		return FieldError("credentials", "provider %v needs %s", rec["provider"], strings.Join(missing, ", "))
+	}
+	if sec, ok := creds["callback_secret"].(string); ok && len(sec) < 16 {
+		return FieldError("credentials", "callback_secret must be at least 16 characters")
+	}
+	return nil
+}
+
 var messagingChannelsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "messaging_channels", Title: "messaging channel", Scope: TenantScope, Table: "messaging_channels", Order: "name",
-	Hooks: rules{prepare: messagingDefaults, checks: []check{uniqueItems("templates", "template_id")}},
+	Hooks: rules{prepare: messagingDefaults, checks: []check{uniqueItems("templates", "template_id"), checkCredentials}},
 	Fields: []*Field{
 		nameField(),
 		required(enumField("type", "", "sms", "whatsapp")),
-		required(enumField("provider", "", "twilio", "vonage", "meta_cloud", "smpp", "http")),
+		required(enumField("provider", "", "twilio", "meta_cloud", "kannel", "smpp", "vonage", "http")),
 		{Name: "sender", Type: String, Pattern: `^(\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$`, Doc: "the guide's from (a reserved word in SQL): E.164 or an alphanumeric SMS sender"},
-		{Name: "credentials", Type: Map, Secret: Encrypted, MaxItems: 20, MaxLen: 2048, Doc: "provider credentials; write-only"},
+		{Name: "credentials", Type: Map, Secret: Encrypted, Masked: true, MaxItems: 20, MaxLen: 2048, Doc: "provider credentials; write-only, sealed with the server key; reads show each value as ****<last 4>. twilio: account_sid, auth_token; meta_cloud: phone_number_id, access_token, app_secret, verify_token; kannel (and smpp, sent through Kannel): sendsms_url, username, password, callback_secret (≥ 16), optional smsc"},
 		boolField("template_only", false, "sends must name an approved template"),
 		{Name: "templates", Type: ObjectList, MaxItems: 40, Props: []*Field{
 			{Name: "template_id", Type: String, Required: true, Pattern: `^[A-Za-z0-9_.:-]{1,64}$`},
@@ -191,15 +234,16 @@ var messagingChannelsResource = &Resource{
 
 var incomingWebhooksResource = &Resource{
 	Name: "incoming_webhooks", Title: "incoming webhook", Scope: TenantScope, Table: "incoming_webhooks",
-	Hooks: incomingWebhookRules{},
+	WritePermission: "incoming_webhooks.manage",
+	Hooks:           incomingWebhookRules{},
 	Fields: []*Field{
 		{Name: "channel", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Doc: "a chat channel of the tenant, not archived"},
 		{Name: "name", Type: String, Required: true, MaxLen: 64, Doc: "sender name shown on messages"},
 		descriptionField(),
 		enabledField(),
 		{Name: "picture", Type: String, MaxLen: 1400000, Pattern: `^data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/]+={0,2}$`, Doc: "avatar; data: URL"},
-		{Name: "token", Type: String, ReadOnly: true, Doc: "the secret in the URL"},
-		{Name: "url", Type: String, ReadOnly: true, MaxLen: 1024},
+		{Name: "token", Type: String, ReadOnly: true, Secret: Digest, Generate: newWebhookToken, Doc: "the secret in the URL (32 random bytes); shown only in the create and regenerate answers, stored as SHA-256"},
+		{Name: "url", Type: String, ReadOnly: true, MaxLen: 1024, Doc: "{base_url}/integration/webhooks/<token>: in full only in the create and regenerate answers, else with the token's first characters"},
 		{Name: "created_by", Type: String, ReadOnly: true},
 		{Name: "last_used_at", Type: Time, ReadOnly: true},
 		{Name: "message_count", Type: Int, ReadOnly: true},

@@ -214,6 +214,13 @@ func (r incomingWebhookRules) beforeSave(ctx context.Context, ts *txStore, o Own
 	if err := r.rules.beforeSave(ctx, ts, o, old, patch); err != nil {
 		return err
 	}
+	if tok, ok := patch["token"].(string); ok && old == nil {
+		patch["url"] = ts.webhookDisplayURL(tok)
+		patch["message_count"] = int64(0)
+		if who := actor(ctx); who != "" {
+			patch["created_by"] = who
+		}
+	}
 	ch, ok := patch["channel"].(string)
 	if !ok {
 		return nil

@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math/big"
@@ -115,4 +116,31 @@ func HashPassword(pw string) (string, error) {
 // CheckPassword compares a password with its bcrypt hash in constant time.
 func CheckPassword(hash, pw string) bool {
 	return bcrypt.CompareHashAndPassword([]byte(hash), []byte(pw)) == nil
+}
+
+// mask shows a sealed secret the way reads may: a Map secret keeps its keys
+// with each value cut to "****" plus its last four characters (nothing of
+// values under eight characters), a string secret becomes that mask alone.
+// A value that cannot be opened shows as "****" rather than failing the read.
+func (s *Store) mask(sealed any) any {
+	plain, err := s.sealer.Open(asString(sealed))
+	if err != nil {
+		return "****"
+	}
+	var m map[string]any
+	if json.Unmarshal([]byte(plain), &m) != nil {
+		return maskValue(plain)
+	}
+	for k, v := range m {
+		m[k] = maskValue(fmt.Sprint(v))
+	}
+	return m
+}
+
+func maskValue(v string) string {
+	r := []rune(v)
+	if len(r) < 8 {
+		return "****"
+	}
+	return "****" + string(r[len(r)-4:])
 }

@@ -23,6 +23,10 @@ type Store struct {
 	dialect Dialect
 	reg     *Registry
 	sealer  *Sealer
+	// chatMUC is the chat room service (SetChatMUCDomain).
+	chatMUC string
+	// baseURL is the public base URL (SetBaseURL).
+	baseURL string
 	hooks   commitHooks
 }
 

@@ -184,7 +184,7 @@ func (ts *txStore) cloneRecord(res *Resource, row Record, idMap map[string]map[i
 				return nil, nil, err
 			}
 			v = plain
-		case f.Secret == Hashed:
+		case f.Secret == Hashed || f.Secret == Digest:
 			v = nil
 		case f.Ref != "" && f.Type == Int && v != nil:
 			if m, copied := idMap[f.Ref]; copied && m[v.(int64)] != 0 {
@@ -259,6 +259,7 @@ func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old R
 		args []any
 	}{
 		{"DELETE FROM numbers WHERE tenant_id = ?", []any{o.TenantID}},
+		{"DELETE FROM chat_accounts WHERE tenant_id = ?", []any{o.TenantID}},
 		{"DELETE FROM refs WHERE tenant_id = ? OR to_tenant_id = ?", []any{o.TenantID, o.TenantID}},
 		{"UPDATE api_keys SET revoked_at = COALESCE(revoked_at, ?), tenant_id = NULL, updated_at = ? WHERE tenant_id = ?", []any{ts2, ts2, o.TenantID}},
 	}

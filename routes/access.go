@@ -66,6 +66,9 @@ const (
 	UserPhoneSettings
 	// UserOwnCalls: call actions and channel reads as its own extension.
 	UserOwnCalls
+	// UserOwnMessages: chat messages sent as its own extension (the
+	// handler checks the sender and the channel's rules).
+	UserOwnMessages
 )
 
 // phoneUserFields are the extension fields a user key may change.
@@ -144,7 +147,7 @@ func (s *server) authorize(r Route) fiber.Handler {
 // userAllowed applies a route's user-key rule.
 func userAllowed(c *fiber.Ctx, p *Principal, rule UserRule) error {
 	switch rule {
-	case UserOwnCalls:
+	case UserOwnCalls, UserOwnMessages:
 		return nil
 	case UserOwnExtension, UserPhoneSettings:
 		if c.Params("key") != p.Extension {

@@ -160,7 +160,7 @@ func (c routeClass) fill(r walkRoute, tenant string) string {
 		return strings.Replace(p, "{key}", "1999", 1)
 	case strings.Contains(p, "/extensions/{key}"):
 		return strings.Replace(p, "{key}", "1001", 1)
-	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/telephony/events":
+	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/telephony/events" || p == "/api/messaging/messages":
 		return p + "?tenant=" + tenant
 	case strings.HasSuffix(p, "{profile}"):
 		return strings.Replace(p, "{profile}", "heap", 1)
@@ -208,8 +208,10 @@ func classify(r walkRoute) (routeClass, bool) {
 	switch {
 	case p == "/healthz" || p == "/readyz" || p == "/apitest/openapi/" || strings.HasPrefix(p, "/api/openapi."):
 		return routeClass{answer: fixed(200)}, true
-	case p == "/fs/xml":
-		return routeClass{skip: true}, true // FreeSWITCH's own credentials: fsxml tests
+	case p == "/fs/xml" || strings.HasPrefix(p, "/integration/"):
+		// FreeSWITCH's and providers' own credentials (node Basic/allow
+		// list, webhook tokens, signatures): their own tests.
+		return routeClass{skip: true}, true
 	case p == "/api/tenants/" && r.method == "GET":
 		// Everyone but a user key lists the tenants it may see.
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("config.read") && w.user == "" }, answer: fixed(200)}, true
@@ -217,6 +219,34 @@ func classify(r walkRoute) (routeClass, bool) {
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("config.read") && w.inTenant && w.user == ""
 		}, answer: fixed(200)}, true
+	case p == "/integration/webhooks/{token}":
+		// The token is the credential: an unknown one is no_service for anyone.
+		return routeClass{answer: fixed(404)}, true
+	case strings.HasPrefix(p, "/api/tenants/{tenant}/incoming_webhooks/"):
+		// Managing incoming webhooks needs incoming_webhooks.manage, not config.write.
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return w.can(perm(r.method, "config.read", "incoming_webhooks.manage")) && w.inTenant && w.user == ""
+		}, answer: func(r walkRoute, w walker) int {
+			if strings.HasSuffix(r.path, "/regenerate") {
+				return 404 // no webhook 999999
+			}
+			return crudAnswer(r, w)
+		}}, true
+	case p == "/api/connect/message/{tenant}":
+		// Any key in the tenant with connect.post, user keys as themselves;
+		// the empty body is refused (to and body are required).
+		return routeClass{keyOnly: true, allowed: func(r walkRoute, w walker) bool { return w.can("connect.post") && w.inTenant }, answer: fixed(400)}, true
+	case strings.HasPrefix(p, "/api/connect/agent/{tenant}"):
+		// Tenant and platform keys with connect.agents; the walk runs
+		// without a chat server, so a valid rotate answers 503.
+		return routeClass{keyOnly: true, allowed: func(r walkRoute, w walker) bool {
+			return w.can("connect.agents") && w.inTenant && w.user == ""
+		}, answer: func(r walkRoute, w walker) int {
+			if strings.HasSuffix(r.path, "/rotate") {
+				return 503
+			}
+			return 400 // extension is required
+		}}, true
 	case p == "/api/tenants/{tenant}/routing/trace":
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("config.read") && w.inTenant && w.user == ""
@@ -267,6 +297,16 @@ func classify(r walkRoute) (routeClass, bool) {
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("calls.read") }, answer: fixed(404)}, true
 	case strings.HasPrefix(p, "/api/telephony/") && r.method == "POST":
 		return routeClass{keyOnly: true, allowed: func(r walkRoute, w walker) bool { return w.can("calls.control") }, answer: fixed(400)}, true
+	case p == "/api/messaging/send":
+		return routeClass{keyOnly: true, allowed: func(r walkRoute, w walker) bool { return w.can("messaging.send") }, answer: fixed(400)}, true
+	case p == "/api/messaging/messages":
+		// Senders and configuration readers, narrowed by ?tenant=.
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return (w.can("messaging.send") || w.can("config.read")) && (w.platform || w.inTenant)
+		}, answer: fixed(200)}, true
+	case p == "/api/messaging/messages/{id}":
+		// The message's tenant is checked against the message (unknown here: 404).
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("messaging.send") || w.can("config.read") }, answer: fixed(404)}, true
 	case strings.HasPrefix(p, "/api/") && !strings.HasPrefix(p, "/api/tenants/{tenant}"):
 		// Platform resources (and creating, changing, deleting tenants).
 		return routeClass{allowed: func(r walkRoute, w walker) bool {

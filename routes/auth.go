@@ -118,11 +118,11 @@ func (a *authenticator) middleware(allowBasic bool) fiber.Handler {
 		var p *Principal
 		var err error
 		if useBasic {
-			user, pass, ok := parseBasic(auth)
-			if !ok {
-				return errUnauthorized
+			if user, pass, ok := parseBasic(auth); ok {
+				p, err = a.byPassword(ctx, user, pass, c.Get("X-TOTP"))
+			} else {
+				err = errUnauthorized
 			}
-			p, err = a.byPassword(ctx, user, pass, c.Get("X-TOTP"))
 		} else {
 			p, err = a.byKey(ctx, key)
 		}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/models/storetest"
 )
 
 // Seen item 8: reserved context names were accepted as tenant names
@@ -19,7 +20,8 @@ func TestReservedTenantNamesRefused(t *testing.T) {
 			}
 			s.Do(t, "GET", "/api/tenants/"+name, s.Key, nil).Expect(t, 404)
 		}
-		s.Do(t, "POST", "/api/tenants/", s.Key, map[string]any{"tenant": "publicity"}).Expect(t, 201)
+		// Names that merely start like a reserved one are fine.
+		s.Do(t, "POST", "/api/tenants/", s.Key, map[string]any{"tenant": storetest.Name("public")}).Expect(t, 201)
 	})
 }
 

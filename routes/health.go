@@ -2,6 +2,7 @@ package routes
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -20,6 +21,11 @@ func (s *server) readyz(c *fiber.Ctx) error {
 	checks := map[string]string{}
 	ok := true
 	record := func(name string, err error) {
+		var info *Informational
+		if errors.As(err, &info) {
+			checks[name] = info.State
+			return
+		}
 		if err != nil {
 			checks[name] = err.Error()
 			ok = false
@@ -47,5 +53,12 @@ func (s *server) readyz(c *fiber.Ctx) error {
 	}
 	return c.Status(status).JSON(body)
 }
+
+// Informational is what a Ready check returns for a dependency whose
+// absence does not take the replica out (an optional or degraded part):
+// /readyz shows State under the check's name and stays ready.
+type Informational struct{ State string }
+
+func (i *Informational) Error() string { return i.State }
 
 func itoa(v any) string { return fmt.Sprint(v) }

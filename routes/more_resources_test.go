@@ -84,8 +84,10 @@ func crudCases() []crudCase {
 		{name: "chat_channels", create: func(fixtures) map[string]any { return map[string]any{"name": "general"} },
 			update: map[string]any{"topic": "Anything"}},
 		{name: "messaging_channels", create: func(fixtures) map[string]any {
-			return map[string]any{"name": "WhatsApp", "type": "whatsapp", "provider": "meta_cloud"}
-		}, update: map[string]any{"rate_per_second": 5}, want: map[string]any{"max_body_chars": 4096}},
+			return map[string]any{"name": "WhatsApp", "type": "whatsapp", "provider": "meta_cloud", "credentials": map[string]any{
+				"phone_number_id": "1055", "access_token": "EAAtoken-abcdef", "app_secret": "app-secret-1234", "verify_token": "verify-me-please"}}
+		}, update: map[string]any{"rate_per_second": 5}, want: map[string]any{"max_body_chars": 4096,
+			"credentials": map[string]any{"phone_number_id": "****", "access_token": "****cdef", "app_secret": "****1234", "verify_token": "****ease"}}},
 		{name: "incoming_webhooks", create: func(fx fixtures) map[string]any { return map[string]any{"channel": fx.channel, "name": "CI bot"} },
 			update: map[string]any{"enabled": false}},
 		{name: "outbound_webhooks", create: func(fixtures) map[string]any {

@@ -55,7 +55,8 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	if spec.Components.SecuritySchemes["apiKey"] == nil || spec.Components.SecuritySchemes["basicAuth"] == nil {
 		t.Errorf("security schemes: %v", spec.Components.SecuritySchemes)
 	}
-	for _, must := range []string{"/api/tenants/", "/api/tenants/{tenant}/extensions/", "/api/tenants/{tenant}/extensions/{key}", "/api/key/", "/api/key/{id}"} {
+	for _, must := range []string{"/api/tenants/", "/api/tenants/{tenant}/extensions/", "/api/tenants/{tenant}/extensions/{key}", "/api/key/", "/api/key/{id}",
+		"/api/messaging/send", "/api/messaging/messages", "/api/messaging/messages/{id}", "/integration/messaging/{provider}/{channel_id}"} {
 		if spec.Paths[must] == nil {
 			t.Errorf("document lacks %s", must)
 		}
@@ -66,6 +67,9 @@ func TestOpenAPIDocumentIsValid(t *testing.T) {
 	// the operation declares one, in the content type it declares.
 	for path, ops := range spec.Paths {
 		for method, op := range ops {
+			if strings.HasPrefix(path, "/integration/") {
+				continue // provider callbacks: exempt from the contract check (apptest)
+			}
 			p := strings.NewReplacer("{tenant}", "nosuch_t", "{key}", "1", "{id}", "1", "{extension}", "1001", "{name}", "1001").Replace(path)
 			req, err := http.NewRequest(strings.ToUpper(method), s.URL+p, nil)
 			if err != nil {

@@ -45,6 +45,9 @@ func crudAccess(res *models.Resource, op string) Access {
 	a := Access{Perm: "config.read", Scope: ScopePlatform}
 	if op != "list" && op != "get" {
 		a.Perm = "config.write"
+		if res.WritePermission != "" {
+			a.Perm = res.WritePermission
+		}
 	}
 	switch {
 	case res.Scope == models.TenantScope:
@@ -119,7 +122,7 @@ func (s *server) createObject(res *models.Resource) fiber.Handler {
 		if err != nil {
 			return err
 		}
-		rec, err := s.Store.Create(c.UserContext(), res, o, in)
+		rec, err := s.Store.Create(models.WithActor(c.UserContext(), principal(c).Name), res, o, in)
 		if err != nil {
 			return err
 		}

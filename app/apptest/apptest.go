@@ -164,7 +164,8 @@ func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string
 func (s *Server) Replica(t testing.TB) *Server {
 	t.Helper()
 	r := &Server{Key: s.Key, Store: s.Store, Redis: s.Redis, Cfg: s.Cfg, Logs: &LogBuffer{}}
-	r.URL = listen(t, s.Cfg, s.Store, s.Redis, r.Logs)
+	r.Cfg.Listen = "127.0.0.1:0"
+	r.URL = listen(t, r.Cfg, s.Store, s.Redis, r.Logs)
 	return r
 }
 
@@ -181,7 +182,9 @@ func listen(t testing.TB, cfg app.Config, st *models.Store, rdb redis.UniversalC
 		cancel()
 		t.Fatalf("build: %v", err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	// cfg.Listen is 127.0.0.1:0 unless a test must know the address before
+	// the server starts (providers calling back on SWITCHBOARD_BASE_URL).
+	ln, err := net.Listen("tcp", cfg.Listen)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,6 +3,8 @@
 //	go run ./cmd/sbbench xml       # FreeSWITCH XML (/fs/xml)
 //	go run ./cmd/sbbench tracker   # ESL events into the live-call state
 //	go run ./cmd/sbbench call      # POST /api/telephony/call to the originate
+//	go run ./cmd/sbbench messaging # POST /api/messaging/send, and the outbox drain
+//	go run ./cmd/sbbench chat      # channel messages and agent provisioning against ejabberd
 //
 // It runs on MySQL and real Redis when SWITCHBOARD_BENCH_MYSQL_URL and
 // SWITCHBOARD_BENCH_REDIS_URL (or the SWITCHBOARD_TEST_ ones) are set, else
@@ -27,7 +29,7 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: sbbench xml|tracker|call")
+		return fmt.Errorf("usage: sbbench xml|tracker|call|messaging|chat")
 	}
 	switch args[0] {
 	case "xml":
@@ -36,6 +38,10 @@ func run(ctx context.Context, args []string) error {
 		return benchTracker(ctx, args[1:])
 	case "call":
 		return benchCall(ctx, args[1:])
+	case "messaging":
+		return benchMessaging(ctx, args[1:])
+	case "chat":
+		return benchChat(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown mode %q (modes: xml, tracker, call)", args[0])
+	return fmt.Errorf("unknown mode %q (modes: xml, tracker, call, messaging, chat)", args[0])
 }

@@ -1,0 +1,87 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/chat"
+	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/routes"
+)
+
+// chatClient builds the ejabberd client from the configuration.
+func chatClient(cfg Config) *chat.Client {
+	return chat.NewClient(chat.Config{APIURL: cfg.ChatAPIURL, Domain: cfg.ChatDomain, MUCDomain: cfg.ChatMUCDomain, WSURL: cfg.ChatWSURL})
+}
+
+// newChatServices wires team chat: the ejabberd client, the sync that
+// pushes chat channels, accounts and memberships to ejabberd (a full
+// reconcile at start, then each committed change through the outbox,
+// retried until ejabberd takes it), the /api/connect and webhook routes and
+// the readiness line.
+func newChatServices(ctx context.Context, s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
+	client := chatClient(cfg)
+	st.SetBaseURL(cfg.BaseURL) // incoming webhook URLs
+	sync := chat.NewSync(client, st, log.With("component", "chat"))
+	s.chat = sync
+	if client.Config().Enabled() {
+		st.SetChatMUCDomain(client.Config().MUCDomain)
+		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+		done := make(chan struct{})
+		go func() { defer close(done); sync.Run(runCtx) }()
+		s.stops = append(s.stops, func() { cancel(); <-done })
+		sync.Notify("")
+		// Committed changes of channels, extensions and tenants arrive
+		// through the outbox dispatcher.
+		s.subscribers = append(s.subscribers, sync)
+		log.Info("team chat wired", "api", cfg.ChatAPIURL, "domain", cfg.ChatDomain, "rooms", client.Config().MUCDomain)
+	}
+	s.ready["chat"] = func(ctx context.Context) error {
+		if !client.Config().Enabled() {
+			return &routes.Informational{State: "not configured (SWITCHBOARD_CHAT_API_URL unset): chat endpoints answer 503"}
+		}
+		if err := client.Status(ctx); err != nil {
+			return &routes.Informational{State: "unreachable: chat endpoints answer 503 until it is back"}
+		}
+		return nil
+	}
+	deps := routes.ChatDeps{
+		Store:     st,
+		Redis:     rdb,
+		Chat:      client,
+		Sync:      sync,
+		BaseURL:   cfg.BaseURL,
+		SIPDomain: cfg.SIPDomain,
+		SIPWSURL:  cfg.SIPWSURL,
+	}
+	s.routes = append(s.routes, routes.ChatRoutes(deps)...)
+	s.routes = append(s.routes, routes.WebhookRoutes(deps)...)
+	for name, sch := range routes.ChatSchemas() {
+		s.schemas[name] = sch
+	}
+}
+
+type chatCmd struct {
+	Sync chatSyncCmd `cmd:"" help:"Reconcile chat rooms, accounts and memberships on ejabberd with the database, once."`
+}
+
+type chatSyncCmd struct{}
+
+// Run reconciles every tenant's chat state on ejabberd (also done at start).
+func (chatSyncCmd) Run(rc *runCtx) error {
+	return withStore(rc.ctx, rc.env, func(cfg Config, st *models.Store) error {
+		client := chatClient(cfg)
+		if !client.Config().Enabled() {
+			return fmt.Errorf("chat sync: SWITCHBOARD_CHAT_API_URL and SWITCHBOARD_CHAT_DOMAIN are not set")
+		}
+		st.SetChatMUCDomain(client.Config().MUCDomain)
+		if err := chat.NewSync(client, st, slog.Default()).All(rc.ctx); err != nil {
+			return fmt.Errorf("chat sync: %w", err)
+		}
+		fmt.Fprintln(rc.env.Stdout, "chat server is in sync")
+		return nil
+	})
+}

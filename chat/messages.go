@@ -1,0 +1,69 @@
+package chat
+
+import (
+	"bytes"
+	"context"
+	"encoding/xml"
+	"fmt"
+
+	"github.com/google/uuid"
+)
+
+// Namespaces of the message extensions Switchboard adds.
+const (
+	nsNick = "http://jabber.org/protocol/nick" // XEP-0172: the sender's display name
+	nsJSON = "urn:xmpp:json:0"                 // XEP-0335: a JSON payload
+	nsHTML = "http://jabber.org/protocol/xhtml-im"
+)
+
+// ChannelMessage is one post into a room.
+type ChannelMessage struct {
+	Room     string // room local part
+	Body     string // plain-text body every client shows
+	FromName string // display name shown as the sender ("" = none)
+	JSON     bool   // Body is a JSON document (also carried as XEP-0335)
+	// HTML is an optional XHTML-IM rendering (already well-formed XHTML
+	// body content, escaped by the caller).
+	HTML string
+}
+
+// PostChannel sends a groupchat message from the service account into a
+// room; ejabberd archives it (MAM) because the service account is a MucSub
+// subscriber. It returns the message id.
+func (c *Client) PostChannel(ctx context.Context, m ChannelMessage) (string, error) {
+	id := uuid.NewString()
+	var b bytes.Buffer
+	fmt.Fprintf(&b, `<message type="groupchat" id="%s">`, id)
+	b.WriteString("<body>")
+	escape(&b, m.Body)
+	b.WriteString("</body>")
+	if m.FromName != "" {
+		fmt.Fprintf(&b, `<nick xmlns="%s">`, nsNick)
+		escape(&b, m.FromName)
+		b.WriteString("</nick>")
+	}
+	if m.JSON {
+		fmt.Fprintf(&b, `<json xmlns="%s">`, nsJSON)
+		escape(&b, m.Body)
+		b.WriteString("</json>")
+	}
+	if m.HTML != "" {
+		fmt.Fprintf(&b, `<html xmlns="%s"><body xmlns="http://www.w3.org/1999/xhtml">%s</body></html>`, nsHTML, m.HTML)
+	}
+	b.WriteString("</message>")
+	if err := c.SendStanza(ctx, c.ServiceJID(), c.RoomJID(m.Room), b.String()); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// SendDirect sends a one-to-one chat message between two accounts (local
+// parts). ejabberd stores it offline when the recipient is not connected
+// and archives it for both users.
+func (c *Client) SendDirect(ctx context.Context, fromLocal, toLocal, body string) error {
+	return c.SendMessage(ctx, "chat", c.UserJID(fromLocal), c.UserJID(toLocal), body)
+}
+
+func escape(b *bytes.Buffer, s string) {
+	_ = xml.EscapeText(b, []byte(s))
+}

@@ -1,0 +1,194 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"math/rand/v2"
+	"net/http"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/switchboard/switchboard/app"
+	"github.com/switchboard/switchboard/chat"
+)
+
+// benchChat measures team chat against a running ejabberd (start one with
+// deploy/ejabberd/start.sh): channel-message acceptance (POST
+// /api/connect/message, open loop at a fixed rate) and provisioning agents
+// (POST /api/connect/agent) with a few concurrent clients.
+func benchChat(ctx context.Context, args []string) error {
+	fl := flag.NewFlagSet("chat", flag.ContinueOnError)
+	rate := fl.Int("rate", 200, "channel messages per second (open loop)")
+	dur := fl.Duration("duration", 10*time.Second, "how long to send messages")
+	agents := fl.Int("agents", 1000, "agents to provision")
+	workers := fl.Int("workers", 8, "concurrent provisioning clients")
+	apiURL := fl.String("api", firstEnv("SWITCHBOARD_BENCH_CHAT_API_URL", "SWITCHBOARD_CHAT_API_URL"), "ejabberd mod_http_api URL")
+	domain := fl.String("domain", firstEnv("SWITCHBOARD_BENCH_CHAT_DOMAIN", "SWITCHBOARD_CHAT_DOMAIN"), "XMPP domain")
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if *apiURL == "" {
+		*apiURL, *domain = "http://127.0.0.1:5281/api", "localhost"
+	}
+	client := chat.NewClient(chat.Config{APIURL: *apiURL, Domain: *domain})
+	if err := client.Status(ctx); err != nil {
+		fmt.Printf("chat: skipped: no ejabberd at %s (bash deploy/ejabberd/start.sh): %v\n", *apiURL, err)
+		return nil
+	}
+	b, err := openBackend(ctx)
+	if err != nil {
+		return err
+	}
+	defer b.close()
+	env := map[string]string{
+		"SWITCHBOARD_DATABASE_URL": b.dbURL,
+		"SWITCHBOARD_LISTEN":       "127.0.0.1:0",
+		"SWITCHBOARD_SECRET_KEY":   benchKey,
+		"SWITCHBOARD_SIP_DOMAIN":   "sip.bench",
+		"SWITCHBOARD_CHAT_API_URL": *apiURL,
+		"SWITCHBOARD_CHAT_DOMAIN":  *domain,
+	}
+	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
+	if err != nil {
+		return err
+	}
+	fapp, stopApp, err := app.Build(ctx, cfg, b.st, b.rdb, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return err
+	}
+	base, stop, err := listen(fapp, stopApp)
+	if err != nil {
+		return err
+	}
+	defer stop()
+	pk, err := b.st.CreateKey(ctx, map[string]any{"name": "bench chat"}, "sbbench")
+	if err != nil {
+		return err
+	}
+	key := pk["key"].(string)
+	tenant := fmt.Sprintf("bchat%06d", rand.IntN(1000000))
+	hc := newClient(256)
+	for _, s := range []struct{ path, body string }{
+		{"/api/tenants/", `{"tenant":"` + tenant + `"}`},
+		{"/api/tenants/" + tenant + "/chat_channels/", `{"name":"bench"}`},
+	} {
+		if st, data, err := post(ctx, hc, base+s.path, key, []byte(s.body)); err != nil || st != 201 {
+			return fmt.Errorf("seed %s: %d %s %v", s.path, st, data, err)
+		}
+	}
+	room := chat.RoomLocal(tenant, "bench")
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if _, err := client.RoomOptions(ctx, room); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			return fmt.Errorf("room %s never appeared on ejabberd", room)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+
+	msgURL := base + "/api/connect/message/" + tenant
+	body := []byte(`{"to":"bench","body":"benchmark message","from_name":"sbbench"}`)
+	n := int(dur.Seconds() * float64(*rate))
+	lat := make([]time.Duration, n)
+	fails := make([]error, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(*rate))))
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			t0 := time.Now()
+			st, data, err := post(ctx, hc, msgURL, key, body)
+			lat[i] = time.Since(t0)
+			if err == nil && st != 200 {
+				err = fmt.Errorf("status %d: %s", st, data)
+			}
+			fails[i] = err
+		}(i)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var ok []time.Duration
+	failed := 0
+	for i := range lat {
+		if fails[i] != nil {
+			if failed++; failed == 1 {
+				fmt.Println("first error:", fails[i])
+			}
+			continue
+		}
+		ok = append(ok, lat[i])
+	}
+	slices.Sort(ok)
+	fmt.Printf("chat: %d channel messages at %d/s open loop over %.1fs on %s (%d errors)\n", n, *rate, elapsed.Seconds(), b.name, failed)
+	fmt.Printf("  POST /api/connect/message (200):  p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", ms(pctl(ok, 0.5)), ms(pctl(ok, 0.99)), ms(pctl(ok, 1)))
+
+	var next, perr atomic.Int64
+	var firstErr atomic.Value
+	start = time.Now()
+	for w := 0; w < *workers; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				i := next.Add(1) - 1
+				if i >= int64(*agents) {
+					return
+				}
+				st, data, err := post(ctx, hc, base+"/api/connect/agent/"+tenant, key, []byte(fmt.Sprintf(`{"extension":"%d"}`, 20000+i)))
+				if err != nil || st != 201 {
+					perr.Add(1)
+					firstErr.CompareAndSwap(nil, fmt.Sprintf("%d %s %v", st, data, err))
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	fmt.Printf("  provisioned %d agents with %d clients in %.1fs (%.0f/s, %d errors)\n", *agents, *workers, took.Seconds(), float64(*agents)/took.Seconds(), perr.Load())
+	if e := firstErr.Load(); e != nil {
+		fmt.Println("  first provisioning error:", e)
+	}
+	// Leave ejabberd as it was: the tenant's rooms and accounts go with it.
+	if st, data, err := do2(ctx, hc, "DELETE", base+"/api/tenants/"+tenant, key); err != nil || st != 204 {
+		fmt.Printf("  cleanup: delete tenant: %d %s %v\n", st, data, err)
+	}
+	return chat.NewSync(client, b.st, slog.New(slog.NewTextHandler(io.Discard, nil))).All(ctx)
+}
+
+func post(ctx context.Context, c *http.Client, url, key string, body []byte) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, "POST", url, bytes.NewReader(body))
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Content-Type", "application/json")
+	return send(c, req)
+}
+
+func do2(ctx context.Context, c *http.Client, method, url, key string) (int, []byte, error) {
+	req, err := http.NewRequestWithContext(ctx, method, url, nil)
+	if err != nil {
+		return 0, nil, err
+	}
+	req.Header.Set("X-API-Key", key)
+	return send(c, req)
+}
+
+func send(c *http.Client, req *http.Request) (int, []byte, error) {
+	resp, err := c.Do(req)
+	if err != nil {
+		return 0, nil, err
+	}
+	defer resp.Body.Close()
+	data, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, data, err
+}

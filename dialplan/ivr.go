@@ -1,0 +1,101 @@
+package dialplan
+
+import (
+	"strings"
+	"time"
+)
+
+// IVR menus (resources.md §2.13): the tenant context answers the menu's
+// number and runs "ivr <tenant>_<id>", then sends the call to the exit
+// destination when the menu gives up; ivr.conf serves the menu itself when
+// the ivr application asks for it (Menu-Name). An option becomes one
+// menu-exec-app entry running the single application its destination
+// renders to (transfer, voicemail or hangup); destinations that need more
+// than one application (prompt_then_hangup) are left out of the menu.
+
+func (s *TenantSnapshot) ivrMenu(number string) *IVRMenu {
+	for i := range s.IVRMenus {
+		if s.IVRMenus[i].Number == number {
+			return &s.IVRMenus[i]
+		}
+	}
+	return nil
+}
+
+func (p *planner) ivrActions(m *IVRMenu) []action {
+	acts := []action{act("answer", "")}
+	if lang := firstValid(validLanguage, m.Language); lang != "" {
+		acts = append(acts, set("default_language", lang))
+	}
+	acts = append(acts, act("ivr", TenantObjectName(p.tenant, m.ID)))
+	d := Destination{Type: "hangup"}
+	if m.ExitDestination != nil && m.ExitDestination.Type != "" {
+		d = *m.ExitDestination
+	}
+	after, ok := p.destination(d)
+	if !ok {
+		after = []action{act("hangup", "NORMAL_CLEARING")}
+	} else {
+		p.trace.Destination = &d
+	}
+	return append(acts, after...)
+}
+
+// IVRConf renders ivr.conf for the menu a fetch names (Menu-Name,
+// "<tenant>_<id>") in snap's tenant, or NotFound.
+func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []byte {
+	tenant, id, ok := SplitTenantObjectName(req.Get("Menu-Name"))
+	if !ok || snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(tenant, snap.Tenant.Tenant) {
+		return NotFound()
+	}
+	var m *IVRMenu
+	for i := range snap.IVRMenus {
+		if snap.IVRMenus[i].ID == id && snap.IVRMenus[i].Enabled {
+			m = &snap.IVRMenus[i]
+		}
+	}
+	if m == nil {
+		return NotFound()
+	}
+	p := &planner{opts: opts, snap: snap, tenant: tenant, now: now, trace: &Trace{}}
+	w := newXW(1024 + 128*len(m.Options))
+	w.raw(docOpen)
+	w.raw("<section name=\"configuration\">\n<configuration name=\"ivr.conf\" description=\"IVR menus\">\n<menus>\n<menu")
+	w.attr("name", TenantObjectName(tenant, m.ID))
+	long := p.promptPath(i64toa(m.GreetingLongPromptID))
+	w.attr("greet-long", long)
+	w.attr("greet-short", firstNonEmpty(p.promptPath(i64toa(m.GreetingShortPromptID)), long))
+	w.attr("invalid-sound", firstNonEmpty(p.promptPath(i64toa(m.InvalidPromptID)), "ivr/ivr-that_was_an_invalid_entry.wav"))
+	w.attr("exit-sound", firstNonEmpty(p.promptPath(i64toa(m.ExitPromptID)), "voicemail/vm-goodbye.wav"))
+	w.attr("timeout", itoa(clampInt(m.TimeoutMS, 1000, 60000, 5000)))
+	w.attr("inter-digit-timeout", itoa(clampInt(m.InterDigitTimeoutMS, 500, 10000, 2000)))
+	w.attr("max-failures", itoa(clampInt(m.MaxFailures, 1, 10, 3)))
+	w.attr("max-timeouts", itoa(clampInt(m.MaxTimeouts, 1, 10, 3)))
+	w.attr("digit-len", itoa(clampInt(m.DigitLen, 1, 10, 5)))
+	w.raw(">\n")
+	for _, o := range m.Options {
+		if len(o.Digits) > 5 || !validDialable(o.Digits) || o.Digits[0] == '+' {
+			continue
+		}
+		acts, ok := p.destination(o.Destination)
+		if !ok {
+			continue
+		}
+		var run []action
+		for _, a := range acts {
+			if a.app != "answer" {
+				run = append(run, a)
+			}
+		}
+		if len(run) != 1 {
+			continue
+		}
+		w.raw("<entry action=\"menu-exec-app\"")
+		w.attr("digits", o.Digits)
+		w.attr("param", run[0].app+" "+run[0].data)
+		w.raw("/>\n")
+	}
+	w.raw("</menu>\n</menus>\n</configuration>\n")
+	closeSection(w)
+	return w.bytes()
+}

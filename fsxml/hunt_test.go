@@ -1,0 +1,67 @@
+package fsxml_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/app/apptest"
+)
+
+// TestHuntGroupReachesFreeSWITCH: a hunt group created over the API is
+// served in the tenant context (a call to its number bridges its members
+// with their own timeouts), an edit shows on the next fetch, an inbound
+// route can send a DID to it, and the routing trace names it.
+func TestHuntGroupReachesFreeSWITCH(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := seedExtension(t, s)
+		base := "/api/tenants/" + tenant
+		s.Do(t, "POST", base+"/extensions/", s.Key, map[string]any{"name": "1001"}).Expect(t, 201)
+		group := s.Do(t, "POST", base+"/hunt_groups/", s.Key, map[string]any{
+			"name": "sales", "number": "610", "strategy": "sequential",
+			"members": []any{
+				map[string]any{"type": "extension", "target": "1000", "timeout_seconds": 15},
+				map[string]any{"type": "extension", "target": "1001", "delay_seconds": 5},
+			},
+			"timeout_destination": map[string]any{"type": "voicemail", "target": "1000"},
+		}).Expect(t, 201).Map(t)
+		domain := "@sip.test"
+		wantBridge := "bridge [leg_timeout=15]user/1000-" + tenant + domain + "|[leg_timeout=20,leg_delay_start=5]user/1001-" + tenant + domain
+		acts := fetchXML(t, s, callBody(t, tenant, "610", "1000")).actions()
+		if !slices.Contains(acts, wantBridge) || !slices.Contains(acts, "voicemail default sip.test 1000-"+tenant) {
+			t.Fatalf("actions %q lack %q and the timeout voicemail", acts, wantBridge)
+		}
+
+		// Ring all after an edit: the next fetch says so.
+		s.Do(t, "PUT", base+"/hunt_groups/"+fmt.Sprint(group["id"]), s.Key, map[string]any{"strategy": "simultaneous"}).Expect(t, 200)
+		acts = fetchXML(t, s, callBody(t, tenant, "610", "1000")).actions()
+		if want := strings.Replace(wantBridge, "|", ",", 1); !slices.Contains(acts, want) {
+			t.Errorf("after the edit, actions %q lack %q", acts, want)
+		}
+
+		// A DID routed to the group transfers to its number, which the
+		// tenant context serves.
+		did := randomDID()
+		s.Do(t, "POST", "/api/dids/", s.Key, map[string]any{"number": did, "tenant": tenant}).Expect(t, 201)
+		s.Do(t, "POST", base+"/inbound_routes/", s.Key, map[string]any{
+			"name": "sales line", "did": did, "destination": map[string]any{"type": "hunt_group", "target": "610"},
+		}).Expect(t, 201)
+		acts = fetchXML(t, s, callBody(t, "public", strings.TrimPrefix(did, "+"), "0825550001")).actions()
+		if !slices.Contains(acts, "transfer 610 XML "+tenant) {
+			t.Errorf("public actions %q lack the transfer to the group", acts)
+		}
+
+		tr := s.Do(t, "GET", base+"/routing/trace?from=1000&to=610", s.Key, nil).Expect(t, 200).Map(t)
+		trace, _ := tr["trace"].(map[string]any)
+		if trace["match"] != "hunt_group" {
+			t.Errorf("trace %v does not name the hunt group", tr)
+		}
+
+		// Disabled: no match.
+		s.Do(t, "PUT", base+"/hunt_groups/"+fmt.Sprint(group["id"]), s.Key, map[string]any{"enabled": false}).Expect(t, 200)
+		if doc := fetchXML(t, s, callBody(t, tenant, "610", "1000")); !doc.notFound() {
+			t.Errorf("disabled group still served: %s", doc.raw)
+		}
+	})
+}

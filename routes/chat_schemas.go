@@ -1,0 +1,68 @@
+package routes
+
+// ChatSchemas are the OpenAPI shapes of ChatRoutes and WebhookRoutes, for Deps.Schemas.
+func ChatSchemas() map[string]any {
+	str := obj{"type": "string"}
+	url := obj{"type": "string", "format": "uri"}
+	return map[string]any{
+		"ConnectMessage": obj{"type": "object", "required": []string{"to", "body"}, "properties": obj{
+			"target":    obj{"type": "string", "enum": []string{"user", "channel"}, "description": `"user" sends a direct message; omitted (or "channel") posts into a channel`},
+			"to":        obj{"type": "string", "description": "channel message: the channel name (resolved within the tenant); direct message: the recipient's extension"},
+			"body":      obj{"type": "string", "maxLength": maxChatBody},
+			"from_name": obj{"type": "string", "maxLength": 64, "description": "channel message: the sender name shown"},
+			"body_type": obj{"type": "string", "enum": []string{"JSON"}, "description": "JSON: body must be a valid JSON document (400 otherwise)"},
+			"from_ext":  obj{"type": "string", "description": "direct message: the sender's extension (user keys: their own, the default)"},
+		}},
+		"ConnectMessageSent": obj{"type": "object", "required": []string{"status", "jid"}, "properties": obj{
+			"status":  obj{"type": "string", "enum": []string{"sent"}},
+			"channel": obj{"type": "string", "description": "channel messages: the channel name"},
+			"jid":     obj{"type": "string", "description": "the channel's room JID, or the recipient's JID"},
+			"to":      obj{"type": "string", "description": "direct messages: the recipient's extension"},
+			"target":  obj{"type": "string", "enum": []string{"user"}},
+			"from":    obj{"type": "string", "description": "direct messages: the sender's chat JID"},
+		}},
+		"AgentProvision": obj{"type": "object", "required": []string{"extension"}, "properties": obj{
+			"extension":     obj{"type": "string", "pattern": `^[0-9]{2,10}$`, "description": "created as type ai_agent when missing"},
+			"first_name":    str,
+			"last_name":     str,
+			"chat_password": obj{"type": "string", "pattern": `^[!-~]{12,128}$`, "description": "generated when omitted"},
+			"sip_password":  obj{"type": "string", "description": "the extension's SIP secret; generated when the extension is created without one"},
+		}},
+		"WebhookPayload": obj{"type": "object", "description": "Slack's incoming-webhook format, as JSON or in a form field payload", "properties": obj{
+			"text":   obj{"type": "string", "maxLength": 40000, "description": "links as <url|text>; Slack's three escapes (&amp; &lt; &gt;)"},
+			"mrkdwn": obj{"type": "boolean"},
+			"attachments": obj{"type": "array", "maxItems": 20, "items": obj{"type": "object", "properties": obj{
+				"fallback": str, "color": str, "pretext": str, "author_name": str, "author_link": url,
+				"title": str, "title_link": url, "text": obj{"type": "string", "description": "shown at the bottom of the attachment"},
+				"fields": obj{"type": "array", "maxItems": 20, "items": obj{"type": "object", "properties": obj{
+					"title": str, "value": str, "short": obj{"type": "boolean"},
+				}}},
+				"image_url": url, "thumb_url": url, "footer": str, "ts": obj{"oneOf": []obj{{"type": "integer"}, {"type": "string"}}},
+			}}},
+		}},
+		"IncomingWebhookSecret": obj{"allOf": []obj{{"$ref": "#/components/schemas/IncomingWebhook"}, {"type": "object", "properties": obj{
+			"token": obj{"type": "string", "description": "the new token; shown only here"},
+			"url":   obj{"type": "string", "format": "uri", "description": "the full new URL; shown only here"},
+		}}}},
+		"Empty": obj{"type": "object", "additionalProperties": false},
+		"AgentBundle": obj{"type": "object", "properties": obj{
+			"status":    obj{"type": "string", "enum": []string{"provisioned", "rotated"}},
+			"tenant":    str,
+			"extension": str,
+			"connect": obj{"type": "object", "properties": obj{
+				"username":      obj{"type": "string", "description": "<tenant>-<extension>: chat web and XMPP login"},
+				"password":      obj{"type": "string", "description": "returned only here; stored hashed"},
+				"jid":           obj{"type": "string", "description": "<tenant>-<extension>@<chat domain>"},
+				"websocket_url": url,
+				"login_url":     url,
+			}},
+			"sip": obj{"type": "object", "properties": obj{
+				"extension": str, "auth_id": obj{"type": "string", "description": "<extension>-<tenant>"},
+				"password": str, "domain": str, "websocket_url": url,
+			}},
+			"endpoints": obj{"type": "object", "properties": obj{
+				"management": url, "messaging": url, "reporting": url, "media": url, "connect_ws": url,
+			}},
+		}},
+	}
+}

@@ -1,0 +1,356 @@
+package routes_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/chat"
+	"github.com/switchboard/switchboard/chat/chattest"
+)
+
+const chatDomain = "chat.test"
+
+// chatEnv is a running server wired to a private ejabberd, with a tenant.
+type chatEnv struct {
+	*apptest.Server
+	xmpp   *chattest.Server
+	chat   *chat.Client
+	tenant string
+	lower  string // the tenant as it appears in JIDs
+}
+
+// eachChatEnv runs fn per backend pairing with a fresh ejabberd and server.
+func eachChatEnv(t *testing.T, fn func(t *testing.T, e *chatEnv)) {
+	t.Helper()
+	for _, be := range apptest.Envs(t) {
+		t.Run(be.Name, func(t *testing.T) {
+			x := chattest.Start(t, chatDomain)
+			s := apptest.Start(t, be, map[string]string{
+				"SWITCHBOARD_CHAT_API_URL": x.APIURL,
+				"SWITCHBOARD_CHAT_DOMAIN":  chatDomain,
+				"SWITCHBOARD_CHAT_WS_URL":  x.WSURL,
+			})
+			tenant := s.Tenant(t, "chat")
+			fn(t, &chatEnv{Server: s, xmpp: x, chat: chat.NewClient(chat.Config{APIURL: x.APIURL, Domain: chatDomain}), tenant: tenant, lower: strings.ToLower(tenant)})
+		})
+	}
+}
+
+// provision provisions an agent and returns its bundle.
+func (e *chatEnv) provision(t *testing.T, ext string) map[string]any {
+	t.Helper()
+	return e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": ext, "first_name": "Bot", "last_name": ext}).Expect(t, 201).Map(t)
+}
+
+// waitRoom waits until the sync has created the room.
+func (e *chatEnv) waitRoom(t *testing.T, room string) map[string]string {
+	t.Helper()
+	var opts map[string]string
+	eventually(t, 20*time.Second, "room "+room+" on ejabberd", func() bool {
+		var err error
+		opts, err = e.chat.RoomOptions(context.Background(), room)
+		return err == nil
+	})
+	return opts
+}
+
+// waitMember waits until the room lists the JID as a member.
+func (e *chatEnv) waitMember(t *testing.T, room, jid string) {
+	t.Helper()
+	eventually(t, 20*time.Second, jid+" member of "+room, func() bool {
+		affs, err := e.chat.RoomAffiliations(context.Background(), room)
+		for _, a := range affs {
+			if a.Username+"@"+a.Domain == jid && a.Affiliation == "member" {
+				return err == nil
+			}
+		}
+		return false
+	})
+}
+
+func login(t *testing.T, e *chatEnv, bundle map[string]any) *chattest.Client {
+	t.Helper()
+	conn := bundle["connect"].(map[string]any)
+	cl, err := chattest.Login(context.Background(), conn["websocket_url"].(string), conn["username"].(string)+"@"+chatDomain, conn["password"].(string))
+	if err != nil {
+		t.Fatalf("XMPP login with the bundle: %v", err)
+	}
+	t.Cleanup(cl.Close)
+	return cl
+}
+
+func TestChatWithoutServer(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := s.Tenant(t, "nochat")
+		// Configuration still works; the room JID waits for a chat server.
+		ch := s.Do(t, "POST", "/api/tenants/"+tenant+"/chat_channels/", s.Key, map[string]any{"name": "general"}).Expect(t, 201).Map(t)
+		if ch["jid"] != nil {
+			t.Fatalf("jid without a chat server = %v", ch["jid"])
+		}
+		r := s.Do(t, "POST", "/api/connect/message/"+tenant, s.Key, map[string]any{"to": "general", "body": "hi"}).Expect(t, 503)
+		if r.Code(t) != "chat_unavailable" {
+			t.Fatalf("code %s", r.Code(t))
+		}
+		s.Do(t, "POST", "/api/connect/agent/"+tenant, s.Key, map[string]any{"extension": "1001"}).Expect(t, 503)
+		s.Do(t, "GET", "/api/tenants/"+tenant+"/extensions/1001", s.Key, nil).Expect(t, 404)
+		ready := s.Do(t, "GET", "/readyz", "", nil).Expect(t, 200).Map(t)
+		if state, _ := ready["checks"].(map[string]any)["chat"].(string); !strings.HasPrefix(state, "not configured") {
+			t.Fatalf("readyz chat = %q", state)
+		}
+		// Scope and validation come before availability.
+		other := s.KeyFor(t, map[string]any{"tenant": s.Tenant(t, "other")})
+		s.Do(t, "POST", "/api/connect/message/"+tenant, other, map[string]any{"to": "general", "body": "hi"}).Expect(t, 403)
+		s.Do(t, "POST", "/api/connect/message/"+tenant, s.Key, map[string]any{"to": "general", "body": "{x", "body_type": "JSON"}).Expect(t, 400)
+	})
+}
+
+func TestChannelMessageLandsInRoomArchive(t *testing.T) {
+	eachChatEnv(t, func(t *testing.T, e *chatEnv) {
+		base := "/api/tenants/" + e.tenant + "/chat_channels/"
+		ch := e.Do(t, "POST", base, e.Key, map[string]any{"name": "ops", "display_name": "Operations", "topic": "alerts"}).Expect(t, 201).Map(t)
+		room := e.lower + "-ops"
+		if ch["jid"] != room+"@conference."+chatDomain {
+			t.Fatalf("jid = %v", ch["jid"])
+		}
+		opts := e.waitRoom(t, room)
+		if opts["persistent"] != "true" || opts["mam"] != "true" || opts["members_only"] != "true" || opts["title"] != "Operations" {
+			t.Fatalf("room options %v", opts)
+		}
+		agent := e.provision(t, "1001")
+		e.waitMember(t, room, e.lower+"-1001@"+chatDomain)
+
+		r := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "ops", "body": "deploy <done> & green", "from_name": "CI bot"}).Expect(t, 200).Map(t)
+		if r["status"] != "sent" || r["channel"] != "ops" || r["jid"] != room+"@conference."+chatDomain || len(r) != 3 {
+			t.Fatalf("answer %v", r)
+		}
+		e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "ops", "body": `{"build": 42}`, "body_type": "JSON"}).Expect(t, 200)
+
+		cl := login(t, e, agent)
+		archived, err := cl.Archive(context.Background(), room+"@conference."+chatDomain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(archived) != 2 || !strings.Contains(archived[0], ">deploy &lt;done&gt; &amp; green</body>") || !strings.Contains(archived[0], ">CI bot</nick>") {
+			t.Fatalf("room archive %v", archived)
+		}
+		if !strings.Contains(archived[1], `<json xmlns="urn:xmpp:json:0">{&#34;build&#34;: 42}</json>`) {
+			t.Fatalf("JSON message %v", archived[1])
+		}
+
+		// Refusals: bad JSON, unknown channel, another tenant's key, a user
+		// key in a read-only channel, an archived channel.
+		post := func(key string, body map[string]any) *apptest.Response {
+			return e.Do(t, "POST", "/api/connect/message/"+e.tenant, key, body)
+		}
+		if c := post(e.Key, map[string]any{"to": "ops", "body": "{nope", "body_type": "JSON"}).Expect(t, 400).Code(t); c != "validation_failed" {
+			t.Fatalf("bad JSON code %s", c)
+		}
+		if c := post(e.Key, map[string]any{"to": "nope", "body": "x"}).Expect(t, 404).Code(t); c != "channel_not_found" {
+			t.Fatalf("unknown channel code %s", c)
+		}
+		other := e.Tenant(t, "other")
+		e.Do(t, "POST", "/api/tenants/"+other+"/chat_channels/", e.Key, map[string]any{"name": "ops"}).Expect(t, 201)
+		otherKey := e.KeyFor(t, map[string]any{"tenant": other})
+		post(otherKey, map[string]any{"to": "ops", "body": "cross"}).Expect(t, 403)
+		// The other tenant's own "ops" is a different room.
+		e.Do(t, "POST", "/api/connect/message/"+other, otherKey, map[string]any{"to": "ops", "body": "mine"}).Expect(t, 200)
+		userKey := e.KeyFor(t, map[string]any{"tenant": e.tenant, "extension": "1001"})
+		post(userKey, map[string]any{"to": "ops", "body": "as a user"}).Expect(t, 200)
+		e.Do(t, "PUT", base+fmt.Sprint(ch["id"]), e.Key, map[string]any{"read_only": true}).Expect(t, 200)
+		if c := post(userKey, map[string]any{"to": "ops", "body": "x"}).Expect(t, 403).Code(t); c != "channel_read_only" {
+			t.Fatalf("read-only code %s", c)
+		}
+		post(e.Key, map[string]any{"to": "ops", "body": "integration in read-only"}).Expect(t, 200)
+		e.Do(t, "PUT", base+fmt.Sprint(ch["id"]), e.Key, map[string]any{"archived": true}).Expect(t, 200)
+		if c := post(e.Key, map[string]any{"to": "ops", "body": "x"}).Expect(t, 410).Code(t); c != "channel_is_archived" {
+			t.Fatalf("archived code %s", c)
+		}
+		archived, _ = cl.Archive(context.Background(), room+"@conference."+chatDomain)
+		for _, m := range archived {
+			if strings.Contains(m, "cross") {
+				t.Fatalf("cross-tenant post reached the room: %v", m)
+			}
+		}
+		if len(archived) != 4 {
+			t.Fatalf("archive after refusals has %d messages, want 4", len(archived))
+		}
+	})
+}
+
+func TestDirectMessageToOfflineUser(t *testing.T) {
+	eachChatEnv(t, func(t *testing.T, e *chatEnv) {
+		alice := e.provision(t, "1001")
+		bob := e.provision(t, "1002")
+		r := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"target": "user", "to": "1002", "from_ext": "1001", "body": "call me <now>"}).Expect(t, 200).Map(t)
+		want := map[string]any{"status": "sent", "to": "1002", "target": "user", "jid": e.lower + "-1002@" + chatDomain, "from": e.lower + "-1001@" + chatDomain}
+		for k, v := range want {
+			if r[k] != v {
+				t.Fatalf("answer %v, want %v", r, want)
+			}
+		}
+		if len(r) != len(want) {
+			t.Fatalf("answer has extra fields: %v", r)
+		}
+		n, err := e.chat.OfflineCount(context.Background(), e.lower+"-1002")
+		if err != nil || n != 1 {
+			t.Fatalf("offline count %d, %v", n, err)
+		}
+		cl := login(t, e, bob)
+		if err := cl.Available(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := cl.WaitMessage(10*time.Second, "call me &lt;now&gt;", `from="`+e.lower+`-1001@`+chatDomain); !ok {
+			t.Fatalf("offline message not delivered at login; got %v", cl.Messages())
+		}
+		// Both users have it in their archive.
+		for who, bundle := range map[string]map[string]any{"sender": alice, "recipient": bob} {
+			c := cl
+			if who == "sender" {
+				c = login(t, e, bundle)
+			}
+			arch, err := c.Archive(context.Background(), "")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(arch) != 1 || !strings.Contains(arch[0], "call me &lt;now&gt;") {
+				t.Fatalf("%s archive %v", who, arch)
+			}
+		}
+		// Unknown recipient, a user key sending as someone else, another tenant.
+		if c := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"target": "user", "to": "1999", "from_ext": "1001", "body": "x"}).Expect(t, 404).Code(t); c != "user_not_found" {
+			t.Fatalf("code %s", c)
+		}
+		userKey := e.KeyFor(t, map[string]any{"tenant": e.tenant, "extension": "1001"})
+		e.Do(t, "POST", "/api/connect/message/"+e.tenant, userKey, map[string]any{"target": "user", "to": "1001", "from_ext": "1002", "body": "x"}).Expect(t, 403)
+		r = e.Do(t, "POST", "/api/connect/message/"+e.tenant, userKey, map[string]any{"target": "user", "to": "1002", "body": "from my key"}).Expect(t, 200).Map(t)
+		if r["from"] != e.lower+"-1001@"+chatDomain {
+			t.Fatalf("user key sent as %v", r["from"])
+		}
+		otherKey := e.KeyFor(t, map[string]any{"tenant": e.Tenant(t, "other")})
+		e.Do(t, "POST", "/api/connect/message/"+e.tenant, otherKey, map[string]any{"target": "user", "to": "1002", "from_ext": "1001", "body": "x"}).Expect(t, 403)
+	})
+}
+
+func TestAgentProvisioningAndRotate(t *testing.T) {
+	eachChatEnv(t, func(t *testing.T, e *chatEnv) {
+		b := e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "2001", "first_name": "Ada", "sip_password": "sip-secret-2001-ok"}).Expect(t, 201).Map(t)
+		conn, sip, ep := b["connect"].(map[string]any), b["sip"].(map[string]any), b["endpoints"].(map[string]any)
+		base := e.Cfg.BaseURL
+		checks := map[string][2]any{
+			"status":                {b["status"], "provisioned"},
+			"tenant":                {b["tenant"], e.tenant},
+			"extension":             {b["extension"], "2001"},
+			"connect.username":      {conn["username"], e.lower + "-2001"},
+			"connect.websocket_url": {conn["websocket_url"], e.xmpp.WSURL},
+			"connect.login_url":     {conn["login_url"], base + "/chat/"},
+			"sip.extension":         {sip["extension"], "2001"},
+			"sip.auth_id":           {sip["auth_id"], "2001-" + e.tenant},
+			"sip.password":          {sip["password"], "sip-secret-2001-ok"},
+			"sip.domain":            {sip["domain"], "sip.test"},
+			"sip.websocket_url":     {sip["websocket_url"], "wss://sip.test:7443"},
+			"endpoints.management":  {ep["management"], base + "/api"},
+			"endpoints.messaging":   {ep["messaging"], base + "/api/messaging"},
+			"endpoints.reporting":   {ep["reporting"], base + "/api/reports"},
+			"endpoints.media":       {ep["media"], base + "/"},
+			"endpoints.connect_ws":  {ep["connect_ws"], e.xmpp.WSURL},
+		}
+		for name, c := range checks {
+			if c[0] != c[1] {
+				t.Errorf("%s = %v, want %v", name, c[0], c[1])
+			}
+		}
+		pw, _ := conn["password"].(string)
+		if len(pw) < 20 {
+			t.Fatalf("generated chat password %q", pw)
+		}
+		ext := e.Do(t, "GET", "/api/tenants/"+e.tenant+"/extensions/2001", e.Key, nil).Expect(t, 200).Map(t)
+		if ext["type"] != "ai_agent" || ext["first_name"] != "Ada" {
+			t.Fatalf("extension %v", ext)
+		}
+		// Stored only hashed by us: SHA-256 for a generated password, bcrypt
+		// for one the caller chose.
+		stored := func(ext string) string {
+			var hash string
+			if err := e.Store.DB().Get(&hash, "SELECT c.password_hash FROM chat_accounts c JOIN tenants t ON t.id = c.tenant_id WHERE t.tenant = ? AND c.extension = ?", e.tenant, ext); err != nil {
+				t.Fatal(err)
+			}
+			return hash
+		}
+		if h := stored("2001"); !strings.HasPrefix(h, "sha256:") || strings.Contains(h, pw) {
+			t.Fatalf("stored generated password %q", h)
+		}
+		login(t, e, b).Close()
+		chosen := e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "2003", "chat_password": "my-own-chat-pass-1"}).Expect(t, 201).Map(t)
+		if chosen["connect"].(map[string]any)["password"] != "my-own-chat-pass-1" {
+			t.Fatalf("chosen password not used: %v", chosen)
+		}
+		if h := stored("2003"); !strings.HasPrefix(h, "$2") || strings.Contains(h, "my-own-chat-pass-1") {
+			t.Fatalf("stored chosen password %q", h)
+		}
+		login(t, e, chosen).Close()
+
+		again := e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "2001"}).Expect(t, 409).Map(t)
+		if !strings.Contains(again["error"].(string), "/api/connect/agent/"+e.tenant+"/2001/rotate") {
+			t.Fatalf("409 does not name the rotate endpoint: %v", again)
+		}
+
+		rot := e.Do(t, "POST", "/api/connect/agent/"+e.tenant+"/2001/rotate", e.Key, map[string]any{}).Expect(t, 200).Map(t)
+		newPw := rot["connect"].(map[string]any)["password"].(string)
+		if newPw == pw || rot["sip"].(map[string]any)["password"] != "sip-secret-2001-ok" {
+			t.Fatalf("rotate answer %v", rot)
+		}
+		login(t, e, rot).Close()
+		if _, err := chattest.Login(context.Background(), e.xmpp.WSURL, e.lower+"-2001@"+chatDomain, pw); err == nil {
+			t.Fatal("the old chat password still logs in after rotate")
+		}
+		e.Do(t, "POST", "/api/connect/agent/"+e.tenant+"/2999/rotate", e.Key, map[string]any{}).Expect(t, 404)
+		e.Do(t, "POST", "/api/connect/agent/"+e.tenant+"/2001/rotate", e.Key, map[string]any{"x": 1}).Expect(t, 400)
+		userKey := e.KeyFor(t, map[string]any{"tenant": e.tenant, "extension": "2001"})
+		e.Do(t, "POST", "/api/connect/agent/"+e.tenant+"/2001/rotate", userKey, map[string]any{}).Expect(t, 403)
+		otherKey := e.KeyFor(t, map[string]any{"tenant": e.Tenant(t, "other")})
+		e.Do(t, "POST", "/api/connect/agent/"+e.tenant, otherKey, map[string]any{"extension": "2002"}).Expect(t, 403)
+		e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "x1"}).Expect(t, 400)
+
+		// Deleting the extension removes its chat account from ejabberd.
+		e.Do(t, "DELETE", "/api/tenants/"+e.tenant+"/extensions/2003", e.Key, nil).Expect(t, 204)
+		eventually(t, 20*time.Second, "account of a deleted extension unregistered", func() bool {
+			ok, err := e.chat.CheckAccount(context.Background(), e.lower+"-2003")
+			return err == nil && !ok
+		})
+		if ok, _ := e.chat.CheckAccount(context.Background(), e.lower+"-2001"); !ok {
+			t.Fatal("deleting one extension removed another's chat account")
+		}
+	})
+}
+
+func TestChatServerOutage(t *testing.T) {
+	eachChatEnv(t, func(t *testing.T, e *chatEnv) {
+		base := "/api/tenants/" + e.tenant + "/chat_channels/"
+		e.Do(t, "POST", base, e.Key, map[string]any{"name": "general"}).Expect(t, 201)
+		e.waitRoom(t, e.lower+"-general")
+		e.provision(t, "1001")
+
+		e.xmpp.Stop()
+		if c := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "general", "body": "hi"}).Expect(t, 503).Code(t); c != "chat_unavailable" {
+			t.Fatalf("code %s", c)
+		}
+		e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"target": "user", "to": "1001", "from_ext": "1001", "body": "hi"}).Expect(t, 503)
+		e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "1002"}).Expect(t, 503)
+		e.Do(t, "GET", "/api/tenants/"+e.tenant+"/extensions/1002", e.Key, nil).Expect(t, 404)
+		ready := e.Do(t, "GET", "/readyz", "", nil).Expect(t, 200).Map(t)
+		if state, _ := ready["checks"].(map[string]any)["chat"].(string); !strings.HasPrefix(state, "unreachable") {
+			t.Fatalf("readyz chat = %q", state)
+		}
+		// Configuration writes still succeed and reach ejabberd once it is back.
+		e.Do(t, "POST", base, e.Key, map[string]any{"name": "later", "visibility": "private", "members": []string{"1001"}}).Expect(t, 201)
+		time.Sleep(1500 * time.Millisecond)
+		e.xmpp.Restart()
+		e.waitRoom(t, e.lower+"-later")
+		e.waitMember(t, e.lower+"-later", e.lower+"-1001@"+chatDomain)
+		e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "later", "body": "back"}).Expect(t, 200)
+	})
+}
