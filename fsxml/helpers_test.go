@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/base64"
 	"encoding/xml"
-	"io"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -44,16 +43,7 @@ func post(t testing.TB, s *apptest.Server, body []byte, user, pass string) *appt
 	if user != "" {
 		req.Header.Set("Authorization", "Basic "+base64.StdEncoding.EncodeToString([]byte(user+":"+pass)))
 	}
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer resp.Body.Close()
-	data, err := io.ReadAll(resp.Body)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return &apptest.Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	return s.Send(t, req)
 }
 
 // fetchXML posts and expects a 200 text/xml answer.

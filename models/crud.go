@@ -222,8 +222,10 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 			secrets[f.Name] = rec[f.Name]
 		}
 	}
-	if report, ok := rec["clone_report"]; ok {
-		secrets["clone_report"] = report
+	for _, f := range res.CreateAnswer {
+		if v, ok := rec[f.Name]; ok {
+			secrets[f.Name] = v
+		}
 	}
 	s.output(res, o, out)
 	for k, v := range secrets {

@@ -137,6 +137,9 @@ type Resource struct {
 	// Unique lists the unique keys (columns; tenant resources get tenant_id
 	// prepended). The database enforces them: duplicates answer 409.
 	Unique [][]string
+	// CreateAnswer declares fields a hook adds to the create answer only
+	// (the tenant clone report), so the answer and its OpenAPI schema agree.
+	CreateAnswer []*Field
 
 	byName map[string]*Field
 }

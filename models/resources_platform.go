@@ -6,6 +6,9 @@ var tenantsResource = &Resource{
 	Unique: [][]string{{"tenant"}},
 	Name:   "tenants", Title: "tenant", Scope: Platform, Table: "tenants", Key: "tenant",
 	Hooks: tenantHooks{},
+	CreateAnswer: []*Field{
+		{Name: "clone_report", Type: StringList, Doc: "with tenant_to_clone: each reference that was cleared because its target was not copied"},
+	},
 	Fields: []*Field{
 		{Name: "tenant", Type: String, Required: true, Pattern: patTenant, Immutable: true, Doc: "tenant name; path id"},
 		{Name: "callerid", Type: String, Pattern: patDigitsCID, Doc: "default outbound caller id number"},

@@ -164,8 +164,8 @@ func (c routeClass) fill(r walkRoute, tenant string) string {
 		return p + "?tenant=" + tenant
 	case strings.HasSuffix(p, "{profile}"):
 		return strings.Replace(p, "{profile}", "heap", 1)
-	case strings.HasSuffix(p, "/*"):
-		return strings.TrimSuffix(p, "*") + "SIP%2F1001-" + tenant + "-0000abcd"
+	case p == "/api/telephony/channels/{id}":
+		return "/api/telephony/channels/SIP%2F1001-" + tenant + "-0000abcd"
 	}
 	for _, param := range []string{"{key}", "{id}"} {
 		p = strings.ReplaceAll(p, param, "999999")
@@ -291,7 +291,7 @@ func classify(r walkRoute) (routeClass, bool) {
 			}
 			return 200
 		}}, true
-	case p == "/api/telephony/channels/*":
+	case p == "/api/telephony/channels/{id}":
 		// Any reader reaches the lookup; the channel's tenant and extension
 		// are checked against the channel (unknown here: 404).
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("calls.read") }, answer: fixed(404)}, true

@@ -7,13 +7,17 @@ func CallSchemas() map[string]any {
 	ts := obj{"type": "string", "format": "date-time"}
 	ref := func(n string) obj { return obj{"$ref": "#/components/schemas/" + n} }
 	return map[string]any{
-		"Channel": obj{"type": "object", "properties": obj{
+		"Channel": obj{"type": "object", "additionalProperties": false, "required": []string{"id", "node", "uuid", "tenant", "direction", "state",
+			"caller_id_name", "caller_id_number", "destination", "extension", "bridged_to", "peer_uuid", "recording", "recording_path",
+			"call_uuid", "context", "last_seq"}, "properties": obj{
 			"id":   obj{"type": "string", "description": "<technology>/<name>-<tenant>-<sequence>, e.g. SIP/1001-acme-0000002a"},
 			"node": str, "uuid": str, "tenant": str, "direction": str,
 			"state":          obj{"type": "string", "enum": []string{"ringing", "early", "answered", "bridged", "held", "hangup"}},
 			"caller_id_name": str, "caller_id_number": str, "destination": str, "extension": str,
 			"started_at": ts, "answered_at": ts, "bridged_at": ts, "bridged_to": str, "peer_uuid": str,
 			"recording": obj{"type": "boolean"}, "recording_path": str, "call_uuid": str, "context": str,
+			"last_seq":   obj{"type": "integer", "minimum": 0, "description": "sequence of the last event applied (orders the event stream)"},
+			"updated_at": ts,
 		}},
 		"ChannelList": obj{"type": "array", "items": ref("Channel")},
 		"Node": obj{"type": "object", "properties": obj{
@@ -24,7 +28,9 @@ func CallSchemas() map[string]any {
 			"last_event_at": ts, "live_channels": num,
 		}},
 		"NodeList": obj{"type": "array", "items": ref("Node")},
-		"CDR": obj{"type": "object", "properties": obj{
+		"CDR": obj{"type": "object", "additionalProperties": false, "required": []string{"id", "tenant", "channel_id", "uuid", "node", "direction",
+			"caller_id_name", "caller_id_number", "destination", "extension", "started_at", "answered_at", "ended_at", "duration_seconds",
+			"billsec", "hangup_cause", "recording_path"}, "properties": obj{
 			"id": num, "tenant": str, "channel_id": str, "uuid": str, "node": str, "direction": str,
 			"caller_id_name": str, "caller_id_number": str, "destination": str, "extension": str,
 			"started_at": ts, "answered_at": obj{"type": []string{"string", "null"}, "format": "date-time"}, "ended_at": ts,

@@ -37,10 +37,10 @@ func ChatSchemas() map[string]any {
 				"fields": obj{"type": "array", "maxItems": 20, "items": obj{"type": "object", "properties": obj{
 					"title": str, "value": str, "short": obj{"type": "boolean"},
 				}}},
-				"image_url": url, "thumb_url": url, "footer": str, "ts": obj{"type": []string{"integer", "string"}},
+				"image_url": url, "thumb_url": url, "footer": str, "ts": obj{"oneOf": []obj{{"type": "integer"}, {"type": "string"}}},
 			}}},
 		}},
-		"IncomingWebhookSecret": obj{"allOf": []obj{{"$ref": "#/components/schemas/incoming_webhooks"}, {"type": "object", "properties": obj{
+		"IncomingWebhookSecret": obj{"allOf": []obj{{"$ref": "#/components/schemas/IncomingWebhook"}, {"type": "object", "properties": obj{
 			"token": obj{"type": "string", "description": "the new token; shown only here"},
 			"url":   obj{"type": "string", "format": "uri", "description": "the full new URL; shown only here"},
 		}}}},

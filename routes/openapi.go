@@ -3,52 +3,104 @@ package routes
 import (
 	"encoding/json"
 	"fmt"
-	"sort"
+	"net/http"
+	"regexp"
 	"strings"
+	"sync"
 
 	"gopkg.in/yaml.v3"
 
 	"github.com/switchboard/switchboard/models"
 )
 
-// openAPIDoc is the rendered document, built once at start.
-type openAPIDoc struct{ JSON, YAML []byte }
+// openAPIDoc is the document, built and checked at start and rendered on
+// first request (most processes, and every test server, never ask).
+type openAPIDoc struct {
+	doc        obj
+	json, yaml func() []byte
+}
+
+func newOpenAPIDoc(doc obj) *openAPIDoc {
+	d := &openAPIDoc{doc: doc}
+	d.json = sync.OnceValue(func() []byte {
+		js, err := json.Marshal(d.doc)
+		if err != nil {
+			panic(fmt.Sprintf("openapi: %v", err)) // built from our own literals: a bug, not input
+		}
+		return js
+	})
+	d.yaml = sync.OnceValue(func() []byte {
+		var generic any
+		_ = json.Unmarshal(d.json(), &generic)
+		ym, err := yaml.Marshal(generic)
+		if err != nil {
+			panic(fmt.Sprintf("openapi yaml: %v", err))
+		}
+		return ym
+	})
+	return d
+}
 
 type obj = map[string]any
 
 // openAPIDocument builds the OpenAPI 3.1 document from the same route
 // table that registers the routes and from the registry's fields, so it
-// can never list a route the server does not serve.
-func openAPIDocument(routes []Route, resources []*models.Resource, baseURL string, extra map[string]any) openAPIDoc {
+// can never list a route the server does not serve. The HTTP tests check
+// every request and answer against it (app/apptest/contract.go).
+func openAPIDocument(routes []Route, resources []*models.Resource, baseURL string, extra map[string]any) *openAPIDoc {
 	schemas := obj{
-		"Error": obj{"type": "object", "required": []string{"error", "code"}, "properties": obj{
-			"error":  obj{"type": "string"},
-			"code":   obj{"type": "string"},
+		"Error": obj{"type": "object", "required": []string{"error", "code"}, "additionalProperties": false, "properties": obj{
+			"error":  obj{"type": "string", "description": "what went wrong, for people"},
+			"code":   obj{"type": "string", "description": "what went wrong, for programs (validation_failed, not_found, conflict, …)"},
 			"fields": obj{"type": "object", "additionalProperties": obj{"type": "string"}, "description": "each invalid field with the reason"},
 		}},
-		"Health": obj{"type": "object", "properties": obj{"status": obj{"type": "string"}, "checks": obj{"type": "object", "additionalProperties": obj{"type": "string"}}, "outbox_depth": obj{"type": "integer", "description": "committed changes some subscriber has not handled yet"}}},
+		"Health": obj{"type": "object", "required": []string{"status"}, "properties": obj{
+			"status":       obj{"type": "string"},
+			"checks":       obj{"type": "object", "additionalProperties": obj{"type": "string"}, "description": "each dependency: ok or the error"},
+			"outbox_depth": obj{"type": "integer", "description": "committed changes some subscriber has not handled yet"},
+		}},
+	}
+	add := func(name string, sch any) {
+		if _, dup := schemas[name]; dup {
+			panic("openapi: two schemas named " + name) // declarations clash: a bug, caught by any test
+		}
+		schemas[name] = sch
 	}
 	for _, res := range resources {
-		schemas[res.Name] = resourceSchema(res)
+		if res.Custom() {
+			continue
+		}
+		part := obj{}
+		addResourceSchemas(res, part)
+		for name, sch := range part {
+			add(name, sch)
+		}
 	}
 	for name, sch := range extraSchemas {
-		schemas[name] = sch
+		add(name, sch)
 	}
 	for name, sch := range mfaSchemas {
 		schemas[name] = sch
 	}
 	for name, sch := range extra {
-		schemas[name] = sch
+		add(name, sch)
 	}
 	paths := obj{}
+	ids := map[string]string{}
 	for _, r := range routes {
-		p := openAPIPath(r.Path)
+		p := openAPIPath(r)
 		item, _ := paths[p].(obj)
 		if item == nil {
 			item = obj{}
 			paths[p] = item
 		}
-		item[strings.ToLower(r.Method)] = operation(r, schemas)
+		op := operation(r, schemas)
+		id := op["operationId"].(string)
+		if other, dup := ids[id]; dup {
+			panic("openapi: operation id " + id + " of " + r.Method + " " + p + " is also " + other)
+		}
+		ids[id] = r.Method + " " + p
+		item[strings.ToLower(r.Method)] = op
 	}
 	doc := obj{
 		"openapi": "3.1.0",
@@ -64,23 +116,55 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 		"paths":   paths,
 		"components": obj{
 			"schemas": schemas,
+			"responses": obj{
+				"Error": obj{"description": "the request was refused or failed", "content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}},
+			},
 			"securitySchemes": obj{
 				"apiKey":    obj{"type": "apiKey", "in": "header", "name": "X-API-Key"},
 				"basicAuth": obj{"type": "http", "scheme": "basic"},
 			},
 		},
 	}
-	js, err := json.MarshalIndent(doc, "", "  ")
-	if err != nil {
-		panic(fmt.Sprintf("openapi: %v", err)) // built from our own literals: a bug, not input
+	return newOpenAPIDoc(doc)
+}
+
+// openAPIPath turns a Fiber path into an OpenAPI one: :name becomes
+// {name}, a trailing * the parameter the route names in Wildcard.
+func openAPIPath(r Route) string {
+	parts := strings.Split(r.Path, "/")
+	for i, part := range parts {
+		switch {
+		case strings.HasPrefix(part, ":"):
+			parts[i] = "{" + strings.TrimPrefix(part, ":") + "}"
+		case part == "*" && r.Wildcard != "":
+			parts[i] = "{" + r.Wildcard + "}"
+		}
 	}
-	var generic any
-	_ = json.Unmarshal(js, &generic)
-	ym, err := yaml.Marshal(generic)
-	if err != nil {
-		panic(fmt.Sprintf("openapi yaml: %v", err))
+	return strings.Join(parts, "/")
+}
+
+func pathParams(r Route) []string {
+	var names []string
+	for _, part := range strings.Split(r.Path, "/") {
+		switch {
+		case strings.HasPrefix(part, ":"):
+			names = append(names, part[1:])
+		case part == "*" && r.Wildcard != "":
+			names = append(names, r.Wildcard)
+		}
 	}
-	return openAPIDoc{JSON: js, YAML: ym}
+	return names
+}
+
+// paged reports whether a route answers a page of a list (sendPage):
+// those take limit and offset and set X-Total-Count and Link.
+func paged(r Route) bool {
+	for _, q := range r.Query {
+		if q == "limit" {
+			return true
+		}
+	}
+	return false
 }
 
 func operation(r Route, schemas obj) obj {
@@ -90,13 +174,20 @@ func operation(r Route, schemas obj) obj {
 		"operationId": operationID(r),
 	}
 	var params []obj
-	for _, seg := range strings.Split(r.Path, "/") {
-		if strings.HasPrefix(seg, ":") {
-			params = append(params, obj{"name": seg[1:], "in": "path", "required": true, "schema": obj{"type": "string"}})
+	for _, name := range pathParams(r) {
+		p := obj{"name": name, "in": "path", "required": true, "schema": obj{"type": "string"}}
+		if name == r.Wildcard {
+			p["description"] = "URL-encoded (it may contain /)"
 		}
+		params = append(params, p)
 	}
 	for _, q := range r.Query {
 		params = append(params, obj{"name": q, "in": "query", "required": false, "schema": queryParamSchema(q)})
+	}
+	if r.Idempotent {
+		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": false,
+			"description": "a retry with the same key and body gets the first answer instead of acting again (24 h)",
+			"schema":      obj{"type": "string", "maxLength": idemMaxKey}})
 	}
 	if len(params) > 0 {
 		op["parameters"] = params
@@ -107,24 +198,32 @@ func operation(r Route, schemas obj) obj {
 	case AuthKeyOnly:
 		op["security"] = []obj{{"apiKey": []string{}}}
 	case AuthCustom:
-		op["security"] = []obj{{"basicAuth": []string{}}}
+		op["security"] = []obj{{"basicAuth": []string{}}, {}}
 	default:
 		op["security"] = []obj{}
 	}
 	reqSchema, respSchema := r.Request, r.Response
 	if r.Resource != nil {
-		ref := r.Resource.Name
+		n := schemaNames(r.Resource)
 		switch r.Op {
-		case "create", "update":
-			reqSchema, respSchema = ref, ref
+		case "create":
+			reqSchema, respSchema = n.Create, n.Created
+		case "update":
+			reqSchema, respSchema = n.Update, n.Read
 		case "get":
-			respSchema = ref
+			respSchema = n.Read
 		case "list":
 			respSchema = ""
 		}
 	}
 	if reqSchema != "" {
-		op["requestBody"] = obj{"required": true, "content": obj{"application/json": obj{"schema": schemaRef(reqSchema, schemas)}}}
+		consumes := r.Consumes
+		if consumes == "" {
+			consumes = "application/json"
+		}
+		// JSON bodies are required (an empty one is refused); mod_xml_curl's
+		// form may be empty and then gets FreeSWITCH's not-found document.
+		op["requestBody"] = obj{"required": consumes == "application/json", "content": obj{consumes: obj{"schema": schemaRef(reqSchema, schemas)}}}
 	}
 	status := r.Status
 	if status == 0 {
@@ -133,22 +232,61 @@ func operation(r Route, schemas obj) obj {
 	resp := obj{"description": "success"}
 	switch {
 	case r.Resource != nil && r.Op == "list":
-		resp["content"] = obj{"application/json": obj{"schema": obj{"type": "array", "items": obj{"$ref": "#/components/schemas/" + r.Resource.Name}}}}
-		resp["headers"] = obj{"X-Total-Count": obj{"description": "total number of objects", "schema": obj{"type": "integer"}}}
+		resp["content"] = obj{"application/json": obj{"schema": obj{"type": "array", "items": obj{"$ref": "#/components/schemas/" + schemaNames(r.Resource).Read}}}}
+	case r.Produces == "application/json":
+		resp["content"] = obj{r.Produces: obj{"schema": obj{"type": "object"}}}
 	case r.Produces != "":
-		resp["content"] = obj{r.Produces: obj{"schema": obj{"type": "string"}}}
+		content := obj{}
+		for _, ct := range strings.Split(r.Produces, ",") {
+			content[strings.TrimSpace(ct)] = obj{"schema": obj{"type": "string"}}
+		}
+		resp["content"] = content
 	case respSchema != "" && status != 204:
 		resp["content"] = obj{"application/json": obj{"schema": schemaRef(respSchema, schemas)}}
 	}
-	errResp := obj{"description": "error", "content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}}
-	responses := obj{fmt.Sprint(status): resp, "default": errResp}
+	if status == 201 {
+		resp["headers"] = obj{"Location": obj{"description": "the new object's URL", "schema": obj{"type": "string"}}}
+	}
+	if paged(r) {
+		resp["headers"] = obj{
+			"X-Total-Count": obj{"description": "total number of objects in the list", "required": true, "schema": obj{"type": "integer", "minimum": 0}},
+			"Link":          obj{"description": `RFC 8288 links to the next and previous pages (rel="next", rel="prev")`, "schema": obj{"type": "string"}},
+		}
+	}
+	responses := obj{fmt.Sprint(status): resp}
+	for st, name := range r.Answers {
+		responses[fmt.Sprint(st)] = obj{"description": http.StatusText(st), "content": obj{"application/json": obj{"schema": schemaRef(name, schemas)}}}
+	}
+	for _, st := range errorStatuses(r, reqSchema != "") {
+		responses[fmt.Sprint(st)] = obj{"$ref": "#/components/responses/Error"}
+	}
+	responses["default"] = obj{"$ref": "#/components/responses/Error"}
 	op["responses"] = responses
 	return op
 }
 
+// errorStatuses are the refusals a route documents by name; every other
+// failure (413, 429, 5xx) is the default answer, also an Error.
+func errorStatuses(r Route, hasBody bool) []int {
+	var out []int
+	if hasBody || len(r.Query) > 0 || len(pathParams(r)) > 0 {
+		out = append(out, http.StatusBadRequest)
+	}
+	if r.Auth != AuthNone {
+		out = append(out, http.StatusUnauthorized, http.StatusForbidden)
+	}
+	if len(pathParams(r)) > 0 {
+		out = append(out, http.StatusNotFound)
+	}
+	if r.Resource != nil && (r.Op == "create" || r.Op == "update" || r.Op == "delete") {
+		out = append(out, http.StatusConflict)
+	}
+	return out
+}
+
 func schemaRef(name string, schemas obj) obj {
 	if _, ok := schemas[name]; !ok {
-		schemas[name] = obj{"type": "object"}
+		panic("openapi: no schema named " + name) // a route names a shape nobody declared
 	}
 	return obj{"$ref": "#/components/schemas/" + name}
 }
@@ -163,126 +301,35 @@ func queryParamSchema(name string) obj {
 	return obj{"type": "string"}
 }
 
+var notIdent = regexp.MustCompile(`[^A-Za-z0-9]+`)
+
+// operationID names an operation for client generators: unique, letters,
+// digits and underscores only. Generated CRUD reads like the client call
+// (listExtensions, createExtension); other routes take their method and
+// path, a parameter written by_<name> so /debug/pprof/{profile} and
+// /debug/pprof/profile stay apart.
 func operationID(r Route) string {
-	id := strings.ToLower(r.Method) + strings.NewReplacer("/", "_", ":", "", "{", "", "}", "", ".", "_").Replace(r.Path)
-	return strings.TrimRight(id, "_")
-}
-
-// resourceSchema is the JSON Schema of one resource, from its fields.
-func resourceSchema(res *models.Resource) obj {
-	props := obj{}
-	var required []string
-	if res.HasID() {
-		props["id"] = obj{"type": "integer", "readOnly": true}
+	if r.Resource != nil {
+		if r.Op == "list" {
+			return "list" + typeName(strings.ReplaceAll(r.Resource.Name, "_", " "))
+		}
+		return r.Op + typeName(r.Resource.Title)
 	}
-	for _, f := range res.Fields {
-		props[f.Name] = fieldSchema(f)
-		if f.Required {
-			required = append(required, f.Name)
+	parts := strings.Split(r.Path, "/")
+	for i, part := range parts {
+		switch {
+		case strings.HasPrefix(part, ":"):
+			parts[i] = "by_" + part[1:]
+		case part == "*" && r.Wildcard != "":
+			parts[i] = "by_" + r.Wildcard
 		}
 	}
-	props["created_at"] = obj{"type": "string", "format": "date-time", "readOnly": true}
-	props["updated_at"] = obj{"type": "string", "format": "date-time", "readOnly": true}
-	s := obj{"type": "object", "title": res.Title, "properties": props, "additionalProperties": false}
-	if len(required) > 0 {
-		sort.Strings(required)
-		s["required"] = required
-	}
-	return s
-}
-
-func fieldSchema(f *models.Field) obj {
-	s := obj{}
-	switch f.Type {
-	case models.String, models.Time:
-		s["type"] = []string{"string", "null"}
-		if f.MaxLen > 0 {
-			s["maxLength"] = f.MaxLen
-		}
-		if f.Pattern != "" {
-			s["pattern"] = f.Pattern
-		}
-		if len(f.Enum) > 0 {
-			s["enum"] = f.Enum
-		}
-		if f.Type == models.Time {
-			s["format"] = "date-time"
-		}
-	case models.Int:
-		s["type"] = []string{"integer", "null"}
-		if f.HasRange {
-			s["minimum"], s["maximum"] = f.Min, f.Max
-		}
-	case models.Number:
-		s["type"] = []string{"number", "null"}
-	case models.Bool:
-		s["type"] = "boolean"
-	case models.StringList, models.IntList:
-		item := obj{"type": "string"}
-		if f.Type == models.IntList {
-			item = obj{"type": "integer"}
-		}
-		if f.Pattern != "" {
-			item["pattern"] = f.Pattern
-		}
-		if len(f.Enum) > 0 {
-			item["enum"] = f.Enum
-		}
-		s["type"] = []string{"array", "null"}
-		s["items"] = item
-		if f.MaxItems > 0 {
-			s["maxItems"] = f.MaxItems
-		}
-	case models.Object, models.ObjectList:
-		props := obj{}
-		var req []string
-		for _, p := range f.Props {
-			props[p.Name] = fieldSchema(p)
-			if p.Required {
-				req = append(req, p.Name)
-			}
-		}
-		o := obj{"type": "object", "properties": props, "additionalProperties": false}
-		if len(req) > 0 {
-			o["required"] = req
-		}
-		if f.Type == models.Object {
-			s = o
-		} else {
-			s["type"] = []string{"array", "null"}
-			s["items"] = o
-			if f.MaxItems > 0 {
-				s["maxItems"] = f.MaxItems
-			}
-		}
-	case models.Map:
-		s["type"] = []string{"object", "null"}
-		s["additionalProperties"] = true
-		if f.MaxItems > 0 {
-			s["maxProperties"] = f.MaxItems
-		}
-	case models.Destination:
-		s["type"] = []string{"object", "null"}
-		s["properties"] = obj{"type": obj{"type": "string", "enum": models.DestinationTypes()}, "target": obj{"type": "string"}}
-		s["required"] = []string{"type"}
-	}
-	if f.Doc != "" {
-		s["description"] = f.Doc
-	}
-	if f.Default != nil {
-		s["default"] = f.Default
-	}
-	if f.ReadOnly {
-		s["readOnly"] = true
-	}
-	if f.Secret != models.NotSecret || f.Input {
-		s["writeOnly"] = true
-	}
-	return s
+	return strings.Trim(notIdent.ReplaceAllString(strings.ToLower(r.Method)+"_"+strings.Join(parts, "_"), "_"), "_")
 }
 
 // extraSchemas are the shapes of hand-written routes.
 var extraSchemas = obj{
+	"NoFields": obj{"type": "object", "description": "an action without input: send {} (state-changing requests carry a JSON body); fields are ignored"},
 	"APIKeyCreate": obj{"type": "object", "required": []string{"name"}, "additionalProperties": false, "properties": obj{
 		"name":        obj{"type": "string", "maxLength": 64},
 		"tenant":      obj{"type": "string", "description": "absent: platform key"},

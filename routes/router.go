@@ -72,8 +72,15 @@ type Route struct {
 	Request, Response string
 	Status            int
 	Query             []string // documented query parameters
-	Produces          string   // content type when not JSON
-	Handler           fiber.Handler
+	Produces          string   // content type(s) when not JSON, comma-separated
+	Consumes          string   // request content type when not JSON
+	// Wildcard names a trailing * path parameter in the document.
+	Wildcard string
+	// Answers documents other answers than Status: status → schema name.
+	Answers map[int]string
+	// Idempotent routes honour an Idempotency-Key header (calls_idem.go).
+	Idempotent bool
+	Handler    fiber.Handler
 }
 
 type server struct {
@@ -102,15 +109,15 @@ func New(d Deps) *fiber.App {
 	})
 	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second))
 	guard := browserGuard(d.BaseURL)
-	var doc openAPIDoc
+	var doc *openAPIDoc
 	routes := append(append(s.routeTable(), s.opsRoutes()...),
 		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-			return c.Send(doc.JSON)
+			return c.Send(doc.json())
 		}},
 		Route{Method: "GET", Path: "/api/openapi.yaml", Summary: "This OpenAPI 3.1 document as YAML", Tag: "operations", Produces: "application/yaml", Handler: func(c *fiber.Ctx) error {
 			c.Set(fiber.HeaderContentType, "application/yaml")
-			return c.Send(doc.YAML)
+			return c.Send(doc.yaml())
 		}},
 	)
 	for _, r := range routes {
@@ -164,11 +171,11 @@ func allowedMethods(routes []Route, path string, cfg fiber.Config) []string {
 func (s *server) routeTable() []Route {
 	rs := []Route{
 		{Method: "GET", Path: "/healthz", Summary: "Liveness", Tag: "operations", Response: "Health", Handler: s.healthz},
-		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Handler: s.readyz},
+		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Answers: map[int]string{503: "Health"}, Handler: s.readyz},
 		{Method: "GET", Path: "/apitest/openapi/", Summary: "Interactive API reference", Tag: "operations", Produces: "text/html", Handler: s.apiReference},
 		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
 		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
-		{Method: "POST", Path: "/api/mfa", Summary: "Enrol a TOTP authenticator for the calling administrator (secret shown only in this response); from then on Basic requests need X-TOTP", Tag: "administrators", Auth: AuthAPI, Access: Access{Scope: ScopeSelf}, Response: "MFAEnrolment", Status: 201, Handler: s.enrolMFA},
+		{Method: "POST", Path: "/api/mfa", Summary: "Enrol a TOTP authenticator for the calling administrator (secret shown only in this response); from then on Basic requests need X-TOTP", Tag: "administrators", Auth: AuthAPI, Access: Access{Scope: ScopeSelf}, Request: "NoFields", Response: "MFAEnrolment", Status: 201, Handler: s.enrolMFA},
 		{Method: "DELETE", Path: "/api/key/:id", Summary: "Revoke an API key", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Status: 204, Handler: s.revokeKey},
 	}
 	for _, res := range models.Resources {
@@ -187,15 +194,4 @@ func resourcePath(res *models.Resource) string {
 		return "/api/tenants/:tenant/" + res.Name
 	}
 	return "/api/" + res.Name
-}
-
-// openAPIPath turns a Fiber path into an OpenAPI one.
-func openAPIPath(p string) string {
-	parts := strings.Split(p, "/")
-	for i, part := range parts {
-		if strings.HasPrefix(part, ":") {
-			parts[i] = "{" + strings.TrimPrefix(part, ":") + "}"
-		}
-	}
-	return strings.Join(parts, "/")
 }

@@ -24,7 +24,7 @@ type xmlRoutes struct {
 func XMLRoutes(st *models.Store, svc *fsxml.Service, m *metrics.Metrics) []Route {
 	x := &xmlRoutes{svc: svc, metrics: m}
 	return []Route{
-		{Method: "POST", Path: "/fs/xml", Summary: "FreeSWITCH mod_xml_curl fetch (directory, dialplan, configuration)", Tag: "freeswitch", Auth: AuthCustom, Produces: "text/xml", Handler: x.fetch},
+		{Method: "POST", Path: "/fs/xml", Summary: "FreeSWITCH mod_xml_curl fetch (directory, dialplan, configuration)", Tag: "freeswitch", Auth: AuthCustom, Consumes: "application/x-www-form-urlencoded", Request: "FreeSWITCHFetch", Produces: "text/xml", Handler: x.fetch},
 		{Method: "GET", Path: "/api/tenants/:tenant/routing/trace", Summary: "Explain where a call from an extension or number to a dialled number goes, with the dialplan XML", Tag: "routing", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopeTenant}, Response: "RoutingTrace", Query: []string{"from", "to", "at"}, Handler: x.traceTenant},
 		{Method: "GET", Path: "/api/routing/trace", Summary: "Explain where a call to a DID goes, with the public-context XML", Tag: "routing", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopePlatform}, Response: "RoutingTrace", Query: []string{"did", "from", "at"}, Handler: x.tracePublic},
 	}
@@ -32,7 +32,11 @@ func XMLRoutes(st *models.Store, svc *fsxml.Service, m *metrics.Metrics) []Route
 
 // XMLSchemas are the OpenAPI shapes of XMLRoutes, for Deps.Schemas.
 func XMLSchemas() map[string]any {
+	str := obj{"type": "string"}
 	return map[string]any{
+		"FreeSWITCHFetch": obj{"type": "object", "description": "the form mod_xml_curl posts; a request Switchboard does not serve answers FreeSWITCH's not-found document",
+			"properties":           obj{"section": str, "tag_name": str, "key_name": str, "key_value": str, "hostname": str},
+			"additionalProperties": str},
 		"RoutingTrace": obj{"type": "object", "properties": obj{
 			"context": obj{"type": "string"},
 			"trace":   obj{"type": "object", "description": "route, condition, schedule and destination that decided the call"},

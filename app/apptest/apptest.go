@@ -35,6 +35,10 @@ type Server struct {
 	Cfg   app.Config
 	// Logs holds the server's JSON log lines (info and above).
 	Logs *LogBuffer
+
+	contractOnce sync.Once
+	contractDoc  *contract
+	contractErr  error
 }
 
 // LogBuffer collects log output safely across goroutines.
@@ -159,11 +163,10 @@ func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string
 // installation behind a load balancer would be.
 func (s *Server) Replica(t testing.TB) *Server {
 	t.Helper()
-	r := *s
-	r.Logs = &LogBuffer{}
+	r := &Server{Key: s.Key, Store: s.Store, Redis: s.Redis, Cfg: s.Cfg, Logs: &LogBuffer{}}
 	r.Cfg.Listen = "127.0.0.1:0"
 	r.URL = listen(t, r.Cfg, s.Store, s.Redis, r.Logs)
-	return &r
+	return r
 }
 
 // listen builds the app as serve does and serves it on a loopback port.
@@ -291,16 +294,34 @@ func (s *Server) DoHeaders(t testing.TB, method, path string, headers map[string
 			req.Header.Set(k, v)
 		}
 	}
+	return s.Send(t, req)
+}
+
+// Send sends a request built by the test and checks the exchange against
+// the served OpenAPI document (see contract.go).
+func (s *Server) Send(t testing.TB, req *http.Request) *Response {
+	t.Helper()
+	var body []byte
+	if req.Body != nil {
+		var err error
+		if body, err = io.ReadAll(req.Body); err != nil {
+			t.Fatal(err)
+		}
+		req.Body.Close()
+		req.Body = io.NopCloser(bytes.NewReader(body))
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		t.Fatalf("%s %s: %v", method, path, err)
+		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
 	defer resp.Body.Close()
 	data, err := io.ReadAll(resp.Body)
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	r := &Response{Status: resp.StatusCode, Header: resp.Header, Body: data}
+	s.checkContract(t, req, body, r)
+	return r
 }
 
 // Tenant creates a tenant with a random name and returns the name.
