@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/racecheck"
 )
 
 func TestIdempotentCall(t *testing.T) {
@@ -112,6 +113,12 @@ func readEvent(t *testing.T, rd *bufio.Reader) (event, data string) {
 }
 
 func TestResyncAfterFreeSWITCHRestart(t *testing.T) {
+	if racecheck.Enabled {
+		// A restart can close a connection while eslgo v1.5.2 is still
+		// authenticating it; eslgo's own close then races its unlocked auth
+		// goroutine. `make test` runs this test again without -race.
+		t.Skip("skipped under -race: eslgo closing a connection mid-authentication races inside eslgo")
+	}
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
 		// A call up for a minute (so older than the resync's grace for
 		// calls racing their first event), which will end while no one listens.
