@@ -40,10 +40,6 @@ func ChatSchemas() map[string]any {
 				"image_url": url, "thumb_url": url, "footer": str, "ts": obj{"oneOf": []obj{{"type": "integer"}, {"type": "string"}}},
 			}}},
 		}},
-		"IncomingWebhookSecret": obj{"allOf": []obj{{"$ref": "#/components/schemas/IncomingWebhook"}, {"type": "object", "properties": obj{
-			"token": obj{"type": "string", "description": "the new token; shown only here"},
-			"url":   obj{"type": "string", "format": "uri", "description": "the full new URL; shown only here"},
-		}}}},
 		"Empty": obj{"type": "object", "additionalProperties": false},
 		"AgentBundle": obj{"type": "object", "properties": obj{
 			"status":    obj{"type": "string", "enum": []string{"provisioned", "rotated"}},

@@ -52,9 +52,19 @@ func addResourceSchemas(res *models.Resource, schemas obj) {
 	updateProps := obj{}
 	var secrets []*models.Field
 	for _, f := range res.Fields {
-		if f.Stored() && f.Secret == models.NotSecret {
+		switch {
+		case f.Stored() && f.Secret == models.NotSecret:
 			readProps[f.Name] = fieldSchema(f, answer)
 			readReq = append(readReq, f.Name)
+		case f.Masked:
+			// Write-only values answered masked ("****" and the last four
+			// characters at most), the create answer included.
+			readProps[f.Name] = obj{"type": []string{"object", "null"}, "additionalProperties": obj{"type": "string"},
+				"description": strings.TrimSpace(f.Doc + " (write-only: each value answered as **** and its last four characters at most)")}
+			readReq = append(readReq, f.Name)
+		}
+		if (f.Secret == models.Encrypted || f.Secret == models.Digest) && !f.Masked {
+			secrets = append(secrets, f)
 		}
 		if f.ReadOnly {
 			continue
@@ -65,9 +75,6 @@ func addResourceSchemas(res *models.Resource, schemas obj) {
 		}
 		if !f.Immutable && !f.Input {
 			updateProps[f.Name] = fieldSchema(f, request)
-		}
-		if f.Secret == models.Encrypted {
-			secrets = append(secrets, f)
 		}
 	}
 	for _, ts := range []string{"created_at", "updated_at"} {
