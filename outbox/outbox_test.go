@@ -125,6 +125,15 @@ func start(t *testing.T, st *models.Store, opts outbox.Options, subs ...changes.
 	stop := func() { cancel(); <-done }
 	t.Cleanup(stop)
 	eventually(t, 10*time.Second, "dispatcher leads", d.Leading)
+	// A new subscriber starts at the head it reads when its goroutine
+	// starts: wait for that, so changes the test writes next reach it.
+	for _, s := range subs {
+		eventually(t, 10*time.Second, "subscriber "+s.Name()+" started", func() bool {
+			var n int
+			err := st.DB().Get(&n, "SELECT COUNT(*) FROM outbox_progress WHERE subscriber LIKE ?", "%"+s.Name())
+			return err == nil && n > 0
+		})
+	}
 	return d, sync.OnceFunc(stop)
 }
 
