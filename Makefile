@@ -21,7 +21,7 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 15m ./...
 	@echo "make test: the tests that hit a race inside eslgo v1.5.2 (skipped above), without -race"
-	$(GO) test -count=1 -run '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart)$$' ./esl/... ./routes
+	$(GO) test -count=1 -run '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls)$$' ./esl/... ./routes
 
 # The performance benchmarks (figures in BENCHMARKS.md). They use MySQL and
 # real Redis from SWITCHBOARD_BENCH_MYSQL_URL / SWITCHBOARD_BENCH_REDIS_URL

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/racecheck"
 )
 
 func TestPlaceCallSendsCallbackOriginate(t *testing.T) {
@@ -155,6 +157,12 @@ func TestChannelActions(t *testing.T) {
 }
 
 func TestChannelActionErrors(t *testing.T) {
+	if racecheck.Enabled {
+		// The fake drops connections the pool may be authenticating; eslgo
+		// v1.5.2's own close then races its unlocked auth goroutine.
+		// `make test` runs this test again without -race.
+		t.Skip("skipped under -race: eslgo closing a connection mid-authentication races inside eslgo")
+	}
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
 		other := e.Tenant(t, "othr")
 		otherKey := e.KeyFor(t, map[string]any{"tenant": other})
