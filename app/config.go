@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/redisurl"
 )
 
 // Config is everything Switchboard reads from the environment.
@@ -160,7 +162,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SWITCHBOARD_DATABASE_URL: must start with mysql:// or sqlite:")
 	}
 	if c.RedisURL != "" {
-		rdb, err := redisClientFor(c.RedisURL)
+		rdb, err := redisurl.Open(c.RedisURL)
 		if err != nil {
 			return c, fmt.Errorf("SWITCHBOARD_REDIS_URL: %v", err)
 		}

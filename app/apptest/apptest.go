@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/app"
+	"github.com/switchboard/switchboard/internal/redistest"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/models/storetest"
 )
@@ -197,26 +198,15 @@ func listen(t testing.TB, cfg app.Config, st *models.Store, rdb redis.UniversalC
 	return "http://" + ln.Addr().String()
 }
 
-// OpenRedis connects to url, or to a fresh miniredis when url is "".
+// OpenRedis connects to url (any SWITCHBOARD_REDIS_URL form: one server,
+// Sentinel or Cluster), or to a fresh miniredis when url is "".
 func OpenRedis(t testing.TB, url string) redis.UniversalClient {
 	t.Helper()
 	if url == "" {
 		m := miniredis.RunT(t)
 		url = "redis://" + m.Addr() + "/0"
 	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("redis url: %v", err)
-	}
-	rdb := redis.NewClient(opts)
-	if err := rdb.Ping(context.Background()).Err(); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("redis unreachable: %v", err)
-		}
-		t.Fatalf("redis: %v", err)
-	}
-	t.Cleanup(func() { rdb.Close() })
-	return rdb
+	return redistest.Open(t, url)
 }
 
 // Response is what a test request got back.
