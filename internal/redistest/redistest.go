@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"os"
 	"os/exec"
@@ -132,7 +133,7 @@ func StartCluster(tb testing.TB) string {
 	dir := tb.TempDir()
 	var addrs []string
 	for i := range 3 {
-		port := freePort(tb)
+		port := freeClusterPort(tb)
 		nodeDir := filepath.Join(dir, strconv.Itoa(i))
 		if err := os.Mkdir(nodeDir, 0o700); err != nil {
 			tb.Fatal(err)
@@ -174,14 +175,27 @@ func StartCluster(tb testing.TB) string {
 	return url
 }
 
-func freePort(tb testing.TB) int {
+// freeClusterPort finds a port that is free together with the cluster bus
+// port 10000 above it (which must stay below 65536).
+func freeClusterPort(tb testing.TB) int {
 	tb.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		tb.Fatal(err)
+	for range 100 {
+		port := 20000 + rand.IntN(20000)
+		if listenable(port) && listenable(port+10000) {
+			return port
+		}
 	}
-	defer ln.Close()
-	return ln.Addr().(*net.TCPAddr).Port
+	tb.Fatal("no free port pair for a cluster node")
+	return 0
+}
+
+func listenable(port int) bool {
+	ln, err := net.Listen("tcp", "127.0.0.1:"+strconv.Itoa(port))
+	if err != nil {
+		return false
+	}
+	ln.Close()
+	return true
 }
 
 func waitListening(tb testing.TB, addr string) {
