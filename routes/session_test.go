@@ -372,6 +372,19 @@ func TestSessionRefusedAtOnceAfterPasswordChange(t *testing.T) {
 	})
 }
 
+// Switching MFA on for a signed-in administrator ends its sessions (they
+// were opened without a code); the change subscriber removes them.
+func TestSessionRevokedOnMFASwitch(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		name := createAdmin(t, s, "platform_admin", nil)
+		id := adminID(t, s, name)
+		w := signIn(t, s, name, adminPassword)
+		s.Do(t, "PUT", "/api/administrators/"+id, s.Key, map[string]any{"mfa_enabled": true}).Expect(t, 200)
+		waitSessions(t, s, id, 0)
+		s.DoHeaders(t, "GET", "/session", w.cookie(), nil).Expect(t, 401)
+	})
+}
+
 // Deleting (or disabling) an administrator ends its sessions.
 func TestSessionRevokedOnDelete(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
