@@ -135,3 +135,35 @@ func TestCallcenterCommandRetried(t *testing.T) {
 		}
 	})
 }
+
+// TestAgentStatusEndpoint: POST …/agents/<id>/status stores the status and
+// break reason and mod_callcenter on the node receives it; a bad status or
+// field is a 400 that changes nothing; another tenant's agent is not found.
+func TestAgentStatusEndpoint(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		base := "/api/tenants/" + e.tenant
+		agent := "33@" + e.tenant
+		a := e.Do(t, "POST", base+"/agents/", e.Key, map[string]any{"name": "Cy", "agent_number": "33", "extension": "1001"}).Expect(t, 201).Map(t)
+		waitCommand(t, e.fs, "api callcenter_config agent set status "+agent+" 'Logged Out'")
+		n := len(callcenterCommands(e.fs))
+		path := fmt.Sprintf("%s/agents/%v/status", base, a["id"])
+		got := e.Do(t, "POST", path, e.tenantKey, map[string]any{"status": "on_break", "break_reason": "lunch"}).Expect(t, 200).Map(t)
+		if got["status"] != "on_break" || got["break_reason"] != "lunch" || got["agent_number"] != "33" {
+			t.Fatalf("answer %v", got)
+		}
+		n = waitCallcenter(t, e.fs, n, "agent set status "+agent+" 'On Break'")
+		if ag, _ := e.fs.CallcenterAgent(agent); ag.Status != "On Break" {
+			t.Fatalf("mod_callcenter status %q", ag.Status)
+		}
+		fieldError(t, e.Do(t, "POST", path, e.tenantKey, map[string]any{"status": "asleep"}), "status", "on_break")
+		fieldError(t, e.Do(t, "POST", path, e.tenantKey, map[string]any{"status": "available", "colour": "red"}), "colour", "unknown field")
+		fieldError(t, e.Do(t, "POST", path, e.tenantKey, map[string]any{}), "status", "required")
+		e.Do(t, "POST", path, e.tenantKey, map[string]any{"status": "available"}).Expect(t, 200)
+		waitCallcenter(t, e.fs, n, "agent set status "+agent+" Available")
+		if rec := e.Do(t, "GET", fmt.Sprintf("%s/agents/%v", base, a["id"]), e.Key, nil).Expect(t, 200).Map(t); rec["status"] != "available" || rec["break_reason"] != nil {
+			t.Errorf("stored %v", rec)
+		}
+		other := e.Tenant(t, "other")
+		e.Do(t, "POST", fmt.Sprintf("/api/tenants/%s/agents/%v/status", other, a["id"]), e.Key, map[string]any{"status": "available"}).Expect(t, 404)
+	})
+}

@@ -82,6 +82,9 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 	for name, sch := range mfaSchemas {
 		schemas[name] = sch
 	}
+	for name, sch := range agentSchemas() {
+		add(name, sch)
+	}
 	for name, sch := range extra {
 		add(name, sch)
 	}

@@ -183,6 +183,7 @@ func (s *server) routeTable() []Route {
 			rs = append(rs, s.crudRoutes(res)...)
 		}
 	}
+	rs = append(rs, s.agentRoutes()...)
 	return append(rs, s.Extra...)
 }
 
