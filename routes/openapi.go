@@ -85,6 +85,9 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 	for name, sch := range webSchemas {
 		add(name, sch)
 	}
+	for name, sch := range agentSchemas() {
+		add(name, sch)
+	}
 	for name, sch := range extra {
 		add(name, sch)
 	}

@@ -209,6 +209,7 @@ func (s *server) routeTable() []Route {
 		}
 	}
 	rs = append(rs, s.webRoutes()...)
+	rs = append(rs, s.agentRoutes()...)
 	return append(rs, s.Extra...)
 }
 
