@@ -28,6 +28,8 @@ type Store struct {
 	// baseURL is the public base URL (SetBaseURL).
 	baseURL string
 	hooks   commitHooks
+	// audio converts create-time audio uploads (SetAudioSink).
+	audio AudioSink
 }
 
 // Open connects to the database named by a Switchboard URL
