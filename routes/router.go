@@ -85,7 +85,7 @@ type Route struct {
 	// BodyLimit, when set, lets this route take bodies up to that size
 	// instead of Deps.BodyLimit (audio uploads, bulk imports).
 	BodyLimit int
-	Handler    fiber.Handler
+	Handler   fiber.Handler
 }
 
 type server struct {
