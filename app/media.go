@@ -1,7 +1,9 @@
 package app
 
 import (
+	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -56,12 +58,16 @@ func loadMediaConfig(get func(name, def string) string) (MediaConfig, error) {
 
 // newMediaService wires uploads (voice prompts through the store's audio
 // sink), recording imports and reports, and media for FreeSWITCH nodes.
-func newMediaService(s *services, cfg Config, st *models.Store) *media.Service {
+func newMediaService(ctx context.Context, s *services, cfg Config, st *models.Store, log *slog.Logger) *media.Service {
 	svc := &media.Service{
 		Store: st,
+		Log:   log.With("component", "media"),
 		Lib:   &media.Library{Root: cfg.Media.Dir, MaxBytes: cfg.Media.MaxBytes, Conv: media.Converter{Sox: cfg.Media.Sox, Timeout: cfg.Media.Timeout}},
 	}
 	st.SetAudioSink(svc)
+	// Bulk imports run in the background; jobs of a replica that died are
+	// resumed by another once their lease lapses.
+	s.stops = append(s.stops, svc.Start(context.WithoutCancel(ctx), replicaID(), 15*time.Second))
 	s.routes = append(s.routes, routes.MediaRoutes(svc, s.xml, cfg.BaseURL)...)
 	for name, sch := range routes.MediaSchemas() {
 		s.schemas[name] = sch

@@ -39,7 +39,7 @@ type CDRRecord struct {
 
 // ImportNode is the node column of imported CDRs: live CDRs carry their
 // FreeSWITCH node's name, imports this one (reports show imported: true).
-const ImportNode = "import"
+const ImportNode = models.ImportedNode
 
 // cdrRow is a validated record as the cdrs table takes it.
 type cdrRow struct {

@@ -282,6 +282,7 @@ func (s *Service) finish(ctx context.Context, j *Job, owner, status, msg string)
 		return
 	}
 	j.Status, j.Error, j.FinishedAt = status, msg, &stamp
+	s.dropSpooled(j.Source)
 }
 
 // ResumeJobs runs every unfinished job whose lease has lapsed (its runner

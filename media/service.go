@@ -21,6 +21,8 @@ type Service struct {
 	Log   *slog.Logger
 	// Now is the clock (tests may set it).
 	Now func() time.Time
+
+	run *runner // background import jobs (Start)
 }
 
 // PromptRate is the rate voice prompts are stored at (resources.md §2.22).

@@ -44,6 +44,10 @@ func MediaRoutes(svc *media.Service, xml *fsxml.Service, baseURL string) []Route
 		{Method: "GET", Path: "/api/reports/recordings", Summary: "Imported call recordings, newest first; from/to (RFC 3339) bound the call start, extension and number (src or dst) filter", Tag: "reports", Auth: AuthAPI, Access: callsRead,
 			Response: "RecordingList", Query: []string{"tenant", "from", "to", "extension", "number", "limit", "offset"}, Handler: m.listRecordings},
 		{Method: "GET", Path: "/api/tenants/:tenant/recordedcalls/:id/audio", Summary: "Download a recording (16 kHz mono WAV; Range requests answered 206)", Tag: "reports", Auth: AuthAPI, Access: recordingRead, Produces: "audio/wav", Ranges: true, Handler: m.downloadRecording},
+		{Method: "POST", Path: "/api/tenants/:tenant/imports/cdrs", Summary: "Import CDRs: JSON {records: [...]} (1-1000, answered at once with created, duplicates and failed rows), or a CSV (header row) or JSON Lines file of any length, run as a resumable job (202 with the job; Location)", Tag: "imports", Auth: AuthAPI, Access: importAccess,
+			Request: "CDRImport", Response: "CDRImportSummary", Answers: map[int]string{202: "ImportJob"}, Consumes: "application/json, text/csv, application/x-ndjson", BodyLimit: upload, Handler: m.importCDRs},
+		{Method: "GET", Path: "/api/tenants/:tenant/imports/:id", Summary: "An import job: status (running, done, failed), progress and the first 100 refused rows with their reasons", Tag: "imports", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopeTenant},
+			Response: "ImportJob", Handler: m.getJob},
 		{Method: "GET", Path: "/fs/media/:tenant/:file", Summary: "A voice prompt for FreeSWITCH nodes (mod_http_cache; the /fs/xml credentials)", Tag: "freeswitch", Auth: AuthCustom, Produces: "audio/wav", Ranges: true, Handler: m.nodeFile},
 		{Method: "GET", Path: "/fs/media/:tenant/moh/:class/:file", Summary: "A music-on-hold file for FreeSWITCH nodes (the /fs/xml credentials)", Tag: "freeswitch", Auth: AuthCustom, Produces: "audio/wav", Ranges: true, Handler: m.nodeFile},
 	}
@@ -65,7 +69,26 @@ func MediaSchemas() map[string]any {
 		imported["properties"].(obj)[k] = v
 	}
 	imported["properties"].(obj)["created"] = obj{"type": "boolean", "description": "false when an earlier import with the same content is answered"}
+	rowError := obj{"type": "object", "properties": obj{"row": obj{"type": "integer", "description": "1-based line of data (file) or 0-based index (records)"}, "external_id": str, "code": str, "error": str}}
+	cdr := obj{"type": "object", "additionalProperties": false, "required": []string{"external_id", "start", "duration", "src", "dst", "direction", "disposition"}, "properties": obj{
+		"external_id": obj{"type": "string", "minLength": 1, "maxLength": 128}, "start": str, "answer": str, "end": str,
+		"duration": obj{"type": "integer", "minimum": 0}, "billsec": obj{"type": "integer", "minimum": 0},
+		"src": str, "dst": str, "caller_id_name": str,
+		"direction":    obj{"type": "string", "enum": []string{"inbound", "outbound", "internal"}},
+		"disposition":  obj{"type": "string", "enum": []string{"answered", "no_answer", "busy", "failed"}},
+		"hangup_cause": str, "extension": str, "did": str, "queue": str, "accountcode": str, "recording_external_id": str,
+	}}
 	return map[string]any{
+		"CDRImport": obj{"type": "object", "additionalProperties": false, "required": []string{"records"}, "properties": obj{
+			"records": obj{"type": "array", "minItems": 1, "maxItems": media.MaxSyncCDRs, "items": cdr}}},
+		"CDRImportSummary": obj{"type": "object", "required": []string{"created", "duplicates", "failed"}, "properties": obj{
+			"created": integer, "duplicates": integer, "failed": obj{"type": "array", "items": rowError}}},
+		"ImportJob": obj{"type": "object", "required": []string{"id", "status", "rows_done", "created", "duplicates", "failed", "errors"}, "properties": obj{
+			"id": integer, "tenant": str, "kind": obj{"type": "string", "enum": []string{"cdrs"}}, "format": obj{"type": "string", "enum": []string{"csv", "jsonl"}},
+			"status":       obj{"type": "string", "enum": []string{media.JobRunning, media.JobDone, media.JobFailed}},
+			"source_bytes": integer, "bytes_done": integer, "rows_done": integer, "created": integer, "duplicates": integer, "failed": integer,
+			"error": str, "created_at": str, "updated_at": str, "finished_at": obj{"type": []string{"string", "null"}},
+			"errors": obj{"type": "array", "items": rowError}}},
 		"RecordingImport": obj{"type": "object", "additionalProperties": false, "required": []string{"audio_base64", "when", "type", "src", "dst", "duration", "external_id"},
 			"properties": obj{
 				"audio_base64": obj{"type": "string", "description": "WAV, MP3, OGG or FLAC, detected from the bytes"},
@@ -250,4 +273,48 @@ func (m *mediaRoutes) serveFile(c *fiber.Ctx, rel string) error {
 		http.ServeContent(w, r, path.Base(rel), st.ModTime(), f)
 	})(c.Context())
 	return nil
+}
+
+func (m *mediaRoutes) importCDRs(c *fiber.Ctx) error {
+	o := tenantOwner(c)
+	mt := strings.TrimSpace(strings.SplitN(c.Get(fiber.HeaderContentType), ";", 2)[0])
+	if mt == fiber.MIMEApplicationJSON {
+		var in struct {
+			Records []media.CDRRecord `json:"records"`
+		}
+		if err := decodeAction(c, &in); err != nil {
+			return err
+		}
+		sum, err := m.svc.ImportCDRs(c.UserContext(), o, in.Records)
+		if err != nil {
+			return err
+		}
+		return c.JSON(sum)
+	}
+	format := media.FormatCSV
+	if mt == "application/x-ndjson" {
+		format = media.FormatJSONL
+	}
+	if len(c.Body()) == 0 {
+		return newError(fiber.StatusBadRequest, "empty_body", "send the CSV or JSON Lines file as the body")
+	}
+	job, err := m.svc.SpoolCDRs(c.UserContext(), o, format, c.Body())
+	if err != nil {
+		return err
+	}
+	m.svc.Launch(job.ID)
+	c.Location(m.baseURL + "/api/tenants/" + o.Tenant + "/imports/" + strconv.FormatInt(job.ID, 10))
+	return c.Status(fiber.StatusAccepted).JSON(job)
+}
+
+func (m *mediaRoutes) getJob(c *fiber.Ctx) error {
+	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
+	if err != nil {
+		return models.ErrNotFound
+	}
+	job, err := m.svc.JobByID(c.UserContext(), tenantOwner(c), id)
+	if err != nil {
+		return err
+	}
+	return c.JSON(job)
 }

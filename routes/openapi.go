@@ -261,7 +261,6 @@ func operation(r Route, schemas obj) obj {
 	responses := obj{fmt.Sprint(status): resp}
 	if r.Ranges {
 		responses["206"] = obj{"description": "the byte ranges asked for with Range", "content": resp["content"]}
-		responses["416"] = obj{"description": "the range is outside the file"}
 	}
 	for st, name := range r.Answers {
 		responses[fmt.Sprint(st)] = obj{"description": http.StatusText(st), "content": obj{"application/json": obj{"schema": schemaRef(name, schemas)}}}
