@@ -300,7 +300,7 @@ func (s *Server) Send(t testing.TB, req *http.Request) *Response {
 		req.Body.Close()
 		req.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
@@ -313,6 +313,10 @@ func (s *Server) Send(t testing.TB, req *http.Request) *Response {
 	s.checkContract(t, req, body, r)
 	return r
 }
+
+// noRedirects answers a redirect as it is: tests assert what the server
+// said (a page's 303 to /login), not where a browser would go next.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // Tenant creates a tenant with a random name and returns the name.
 func (s *Server) Tenant(t testing.TB, prefix string) string {
