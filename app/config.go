@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/redisurl"
 )
 
 // Config is everything Switchboard reads from the environment.
@@ -59,6 +61,8 @@ type Config struct {
 	// Replicas of one installation leave it empty; test servers that share
 	// a database but not FreeSWITCH nodes set it.
 	OutboxGroup string
+	// Media is the media library (app/media.go).
+	Media MediaConfig
 }
 
 // envVar documents one variable; the README table is written from the same facts.
@@ -181,7 +185,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SWITCHBOARD_DATABASE_URL: must start with mysql:// or sqlite:")
 	}
 	if c.RedisURL != "" {
-		rdb, err := redisClientFor(c.RedisURL)
+		rdb, err := redisurl.Open(c.RedisURL)
 		if err != nil {
 			return c, fmt.Errorf("SWITCHBOARD_REDIS_URL: %v", err)
 		}
@@ -219,6 +223,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			c.XMLCurlAllow = append(c.XMLCurlAllow, n)
 		}
 	}
+	media, err := loadMediaConfig(get)
+	if err != nil {
+		return c, err
+	}
+	c.Media = media
 	if (c.XMLCurlUser == "") != (c.XMLCurlPass == "") {
 		return c, fmt.Errorf("SWITCHBOARD_XMLCURL_PASSWORD: set both SWITCHBOARD_XMLCURL_USER and SWITCHBOARD_XMLCURL_PASSWORD, or neither")
 	}
