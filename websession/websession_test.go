@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/internal/redistest"
 	"github.com/switchboard/switchboard/websession"
 )
 
@@ -78,7 +79,7 @@ func TestIDNotStored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys, err := rdb.Keys(ctx, "sb:websession:*").Result()
+	keys, err := redistest.Keys(ctx, rdb, "sb:{websession}:*")
 	if err != nil {
 		t.Fatal(err)
 	}
