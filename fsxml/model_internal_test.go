@@ -63,11 +63,7 @@ func TestLargeTenantExtensionsPerFetch(t *testing.T) {
 				t.Errorf("%s: wrong or missing a1-hash\n%s", user, doc)
 			}
 		}
-		g, err := svc.generations(ctx, tenant)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := svc.tenantModel(ctx, tenant, g)
+		m, err := svc.tenantModel(ctx, tenant, svc.gens.current(tenant))
 		if err != nil || m.allExtensions || len(m.snap.Extensions) != 0 {
 			t.Fatalf("the model should not hold the extensions: %+v %v", m, err)
 		}
