@@ -221,12 +221,15 @@ func loadN(ctx context.Context, name string, workers, n int, timeout time.Durati
 }
 
 // serverStats is what the XML service did during one run.
-type serverStats struct{ before fsxml.Stats }
+type serverStats struct {
+	srv    *server
+	before fsxml.Stats
+}
 
-func startStats() serverStats { return serverStats{before: fsxml.ReadStats()} }
+func startStats(srv *server) serverStats { return serverStats{srv: srv, before: srv.stats()} }
 
 func (s serverStats) String() string {
-	a := fsxml.ReadStats()
+	a := s.srv.stats()
 	f := a.Fetches - s.before.Fetches
 	hits := a.DocHits - s.before.DocHits
 	pct := 0.0
