@@ -2,6 +2,8 @@ package fsxml
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"strconv"
@@ -28,6 +30,11 @@ import (
 //   - every replica polls the outbox heads (headsPoll), so a change whose
 //     notifications were all lost is known within that interval anyway.
 //
+// The writer waits (at most ackWait) until every other subscribed replica
+// acknowledged having applied its notification, so the API answers a write
+// only once every live replica will serve it: the next fetch anywhere sees
+// it, however late a replica's scheduler runs its subscriber.
+//
 // Pub/sub is at-most-once: messages published while a subscriber is
 // disconnected are lost to it. So a replica trusts its memory only while
 // its subscription is confirmed: after every (re)subscription it first
@@ -43,6 +50,22 @@ type notice struct {
 	// Reset drops everything every replica holds (ResetAll).
 	Reset bool `json:"reset,omitempty"`
 }
+
+// envelope is one message on the channel: notices from a replica (Seq set
+// when the sender waits for acknowledgements), or an acknowledgement of
+// message Ack sent to replica To.
+type envelope struct {
+	From    string   `json:"from,omitempty"`
+	Seq     uint64   `json:"seq,omitempty"`
+	Notices []notice `json:"n,omitempty"`
+	Ack     uint64   `json:"ack,omitempty"`
+	To      string   `json:"to,omitempty"`
+}
+
+// ackWait bounds how long a write waits for the other replicas'
+// acknowledgements; one that does not answer in time learns of the change
+// from the outbox poll.
+const ackWait = 250 * time.Millisecond
 
 // scopeOf is the generation scope a change moves: its tenant, or the
 // platform ("") for platform resources.
@@ -82,7 +105,7 @@ func (s *Service) Committed(ctx context.Context, chs []changes.Change) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	if err := s.publish(ctx, ns); err != nil {
+	if err := s.publish(ctx, ns, true); err != nil {
 		s.warnRedis("xml cache: change not published after a write (the outbox publishes it again)", err)
 	}
 }
@@ -93,26 +116,50 @@ func (s *Service) CacheSubscriber() changes.Subscriber {
 	return changes.Func{ID: "xml-cache", Fn: func(ctx context.Context, c changes.Change) error {
 		n := noticeOf(c)
 		s.observe(n)
-		return s.publish(ctx, []notice{n})
+		return s.publish(ctx, []notice{n}, false)
 	}}
 }
 
-func (s *Service) publish(ctx context.Context, ns []notice) error {
-	if s.rdb == nil || len(ns) == 0 {
+// publish sends notices to every replica; with wait it returns once each
+// other subscribed replica acknowledged them, or after ackWait.
+func (s *Service) publish(ctx context.Context, ns []notice, wait bool) error {
+	if s.rdb == nil || len(ns) == 0 || !s.redisUp() {
 		return nil
 	}
-	msg, err := json.Marshal(ns)
+	env := envelope{From: s.note.id, Notices: ns}
+	var w *ackWaiter
+	if wait {
+		env.Seq = s.note.seq.Add(1)
+		w = s.note.await(env.Seq)
+		defer s.note.forget(env.Seq)
+	}
+	msg, err := json.Marshal(env)
 	if err != nil {
 		return err
 	}
-	return s.rdb.Publish(ctx, s.channel, msg).Err()
+	receivers, err := s.rdb.Publish(ctx, s.channel, msg).Result()
+	if err != nil || w == nil {
+		return err
+	}
+	// Our own subscription is among the receivers and does not answer.
+	others := int(receivers)
+	if s.note.live.Load() {
+		others--
+	}
+	s.note.expect(w, others)
+	select {
+	case <-w.done:
+	case <-time.After(ackWait):
+	case <-ctx.Done():
+	}
+	return nil
 }
 
 // ResetAll tells every replica using rdb to drop every model and document
 // it holds (as after a restart of all of them); the benchmark's cold modes
 // use it. It takes effect when the notification arrives.
 func ResetAll(ctx context.Context, rdb redis.UniversalClient) error {
-	msg, _ := json.Marshal([]notice{{Reset: true}})
+	msg, _ := json.Marshal(envelope{Notices: []notice{{Reset: true}}})
 	return rdb.Publish(ctx, channelFor(rdb), msg).Err()
 }
 
@@ -130,6 +177,12 @@ func channelFor(rdb redis.UniversalClient) string {
 // notifier keeps the subscription and says whether memory can be trusted.
 type notifier struct {
 	live atomic.Bool
+	// id names this replica's messages; seq numbers those awaiting
+	// acknowledgements, which waiting holds.
+	id      string
+	seq     atomic.Uint64
+	mu      sync.Mutex
+	waiting map[uint64]*ackWaiter
 	// pollMu serialises outbox polls (the ticker's and the catch-ups).
 	pollMu sync.Mutex
 	cursor int64 // outbox rows up to here were read
@@ -193,14 +246,89 @@ func (s *Service) subscribeOnce(ctx context.Context) error {
 			return err
 		}
 		if m, ok := v.(*redis.Message); ok {
-			var ns []notice
-			if json.Unmarshal([]byte(m.Payload), &ns) != nil {
-				continue // not ours
-			}
-			for _, n := range ns {
-				s.observe(n)
-			}
+			s.receive(ctx, m.Payload)
 		}
+	}
+}
+
+// receive applies one message: notices from another replica (then
+// acknowledged when the sender waits), or an acknowledgement for us.
+func (s *Service) receive(ctx context.Context, payload string) {
+	var env envelope
+	if json.Unmarshal([]byte(payload), &env) != nil {
+		return // not ours
+	}
+	if env.Ack != 0 {
+		if env.To == s.note.id {
+			s.note.acked(env.Ack)
+		}
+		return
+	}
+	if env.From == s.note.id {
+		return // observed when sent
+	}
+	for _, n := range env.Notices {
+		s.observe(n)
+	}
+	if env.Seq != 0 {
+		ack, _ := json.Marshal(envelope{Ack: env.Seq, To: env.From})
+		if err := s.rdb.Publish(ctx, s.channel, ack).Err(); err != nil {
+			s.warnRedis("xml cache: change notification not acknowledged", err)
+		}
+	}
+}
+
+func newReplicaID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// ackWaiter counts the acknowledgements of one message.
+type ackWaiter struct {
+	got, want int // want < 0: not known yet
+	done      chan struct{}
+	closed    bool
+}
+
+func (n *notifier) await(seq uint64) *ackWaiter {
+	w := &ackWaiter{want: -1, done: make(chan struct{})}
+	n.mu.Lock()
+	if n.waiting == nil {
+		n.waiting = map[uint64]*ackWaiter{}
+	}
+	n.waiting[seq] = w
+	n.mu.Unlock()
+	return w
+}
+
+func (n *notifier) forget(seq uint64) {
+	n.mu.Lock()
+	delete(n.waiting, seq)
+	n.mu.Unlock()
+}
+
+func (n *notifier) acked(seq uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if w := n.waiting[seq]; w != nil {
+		w.got++
+		w.check()
+	}
+}
+
+// expect sets how many acknowledgements w's message needs.
+func (n *notifier) expect(w *ackWaiter, others int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	w.want = others
+	w.check()
+}
+
+func (w *ackWaiter) check() {
+	if !w.closed && w.want >= 0 && w.got >= w.want {
+		w.closed = true
+		close(w.done)
 	}
 }
 

@@ -126,6 +126,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 	}
 	if st != nil && rdb != nil {
 		s.channel = channelFor(rdb)
+		s.note.id = newReplicaID()
 		go s.pollLoop(pollCtx)
 		go s.subscribe(pollCtx)
 	}
