@@ -187,7 +187,9 @@ func featureEvent(e *callEnv, ext, feature, arg string) {
 func TestFeatureCodesAct(t *testing.T) {
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
 		base := "/api/tenants/" + e.tenant
-		ext := func() map[string]any { return e.Do(t, "GET", base+"/extensions/1001", e.Key, nil).Expect(t, 200).Map(t) }
+		ext := func() map[string]any {
+			return e.Do(t, "GET", base+"/extensions/1001", e.Key, nil).Expect(t, 200).Map(t)
+		}
 		flushes := func() int {
 			n := 0
 			for _, c := range e.fs.Commands() {
