@@ -34,6 +34,8 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 		e = p.failover(strings.TrimPrefix(num, failPrefix))
 	case strings.HasPrefix(num, queueAfterPrefix):
 		e = p.queueAfter(strings.TrimPrefix(num, queueAfterPrefix))
+	case strings.HasPrefix(num, promptPrefix):
+		e = p.promptThenHangup(strings.TrimPrefix(num, promptPrefix))
 	case !validDialable(num):
 		tr.Reason = "number not dialable"
 	default:
@@ -56,6 +58,22 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 		return NotFound(), tr
 	}
 	return writeDialplan(p.tenant, []ext{*e}), tr
+}
+
+// promptPrefix marks the internal number that plays a voice prompt and
+// hangs up (an IVR option's prompt_then_hangup, which a menu entry cannot
+// run as one application). It contains a '-': no number-plan object
+// collides with it.
+const promptPrefix = "prompt-"
+
+// promptThenHangup renders "prompt-<id>" for a prompt of the tenant.
+func (p *planner) promptThenHangup(id string) *ext {
+	if !allIn(id, "0123456789") || len(id) == 0 || len(id) > 18 || p.promptPath(id) == "" {
+		return nil
+	}
+	p.trace.Match = "prompt_then_hangup"
+	acts, _ := p.destination(Destination{Type: "prompt_then_hangup", Target: id})
+	return single(promptPrefix+id, promptPrefix+id, acts)
 }
 
 // single is an extension with one condition on destination_number.
