@@ -95,7 +95,12 @@ type Route struct {
 	HTMLAnswers []int
 	// Idempotent routes honour an Idempotency-Key header (calls_idem.go).
 	Idempotent bool
-	Handler    fiber.Handler
+	// Ranges routes answer Range requests with 206 (file downloads).
+	Ranges bool
+	// BodyLimit, when set, lets this route take bodies up to that size
+	// instead of Deps.BodyLimit (audio uploads, bulk imports).
+	BodyLimit int
+	Handler   fiber.Handler
 }
 
 type server struct {
@@ -115,9 +120,11 @@ func New(d Deps) *fiber.App {
 		d.Sessions = websession.New(d.Redis, DefaultSessionIdle, DefaultSessionMax)
 	}
 	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(), limit: newLimiter(d.Redis, d.Limits), sessions: d.Sessions}}
+	var doc *openAPIDoc
+	routes := append(append(s.routeTable(), s.opsRoutes()...), docRoutes(&doc)...)
 	app := fiber.New(fiber.Config{
 		AppName:               "switchboard",
-		BodyLimit:             d.BodyLimit,
+		BodyLimit:             largestBodyLimit(routes, d.BodyLimit),
 		ErrorHandler:          errorHandler,
 		DisableStartupMessage: true,
 		// Bodies are JSON (browserGuard); multipart is never parsed.
@@ -126,23 +133,12 @@ func New(d Deps) *fiber.App {
 		IdleTimeout:                  120 * time.Second,
 	})
 	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second), securityHeaders)
-	guard, forms := browserGuard(d.BaseURL), formGuard(d.BaseURL)
-	var doc *openAPIDoc
-	routes := append(append(s.routeTable(), s.opsRoutes()...),
-		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
-			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-			return c.Send(doc.json())
-		}},
-		Route{Method: "GET", Path: "/api/openapi.yaml", Summary: "This OpenAPI 3.1 document as YAML", Tag: "operations", Produces: "application/yaml", Handler: func(c *fiber.Ctx) error {
-			c.Set(fiber.HeaderContentType, "application/yaml")
-			return c.Send(doc.yaml())
-		}},
-	)
+	forms := formGuard(d.BaseURL)
 	for _, r := range routes {
-		handlers := []fiber.Handler{}
+		handlers := []fiber.Handler{bodyLimit(r, d.BodyLimit)}
 		switch {
 		case guarded(r):
-			handlers = append(handlers, guard)
+			handlers = append(handlers, browserGuard(d.BaseURL, r))
 		case browserForm(r):
 			handlers = append(handlers, forms)
 		}
@@ -172,6 +168,45 @@ func New(d Deps) *fiber.App {
 		return newError(fiber.StatusNotFound, "not_found", "no route for "+c.Method()+" "+c.Path())
 	})
 	return app
+}
+
+// docRoutes serve the OpenAPI document, built once the route table is.
+func docRoutes(doc **openAPIDoc) []Route {
+	return []Route{
+		{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+			return c.Send((*doc).json())
+		}},
+		{Method: "GET", Path: "/api/openapi.yaml", Summary: "This OpenAPI 3.1 document as YAML", Tag: "operations", Produces: "application/yaml", Handler: func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, "application/yaml")
+			return c.Send((*doc).yaml())
+		}},
+	}
+}
+
+// largestBodyLimit is what the server as a whole must read: the default or
+// the largest a route declares (bodyLimit holds every other route to less).
+func largestBodyLimit(routes []Route, def int) int {
+	n := def
+	for _, r := range routes {
+		n = max(n, r.BodyLimit)
+	}
+	return n
+}
+
+// bodyLimit answers 413 for a body over the route's limit (its own, or the
+// default), before authentication reads anything.
+func bodyLimit(r Route, def int) fiber.Handler {
+	limit := def
+	if r.BodyLimit > 0 {
+		limit = r.BodyLimit
+	}
+	return func(c *fiber.Ctx) error {
+		if len(c.Request().Body()) > limit {
+			return fiber.ErrRequestEntityTooLarge
+		}
+		return c.Next()
+	}
 }
 
 // allowedMethods lists the methods declared for a path that no route took
