@@ -132,7 +132,7 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 		dest := req.DestinationNumber()
 		// Everything a render may read about the caller; used only for
 		// renders that did read it (Trace.CallerDependent).
-		l.caller = keyPart(strings.Join([]string{req.CallerNumber(), req.CallerName(), req.Ext, req.Tenant}, "|"))
+		l.caller = keyPart(strings.Join([]string{req.CallerNumber(), req.CallerName(), req.Ext, req.Tenant, req.ForwardChain()}, "|"))
 		if req.Context() == "public" {
 			l.did = strings.TrimPrefix(dest, "+")
 			l.key = keyPart("p|" + dest)

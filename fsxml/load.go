@@ -39,6 +39,7 @@ type tables struct {
 	menus      *table[dialplan.IVRMenu]
 	queues     *table[dialplan.Queue]
 	agents     *table[dialplan.Agent]
+	moh        *table[dialplan.MusicOnHold]
 	dids       *table[dialplan.DID]
 	trunks     *table[dialplan.SIPTrunk]
 	servers    *table[dialplan.Server]
@@ -83,6 +84,8 @@ func newTables(reg *models.Registry, sealer *models.Sealer) (*tables, error) {
 	add(err)
 	t.agents, err = newTable[dialplan.Agent](reg, sealer, "agents")
 	add(err)
+	t.moh, err = newTable[dialplan.MusicOnHold](reg, sealer, "music_on_hold")
+	add(err)
 	t.dids, err = newTable[dialplan.DID](reg, sealer, "dids")
 	add(err)
 	t.trunks, err = newTable[dialplan.SIPTrunk](reg, sealer, "sip_trunks")
@@ -112,6 +115,7 @@ func (t *tables) close() {
 	t.menus.close()
 	t.queues.close()
 	t.agents.close()
+	t.moh.close()
 	t.dids.close()
 	t.trunks.close()
 	t.servers.close()
@@ -126,9 +130,9 @@ const defaultModelExtensions = 2000
 // two parts read separately: what directory fetches need (the tenant, its
 // extensions, emergency locations and special mailboxes), read when the
 // model is built, and the routing part (routes, conditions, schedules,
-// office mode, feature codes, prompts, hunt groups, conference rooms, IVR menus, queues, agents), read by the first dialplan fetch
+// office mode, feature codes, prompts, hunt groups, conference rooms, IVR menus, queues, agents, music-on-hold classes), read by the first dialplan fetch
 // that needs it. So a registration after a write, or a registration storm,
-// reads four resources per tenant, not sixteen. A nil snap means no such
+// reads four resources per tenant, not seventeen. A nil snap means no such
 // tenant.
 type tenantModel struct {
 	id   int64
@@ -295,7 +299,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	db, t, id := s.st.DB(), s.tables, m.id
 	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
 		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
-	var weights [12]int
+	var weights [13]int
 	g, gctx := s.reader(ctx)
 	g.Go(func() (err error) {
 		full.InboundRoutes, weights[0], err = t.inbound.query(gctx, db, byTenant, id)
@@ -339,6 +343,10 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	})
 	g.Go(func() (err error) {
 		full.Agents, weights[11], err = t.agents.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.MusicOnHold, weights[12], err = t.moh.query(gctx, db, byTenant, id)
 		return
 	})
 	g.Go(func() error {
@@ -455,8 +463,8 @@ func (s *Service) UserVariables(ctx context.Context, tenant, ext string) ([][2]s
 	return nil, fmt.Errorf("user variables %s@%s: %w", ext, tenant, models.ErrNotFound)
 }
 
-// everyTenantQueues reads, for every enabled tenant, the queues, agents and
-// voice prompts callcenter.conf at module load renders: two small indexed
+// everyTenantQueues reads, for every enabled tenant, the queues, agents,
+// voice prompts and music-on-hold classes callcenter.conf at module load renders: two small indexed
 // queries per tenant, a few at a time.
 func (s *Service) everyTenantQueues(ctx context.Context) ([]*dialplan.TenantSnapshot, error) {
 	db, t := s.st.DB(), s.tables
@@ -481,6 +489,9 @@ func (s *Service) everyTenantQueues(ctx context.Context) ([]*dialplan.TenantSnap
 			}
 			if err == nil {
 				snap.VoicePrompts, _, err = t.prompts.query(gctx, db, byTenant, id)
+			}
+			if err == nil {
+				snap.MusicOnHold, _, err = t.moh.query(gctx, db, byTenant, id)
 			}
 			return err
 		})
