@@ -22,6 +22,10 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	// The body outlives no part of this call, so it need not be copied.
 	req := dialplan.ParseRequestShared(body)
 	now := s.now()
+	if req.Section == "configuration" && req.KeyValue == "local_stream.conf" {
+		setTier(ctx, TierRender)
+		return s.localStreamConf(ctx)
+	}
 	l, ok := lookupFor(&req, now)
 	if !ok {
 		setTier(ctx, TierNone)

@@ -51,6 +51,8 @@ func (s *Server) runAPI(cmdline string) string {
 		return "+OK cleared 0 entries\n"
 	case "reloadxml":
 		return "+OK [Success]\n"
+	case "local_stream":
+		return s.localStream(args)
 	default:
 		return "-ERR " + cmd + " Command not found!\n"
 	}
