@@ -1,11 +1,16 @@
 package routes_test
 
 import (
+	"encoding/base64"
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/media/mediatest"
 )
 
 // TestMusicOnHoldReachesFreeSWITCH: local_stream.conf lists the tenant's
@@ -38,7 +43,28 @@ func TestMusicOnHoldReachesFreeSWITCH(t *testing.T) {
 			t.Fatalf("local_stream.conf lacks %s:\n%s", wantDir, conf.Body)
 		}
 
+		// A file added to the class: converted to its rate into its
+		// directory, listed in files, the stream reloaded; idempotent.
 		n := len(streams())
+		mp3 := base64.StdEncoding.EncodeToString(mediatest.Tone(t, "hold.mp3", 1))
+		filesPath := fmt.Sprintf("%s%v/files", base, id)
+		added := e.Do(t, "POST", filesPath, e.Key, map[string]any{"external_id": "moh-1", "filename_hint": "hold.mp3", "audio_base64": mp3}).Expect(t, 201).Map(t)
+		stored, err := os.ReadFile(filepath.Join(e.Cfg.Media.Dir, e.tenant, "moh", "jazz", added["filename"].(string)))
+		if err != nil || int(stored[24])|int(stored[25])<<8 != 16000 {
+			t.Fatalf("stored file: %v", err)
+		}
+		eventually(t, 5*time.Second, "reload after the file", func() bool { return len(streams()) > n })
+		class := e.Do(t, "GET", fmt.Sprintf("%s%v", base, id), e.Key, nil).Expect(t, 200).Map(t)
+		if files, _ := class["files"].([]any); len(files) != 1 || files[0].(map[string]any)["filename"] != added["filename"] {
+			t.Fatalf("class files %v", class["files"])
+		}
+		again := e.Do(t, "POST", filesPath, e.Key, map[string]any{"external_id": "moh-1", "audio_base64": mp3}).Expect(t, 200).Map(t)
+		if again["id"] != added["id"] || again["created"] != false {
+			t.Fatalf("repeat %v", again)
+		}
+		conflict(t, e.Do(t, "POST", filesPath, e.Key, map[string]any{"external_id": "moh-1", "audio_base64": base64.StdEncoding.EncodeToString(mediatest.Tone(t, "x.wav", 1))}), "audio")
+
+		n = len(streams())
 		e.Do(t, "PUT", fmt.Sprintf("%s%v", base, id), e.Key, map[string]any{"name": "smooth"}).Expect(t, 200)
 		waitFor("api local_stream reload " + e.tenant + "_smooth")
 		if got := streams()[n:]; len(got) != 2 || got[0] != "api local_stream stop "+e.tenant+"_jazz" {
