@@ -21,6 +21,7 @@ import (
 	"github.com/switchboard/switchboard/esl"
 	"github.com/switchboard/switchboard/features"
 	"github.com/switchboard/switchboard/fsxml"
+	"github.com/switchboard/switchboard/media"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
 )
@@ -119,7 +120,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
 	registerPoolMetrics(s.metrics, pool, events, log)
 
-	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain),
+	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool),
 		callcenter.NewSync(pool, st, cfg.SIPDomain, log.With("component", "callcenter")))
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
 		Store:         st,
@@ -315,22 +316,40 @@ func directoryFlusher(pool *esl.Pool, domain string) changes.Subscriber {
 				cmds = append(cmds, "xml_flush_cache id "+u+" "+domain)
 			}
 		}
-		var errs []error
-		for _, n := range pool.Nodes() {
-			if !n.Up {
-				continue
-			}
-			for _, cmd := range cmds {
-				cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-				_, err := pool.API(cctx, n.Name, cmd)
-				cancel()
-				if err != nil {
-					errs = append(errs, fmt.Errorf("%s on %s: %w", cmd, n.Name, err))
-				}
+		return broadcast(ctx, pool, cmds)
+	}}
+}
+
+// streamReloader is the outbox subscriber that applies music-on-hold
+// changes on every connected node with mod_local_stream's commands
+// (media.StreamCommands); a refusal is retried by the dispatcher.
+func streamReloader(pool *esl.Pool) changes.Subscriber {
+	return changes.Func{ID: "freeswitch-local-stream", Fn: func(ctx context.Context, c changes.Change) error {
+		return broadcast(ctx, pool, media.StreamCommands(c))
+	}}
+}
+
+// broadcast sends each API command to every connected node; a node that is
+// down has nothing to apply (it reads the configuration when it comes up).
+func broadcast(ctx context.Context, pool *esl.Pool, cmds []string) error {
+	if len(cmds) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, n := range pool.Nodes() {
+		if !n.Up {
+			continue
+		}
+		for _, cmd := range cmds {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := pool.API(cctx, n.Name, cmd)
+			cancel()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s on %s: %w", cmd, n.Name, err))
 			}
 		}
-		return errors.Join(errs...)
-	}}
+	}
+	return errors.Join(errs...)
 }
 
 func modelCDR(c calls.CDR) models.CDR {

@@ -24,6 +24,10 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	req := dialplan.ParseRequestShared(body)
 	rec.setSection(req.Section)
 	now := s.now()
+	if req.Section == "configuration" && req.KeyValue == "local_stream.conf" {
+		rec.setTier(TierRender)
+		return s.localStreamConf(ctx)
+	}
 	l, ok := lookupFor(&req, now)
 	if !ok {
 		rec.setTier(TierNone)

@@ -42,6 +42,9 @@ type Config struct {
 	DefaultTimezone string
 	// SoundsDir is where tenant prompt files live on the nodes.
 	SoundsDir string
+	// MediaDir is the media library as the nodes mount it: music-on-hold
+	// classes are the local_stream.conf directories <MediaDir>/<tenant>/moh/<name>.
+	MediaDir string
 }
 
 // Service renders and caches FreeSWITCH XML. It is safe for concurrent use.
