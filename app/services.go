@@ -64,10 +64,11 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 // takes it.
 func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
 	s.xml = fsxml.New(st, rdb, fsxml.Config{
-		Domain:   cfg.SIPDomain,
-		User:     cfg.XMLCurlUser,
-		Password: cfg.XMLCurlPass,
-		Allow:    cfg.XMLCurlAllow,
+		Domain:    cfg.SIPDomain,
+		SIPWSPort: cfg.SIPWSPort,
+		User:      cfg.XMLCurlUser,
+		Password:  cfg.XMLCurlPass,
+		Allow:     cfg.XMLCurlAllow,
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
 	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml, s.metrics)...)

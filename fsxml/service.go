@@ -42,6 +42,8 @@ type Config struct {
 	DefaultTimezone string
 	// SoundsDir is where tenant prompt files live on the nodes.
 	SoundsDir string
+	// SIPWSPort is the SIP-over-WebSocket port of internal profiles (0 = none).
+	SIPWSPort int
 }
 
 // Service renders and caches FreeSWITCH XML. It is safe for concurrent use.
@@ -116,6 +118,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 			Domain:          cfg.Domain,
 			SoundsDir:       cfg.SoundsDir,
 			DefaultTimezone: cfg.DefaultTimezone,
+			SIPWSPort:       cfg.SIPWSPort,
 		},
 		log:      log,
 		now:      time.Now,

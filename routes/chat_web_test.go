@@ -193,3 +193,31 @@ func TestChatWebClientLogin(t *testing.T) {
 		t.Errorf("the client broke the page's CSP or missed a file:\n%s", c)
 	}
 }
+
+// TestBundleSIPWebSocketIsOnTheProfile: the bundle's sip.websocket_url
+// names the port of the ws-binding Switchboard renders on the internal
+// sofia profile FreeSWITCH fetches, both from SWITCHBOARD_SIP_WS_PORT.
+func TestBundleSIPWebSocketIsOnTheProfile(t *testing.T) {
+	x := chattest.Start(t, chatDomain)
+	s := apptest.Start(t, apptest.Envs(t)[0], map[string]string{
+		"SWITCHBOARD_CHAT_API_URL": x.APIURL,
+		"SWITCHBOARD_CHAT_DOMAIN":  chatDomain,
+		"SWITCHBOARD_CHAT_WS_URL":  x.WSURL,
+		"SWITCHBOARD_SIP_WS_PORT":  "5070",
+	})
+	tenant := s.Tenant(t, "sipws")
+	bundle := s.Do(t, "POST", "/api/connect/agent/"+tenant, s.Key, map[string]any{"extension": "1001"}).Expect(t, 201).Map(t)
+	sip := bundle["sip"].(map[string]any)
+	if sip["websocket_url"] != "ws://sip.test:5070" || sip["domain"] != "sip.test" || sip["auth_id"] != "1001-"+tenant {
+		t.Fatalf("bundle sip block %v", sip)
+	}
+	doc := string(s.DoHeaders(t, "POST", "/fs/xml", map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
+		xmlCapture(t, "003-configuration-sofia.conf.http")).Expect(t, 200).Body)
+	internal, external, ok := strings.Cut(doc, `<profile name="external">`)
+	if !ok || !strings.Contains(internal, `<profile name="internal">`) {
+		t.Fatalf("sofia.conf without both profiles:\n%s", doc)
+	}
+	if !strings.Contains(internal, `<param name="ws-binding" value=":5070"/>`) || strings.Contains(external, "ws-binding") {
+		t.Fatalf("ws-binding not (only) on the internal profile:\n%s", doc)
+	}
+}
