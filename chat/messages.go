@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
+
+	"github.com/switchboard/switchboard/models"
 )
 
 // Namespaces of the message extensions Switchboard adds.
@@ -25,15 +28,23 @@ type ChannelMessage struct {
 	// HTML is an optional XHTML-IM rendering (already well-formed XHTML
 	// body content, escaped by the caller).
 	HTML string
+	// ID is the stanza id; "" = a new random one. A stable id lets clients
+	// recognise a message delivered twice (at-least-once delivery).
+	ID string
 }
 
 // PostChannel sends a groupchat message from the service account into a
 // room; ejabberd archives it (MAM) because the service account is a MucSub
 // subscriber. It returns the message id.
 func (c *Client) PostChannel(ctx context.Context, m ChannelMessage) (string, error) {
-	id := uuid.NewString()
+	id := m.ID
+	if id == "" {
+		id = uuid.NewString()
+	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `<message type="groupchat" id="%s">`, id)
+	b.WriteString(`<message type="groupchat" id="`)
+	escape(&b, id)
+	b.WriteString(`">`)
 	b.WriteString("<body>")
 	escape(&b, m.Body)
 	b.WriteString("</body>")
@@ -66,4 +77,36 @@ func (c *Client) SendDirect(ctx context.Context, fromLocal, toLocal, body string
 
 func escape(b *bytes.Buffer, s string) {
 	_ = xml.EscapeText(b, []byte(s))
+}
+
+// Refusals of PostToChannel that will not change by retrying.
+var (
+	ErrNoChannel = errors.New("no such chat channel")
+	ErrArchived  = errors.New("chat channel is archived")
+)
+
+// PostToChannel posts into a tenant's channel named channel, after checking
+// that the channel exists in that tenant and is not archived: the path of
+// integrations that post on their own (inbound SMS and WhatsApp).
+func (c *Client) PostToChannel(ctx context.Context, st *models.Store, tenant, channel string, m ChannelMessage) error {
+	o, err := st.Tenant(ctx, tenant)
+	if errors.Is(err, models.ErrNotFound) {
+		return fmt.Errorf("tenant %s: %w", tenant, ErrNoChannel)
+	}
+	if err != nil {
+		return err
+	}
+	recs, err := st.Records(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": channel})
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("%s in tenant %s: %w", channel, tenant, ErrNoChannel)
+	}
+	if archived, _ := recs[0]["archived"].(bool); archived {
+		return fmt.Errorf("%s in tenant %s: %w", channel, tenant, ErrArchived)
+	}
+	m.Room = RoomLocal(o.Tenant, channel)
+	_, err = c.PostChannel(ctx, m)
+	return err
 }
