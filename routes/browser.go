@@ -14,9 +14,33 @@ import (
 func guarded(r Route) bool {
 	switch r.Method {
 	case fiber.MethodPost, fiber.MethodPut, fiber.MethodPatch, fiber.MethodDelete:
-		return r.Path != "/fs/xml" && !strings.HasPrefix(r.Path, "/integration/")
+		return r.Path != "/fs/xml" && !strings.HasPrefix(r.Path, "/integration/") && !browserForm(r)
 	}
 	return false
+}
+
+// browserForm reports whether a route is an HTML form post of the
+// configuration manager's pages (login, logout, API keys): formGuard
+// instead of browserGuard, and the CSRF token in the form.
+func browserForm(r Route) bool {
+	return r.Method == fiber.MethodPost && r.Consumes == fiber.MIMEApplicationForm && strings.HasPrefix(r.Produces, fiber.MIMETextHTML)
+}
+
+// formGuard is browserGuard for the pages' forms: the body is a form, and
+// a foreign Origin (or a cross-site fetch) is refused, so another site can
+// neither post the login form (login CSRF) nor the others (which need the
+// session's CSRF token besides).
+func formGuard(baseURL string) fiber.Handler {
+	self := origin(baseURL)
+	return func(c *fiber.Ctx) error {
+		if o := c.Get(fiber.HeaderOrigin); (o != "" && !strings.EqualFold(o, self)) || c.Get("Sec-Fetch-Site") == "cross-site" {
+			return newError(fiber.StatusForbidden, "forbidden_origin", "forms posted from another site are not accepted")
+		}
+		if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationForm {
+			return newError(fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send the form as application/x-www-form-urlencoded")
+		}
+		return c.Next()
+	}
 }
 
 // browserGuard keeps other web sites from using a browser's cached Basic

@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/websession"
 )
 
 // Deps is what the HTTP layer needs from the wiring in app.
@@ -39,6 +40,9 @@ type Deps struct {
 	// principals unless MetricsElsewhere (its own listener serves it).
 	Metrics          *metrics.Metrics
 	MetricsElsewhere bool
+	// Sessions keeps administrators' browser sessions; nil: sessions in
+	// Redis with the default expiry (websession.New).
+	Sessions *websession.Store
 	// OutboxDepth, when set, reports how many committed changes some
 	// subscriber has not handled yet; /readyz shows it.
 	OutboxDepth func(ctx context.Context) (int64, error)
@@ -53,6 +57,14 @@ const (
 	AuthAPI                 // X-API-Key or HTTP Basic
 	AuthKeyOnly             // X-API-Key (action endpoints)
 	AuthCustom              // the handler authenticates (FreeSWITCH XML, webhooks)
+	// AuthPage is a server-rendered page for a signed-in administrator:
+	// the session cookie (without a live session, 303 to /login?next=…);
+	// unsafe methods need the session's CSRF token (csrf_token form field
+	// or X-CSRF-Token). Access is declared and enforced as for AuthAPI.
+	AuthPage
+	// AuthSession is JSON for the browser session only (GET /session):
+	// the session cookie, 401 without one.
+	AuthSession
 )
 
 // Route declares one endpoint for registration and for the OpenAPI document.
@@ -78,6 +90,9 @@ type Route struct {
 	Wildcard string
 	// Answers documents other answers than Status: status → schema name.
 	Answers map[int]string
+	// HTMLAnswers are statuses a page answers with HTML (the form again,
+	// with the reason) besides the Error shape.
+	HTMLAnswers []int
 	// Idempotent routes honour an Idempotency-Key header (calls_idem.go).
 	Idempotent bool
 	Handler    fiber.Handler
@@ -96,7 +111,10 @@ func New(d Deps) *fiber.App {
 	if d.BodyLimit == 0 {
 		d.BodyLimit = 1 << 20
 	}
-	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(), limit: newLimiter(d.Redis, d.Limits)}}
+	if d.Sessions == nil {
+		d.Sessions = websession.New(d.Redis, DefaultSessionIdle, DefaultSessionMax)
+	}
+	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(), limit: newLimiter(d.Redis, d.Limits), sessions: d.Sessions}}
 	app := fiber.New(fiber.Config{
 		AppName:               "switchboard",
 		BodyLimit:             d.BodyLimit,
@@ -107,8 +125,8 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:                  30 * time.Second,
 		IdleTimeout:                  120 * time.Second,
 	})
-	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second))
-	guard := browserGuard(d.BaseURL)
+	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second), securityHeaders)
+	guard, forms := browserGuard(d.BaseURL), formGuard(d.BaseURL)
 	var doc *openAPIDoc
 	routes := append(append(s.routeTable(), s.opsRoutes()...),
 		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
@@ -122,16 +140,23 @@ func New(d Deps) *fiber.App {
 	)
 	for _, r := range routes {
 		handlers := []fiber.Handler{}
-		if guarded(r) {
+		switch {
+		case guarded(r):
 			handlers = append(handlers, guard)
+		case browserForm(r):
+			handlers = append(handlers, forms)
 		}
 		switch r.Auth {
 		case AuthAPI:
 			handlers = append(handlers, s.auth.middleware(true), s.authorize(r))
 		case AuthKeyOnly:
 			handlers = append(handlers, s.auth.middleware(false), s.authorize(r))
+		case AuthPage:
+			handlers = append(handlers, s.auth.pageAuth(), s.authorize(r))
+		case AuthSession:
+			handlers = append(handlers, s.auth.sessionOnly(), s.authorize(r))
 		}
-		if (r.Auth == AuthAPI || r.Auth == AuthKeyOnly) && r.Access.Scope == scopeUndeclared {
+		if r.Auth != AuthNone && r.Auth != AuthCustom && r.Access.Scope == scopeUndeclared {
 			panic(fmt.Sprintf("route %s %s declares no access scope", r.Method, r.Path)) // a programming error caught at start
 		}
 		app.Add(r.Method, r.Path, append(handlers, r.Handler)...)
@@ -183,6 +208,8 @@ func (s *server) routeTable() []Route {
 			rs = append(rs, s.crudRoutes(res)...)
 		}
 	}
+	rs = append(rs, s.webRoutes()...)
+	rs = append(rs, s.agentRoutes()...)
 	return append(rs, s.Extra...)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/app"
+	"github.com/switchboard/switchboard/internal/redistest"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/models/storetest"
 )
@@ -197,26 +198,15 @@ func listen(t testing.TB, cfg app.Config, st *models.Store, rdb redis.UniversalC
 	return "http://" + ln.Addr().String()
 }
 
-// OpenRedis connects to url, or to a fresh miniredis when url is "".
+// OpenRedis connects to url (any SWITCHBOARD_REDIS_URL form: one server,
+// Sentinel or Cluster), or to a fresh miniredis when url is "".
 func OpenRedis(t testing.TB, url string) redis.UniversalClient {
 	t.Helper()
 	if url == "" {
 		m := miniredis.RunT(t)
 		url = "redis://" + m.Addr() + "/0"
 	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("redis url: %v", err)
-	}
-	rdb := redis.NewClient(opts)
-	if err := rdb.Ping(context.Background()).Err(); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("redis unreachable: %v", err)
-		}
-		t.Fatalf("redis: %v", err)
-	}
-	t.Cleanup(func() { rdb.Close() })
-	return rdb
+	return redistest.Open(t, url)
 }
 
 // Response is what a test request got back.
@@ -310,7 +300,7 @@ func (s *Server) Send(t testing.TB, req *http.Request) *Response {
 		req.Body.Close()
 		req.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
@@ -323,6 +313,10 @@ func (s *Server) Send(t testing.TB, req *http.Request) *Response {
 	s.checkContract(t, req, body, r)
 	return r
 }
+
+// noRedirects answers a redirect as it is: tests assert what the server
+// said (a page's 303 to /login), not where a browser would go next.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // Tenant creates a tenant with a random name and returns the name.
 func (s *Server) Tenant(t testing.TB, prefix string) string {
