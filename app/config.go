@@ -112,20 +112,22 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	host, _ := os.Hostname()
 	c := Config{
-		Listen:        get("SWITCHBOARD_LISTEN", ":8080"),
-		DatabaseURL:   get("SWITCHBOARD_DATABASE_URL", "sqlite:data/switchboard.db"),
-		RedisURL:      get("SWITCHBOARD_REDIS_URL", ""),
-		BaseURL:       strings.TrimRight(get("SWITCHBOARD_BASE_URL", "http://localhost:8080"), "/"),
-		LogFormat:     get("SWITCHBOARD_LOG_FORMAT", "json"),
-		SIPDomain:     get("SWITCHBOARD_SIP_DOMAIN", host),
-		XMLCurlUser:   get("SWITCHBOARD_XMLCURL_USER", ""),
-		XMLCurlPass:   get("SWITCHBOARD_XMLCURL_PASSWORD", ""),
-		ESLNodes:      get("SWITCHBOARD_ESL_NODES", ""),
-		ESLPassword:   get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
-		Recordings:    get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
-		TwilioURL:     strings.TrimRight(get("SWITCHBOARD_TWILIO_URL", "https://api.twilio.com"), "/"),
-		MetaURL:       strings.TrimRight(get("SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0"), "/"),
-		BodyLimit:     1 << 20,
+		Listen:      get("SWITCHBOARD_LISTEN", ":8080"),
+		DatabaseURL: get("SWITCHBOARD_DATABASE_URL", "sqlite:data/switchboard.db"),
+		RedisURL:    get("SWITCHBOARD_REDIS_URL", ""),
+		BaseURL:     strings.TrimRight(get("SWITCHBOARD_BASE_URL", "http://localhost:8080"), "/"),
+		LogFormat:   get("SWITCHBOARD_LOG_FORMAT", "json"),
+		SIPDomain:   get("SWITCHBOARD_SIP_DOMAIN", host),
+		XMLCurlUser: get("SWITCHBOARD_XMLCURL_USER", ""),
+		XMLCurlPass: get("SWITCHBOARD_XMLCURL_PASSWORD", ""),
+		ESLNodes:    get("SWITCHBOARD_ESL_NODES", ""),
+		ESLPassword: get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
+		Recordings:  get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
+		TwilioURL:   strings.TrimRight(get("SWITCHBOARD_TWILIO_URL", "https://api.twilio.com"), "/"),
+		MetaURL:     strings.TrimRight(get("SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0"), "/"),
+		// 1.5 MiB: a 1 MiB picture (webhook avatars) is 1.4 MB as the
+		// base64 data: URL the API takes.
+		BodyLimit:     3 << 19,
 		ShutdownWait:  15 * time.Second,
 		MetricsListen: get("SWITCHBOARD_METRICS_LISTEN", ""),
 	}

@@ -17,6 +17,8 @@ const (
 	nsNick = "http://jabber.org/protocol/nick" // XEP-0172: the sender's display name
 	nsJSON = "urn:xmpp:json:0"                 // XEP-0335: a JSON payload
 	nsHTML = "http://jabber.org/protocol/xhtml-im"
+	// nsAvatar carries the URL of a webhook's picture with its messages.
+	nsAvatar = "urn:switchboard:avatar:0"
 )
 
 // ChannelMessage is one post into a room.
@@ -28,6 +30,10 @@ type ChannelMessage struct {
 	// HTML is an optional XHTML-IM rendering (already well-formed XHTML
 	// body content, escaped by the caller).
 	HTML string
+	// Avatar is the URL of the sender's picture (webhooks), carried as
+	// <avatar xmlns="urn:switchboard:avatar:0" url="…"/>: XMPP has no
+	// per-message avatar, so bots and custom clients read it there.
+	Avatar string
 	// ID is the stanza id; "" = a new random one. A stable id lets clients
 	// recognise a message delivered twice (at-least-once delivery).
 	ID string
@@ -57,6 +63,11 @@ func (c *Client) PostChannel(ctx context.Context, m ChannelMessage) (string, err
 		fmt.Fprintf(&b, `<json xmlns="%s">`, nsJSON)
 		escape(&b, m.Body)
 		b.WriteString("</json>")
+	}
+	if m.Avatar != "" {
+		fmt.Fprintf(&b, `<avatar xmlns="%s" url="`, nsAvatar)
+		escape(&b, m.Avatar)
+		b.WriteString(`"/>`)
 	}
 	if m.HTML != "" {
 		fmt.Fprintf(&b, `<html xmlns="%s"><body xmlns="http://www.w3.org/1999/xhtml">%s</body></html>`, nsHTML, m.HTML)

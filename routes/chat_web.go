@@ -1,11 +1,14 @@
 package routes
 
 import (
+	"errors"
+	"strconv"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/switchboard/switchboard/chat/webclient"
+	"github.com/switchboard/switchboard/models"
 )
 
 // ChatWebRoutes serve the team-chat web client at the provisioning
@@ -19,6 +22,7 @@ func ChatWebRoutes(d ChatDeps) []Route {
 		{Method: "GET", Path: "/chat/", Summary: "Team-chat web client (converse.js, embedded): log in with a provisioning bundle's connect.username and connect.password; /chat redirects here", Tag: "chat", Produces: "text/html", Answers: map[int]string{308: "Empty"}, Handler: r.webClientPage},
 		{Method: "GET", Path: "/chat/start.js", Summary: "The web client's start script", Tag: "chat", Produces: "text/javascript", Handler: r.webClientFile("start.js")},
 		{Method: "GET", Path: "/chat/config.json", Summary: "The web client's settings: the chat WebSocket URL and domains", Tag: "chat", Response: "ChatClientConfig", Handler: r.webClientConfig},
+		{Method: "GET", Path: "/chat/avatars/webhooks/:id/:file", Summary: "An incoming webhook's picture (256×256 PNG); the URL its picture field reads as", Tag: "chat", Produces: "image/png", Handler: r.webhookPicture},
 		{Method: "GET", Path: "/chat/dist/*", Wildcard: "file", Summary: "The web client's files (converse.js " + strings.TrimPrefix(webclient.Version(), "converse.js@") + ", vendored)", Tag: "chat", Produces: "text/javascript,text/css,application/json,font/ttf,image/png,image/svg+xml,image/vnd.microsoft.icon,text/plain", Handler: r.webClientAsset},
 	}
 }
@@ -60,6 +64,27 @@ func (r *chatRoutes) webClientConfig(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	return c.Send(r.webSettings().ConfigJSON())
+}
+
+// webhookPicture serves a webhook's stored picture. The URL carries the
+// picture's content hash, so it is immutable: a new picture has a new URL.
+func (r *chatRoutes) webhookPicture(c *fiber.Ctx) error {
+	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
+	hash, ok := strings.CutSuffix(c.Params("file"), ".png")
+	if err != nil || !ok {
+		return newError(fiber.StatusNotFound, "not_found", "no such picture")
+	}
+	png, err := r.Store.WebhookPicture(c.UserContext(), id, hash)
+	if errors.Is(err, models.ErrNotFound) {
+		return newError(fiber.StatusNotFound, "not_found", "no such picture")
+	}
+	if err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderContentType, "image/png")
+	c.Set(fiber.HeaderXContentTypeOptions, "nosniff")
+	c.Set(fiber.HeaderCacheControl, "public, max-age=31536000, immutable")
+	return c.Send(png)
 }
 
 // webClientAsset serves the vendored files; they change only with a new

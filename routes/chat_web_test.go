@@ -1,8 +1,14 @@
 package routes_test
 
 import (
+	"bytes"
 	"context"
+	"encoding/base64"
 	"fmt"
+	"image"
+	"image/jpeg"
+	"image/png"
+	"regexp"
 	"net/http"
 	"os"
 	"os/exec"
@@ -220,4 +226,60 @@ func TestBundleSIPWebSocketIsOnTheProfile(t *testing.T) {
 	if !strings.Contains(internal, `<param name="ws-binding" value=":5070"/>`) || strings.Contains(external, "ws-binding") {
 		t.Fatalf("ws-binding not (only) on the internal profile:\n%s", doc)
 	}
+}
+
+// TestWebhookPicture: a webhook's picture is written as a data: URL (PNG,
+// JPEG or GIF), stored as a 256×256 PNG and read back as the URL that
+// serves it; non-images and oversize uploads are refused with nothing
+// stored.
+func TestWebhookPicture(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := s.Tenant(t, "pic")
+		base := "/api/tenants/" + tenant
+		s.Do(t, "POST", base+"/chat_channels/", s.Key, map[string]any{"name": "alerts"}).Expect(t, 201)
+		var jpg bytes.Buffer
+		img := image.NewRGBA(image.Rect(0, 0, 640, 480))
+		for i := range img.Pix {
+			img.Pix[i] = 200
+		}
+		_ = jpeg.Encode(&jpg, img, nil)
+		upload := "data:image/jpeg;base64," + base64.StdEncoding.EncodeToString(jpg.Bytes())
+		hook := s.Do(t, "POST", base+"/incoming_webhooks/", s.Key, map[string]any{"channel": "alerts", "name": "CI", "picture": upload}).Expect(t, 201).Map(t)
+		pic, _ := hook["picture"].(string)
+		if !regexp.MustCompile(`^` + regexp.QuoteMeta(s.Cfg.BaseURL) + `/chat/avatars/webhooks/[0-9]+/[0-9a-f]{16}\.png$`).MatchString(pic) {
+			t.Fatalf("picture reads as %q", pic)
+		}
+		if got := s.Do(t, "GET", fmt.Sprintf("%s/incoming_webhooks/%v", base, hook["id"]), s.Key, nil).Expect(t, 200).Map(t); got["picture"] != pic {
+			t.Fatalf("read picture %v, create answered %v", got["picture"], pic)
+		}
+		path := strings.TrimPrefix(pic, s.Cfg.BaseURL)
+		r := s.Do(t, "GET", path, "", nil).Expect(t, 200)
+		if r.Header.Get("Content-Type") != "image/png" {
+			t.Fatalf("served as %q", r.Header.Get("Content-Type"))
+		}
+		served, err := png.Decode(bytes.NewReader(r.Body))
+		if err != nil || served.Bounds().Dx() != 256 || served.Bounds().Dy() != 256 {
+			t.Fatalf("served picture: %v %v", err, served)
+		}
+		// Another hash or id is not found.
+		s.Do(t, "GET", path[:len(path)-6]+"00.png", "", nil).Expect(t, 404)
+		s.Do(t, "GET", "/chat/avatars/webhooks/999999/0000000000000000.png", "", nil).Expect(t, 404)
+
+		// Refusals: text dressed as a PNG, an SVG, more than 1 MiB.
+		fake := "data:image/png;base64," + base64.StdEncoding.EncodeToString([]byte("not really a png"))
+		huge := "data:image/png;base64," + base64.StdEncoding.EncodeToString(make([]byte, 1<<20+1))
+		svg := "data:image/svg+xml;base64," + base64.StdEncoding.EncodeToString([]byte("<svg/>"))
+		for _, bad := range []string{fake, huge, svg} {
+			resp := s.Do(t, "POST", base+"/incoming_webhooks/", s.Key, map[string]any{"channel": "alerts", "name": "Bad", "picture": bad}).Expect(t, 400)
+			if resp.Code(t) != "validation_failed" || !strings.Contains(string(resp.Body), "picture") {
+				t.Fatalf("refusal %s", resp.Body)
+			}
+			s.Do(t, "PUT", fmt.Sprintf("%s/incoming_webhooks/%v", base, hook["id"]), s.Key, map[string]any{"picture": bad}).Expect(t, 400)
+		}
+		var list []map[string]any
+		s.Do(t, "GET", base+"/incoming_webhooks/", s.Key, nil).Expect(t, 200).JSON(t, &list)
+		if len(list) != 1 || list[0]["picture"] != pic {
+			t.Fatalf("after refusals: %v", list)
+		}
+	})
 }
