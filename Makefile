@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/switchboard
 
-.PHONY: build run test test-cluster test-short bench fuzz vet fmt ci
+.PHONY: build run test test-cluster test-short bench fuzz vet fmt ci webclient
 
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 
@@ -53,6 +53,13 @@ bench:
 	$(GO) run ./cmd/sbbench messaging
 	$(GO) run ./cmd/sbbench chat
 	$(GO) run ./cmd/sbbench cdrimport
+
+# The team-chat web client served at /chat/: converse.js from npm at this
+# exact version, its dist files vendored into chat/webclient/dist (committed,
+# so builds need no npm). Change the version, run this, try it, commit.
+CONVERSE_VERSION := 14.0.0
+webclient:
+	bash chat/webclient/vendor.sh $(CONVERSE_VERSION)
 
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s

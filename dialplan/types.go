@@ -272,6 +272,11 @@ type Options struct {
 	DefaultTimezone string
 	// UserCacheMS is the cacheable="" value on directory users (0 = 60000).
 	UserCacheMS int
+	// SIPWSPort is the plain SIP-over-WebSocket port (sofia ws-binding) of
+	// every internal profile, where browser phones register (the bundle's
+	// sip.websocket_url); 0 renders none. A profile's wss_port adds the TLS
+	// binding (wss-binding), which needs the node's wss.pem.
+	SIPWSPort int
 }
 
 // HuntMember is one member of a hunt group, in ring order.

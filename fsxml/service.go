@@ -45,6 +45,8 @@ type Config struct {
 	// MediaDir is the media library as the nodes mount it: music-on-hold
 	// classes are the local_stream.conf directories <MediaDir>/<tenant>/moh/<name>.
 	MediaDir string
+	// SIPWSPort is the SIP-over-WebSocket port of internal profiles (0 = none).
+	SIPWSPort int
 }
 
 // Service renders and caches FreeSWITCH XML. It is safe for concurrent use.
@@ -120,6 +122,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 			Domain:          cfg.Domain,
 			SoundsDir:       cfg.SoundsDir,
 			DefaultTimezone: cfg.DefaultTimezone,
+			SIPWSPort:       cfg.SIPWSPort,
 		},
 		log:      log,
 		now:      time.Now,
