@@ -172,7 +172,6 @@ func (s *server) routeTable() []Route {
 	rs := []Route{
 		{Method: "GET", Path: "/healthz", Summary: "Liveness", Tag: "operations", Response: "Health", Handler: s.healthz},
 		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Answers: map[int]string{503: "Health"}, Handler: s.readyz},
-		{Method: "GET", Path: "/apitest/openapi/", Summary: "Interactive API reference", Tag: "operations", Produces: "text/html", Handler: s.apiReference},
 		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
 		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
 		{Method: "POST", Path: "/api/mfa", Summary: "Enrol a TOTP authenticator for the calling administrator (secret shown only in this response); from then on Basic requests need X-TOTP", Tag: "administrators", Auth: AuthAPI, Access: Access{Scope: ScopeSelf}, Request: "NoFields", Response: "MFAEnrolment", Status: 201, Handler: s.enrolMFA},
@@ -183,6 +182,7 @@ func (s *server) routeTable() []Route {
 			rs = append(rs, s.crudRoutes(res)...)
 		}
 	}
+	rs = append(rs, s.webUIRoutes()...)
 	return append(rs, s.Extra...)
 }
 
