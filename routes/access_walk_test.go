@@ -20,6 +20,7 @@ type walker struct {
 	tenKey   bool   // a tenant key (manages its tenant's keys)
 	perms    map[string]bool
 	readOnly bool
+	session  bool // an administrator's browser session (cookie and CSRF token)
 }
 
 func (w walker) can(perm string) bool {
@@ -49,6 +50,10 @@ func TestRouteWalk(t *testing.T) {
 		admin := func(role string, tenants []string) map[string]string {
 			return basicAuth(createAdmin(t, s, role, tenants), adminPassword)
 		}
+		// A session has exactly its administrator's rights.
+		session := func(role string, tenants []string) map[string]string {
+			return signIn(t, s, createAdmin(t, s, role, tenants), adminPassword).headers()
+		}
 		key := func(fields map[string]any) map[string]string {
 			return map[string]string{"X-API-Key": s.KeyFor(t, fields)}
 		}
@@ -71,6 +76,10 @@ func TestRouteWalk(t *testing.T) {
 			{name: "reseller_admin without tenants", headers: admin("reseller_admin", nil)},
 			{name: "read_only with tenant", headers: admin("read_only", all), inTenant: true, readOnly: true},
 			{name: "read_only without tenants", headers: admin("read_only", nil), readOnly: true},
+			{name: "platform_admin session", headers: session("platform_admin", nil), platform: true, inTenant: true, session: true},
+			{name: "tenant_admin session with tenant", headers: session("tenant_admin", all), inTenant: true, session: true},
+			{name: "tenant_admin session of another tenant", headers: session("tenant_admin", []string{other}), session: true},
+			{name: "read_only session with tenant", headers: session("read_only", all), inTenant: true, readOnly: true, session: true},
 			{name: "no credential", headers: map[string]string{}},
 		}
 
@@ -160,7 +169,7 @@ func (c routeClass) fill(r walkRoute, tenant string) string {
 		return strings.Replace(p, "{key}", "1999", 1)
 	case strings.Contains(p, "/extensions/{key}"):
 		return strings.Replace(p, "{key}", "1001", 1)
-	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/telephony/events" || p == "/api/messaging/messages":
+	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/reports/recordings" || p == "/api/telephony/events" || p == "/api/messaging/messages":
 		return p + "?tenant=" + tenant
 	case strings.HasSuffix(p, "{profile}"):
 		return strings.Replace(p, "{profile}", "heap", 1)
@@ -208,7 +217,29 @@ func classify(r walkRoute) (routeClass, bool) {
 	switch {
 	case p == "/healthz" || p == "/readyz" || p == "/apitest/openapi/" || strings.HasPrefix(p, "/api/openapi."):
 		return routeClass{answer: fixed(200)}, true
-	case p == "/fs/xml" || strings.HasPrefix(p, "/integration/"):
+	case p == "/login" && r.method == "GET" || p == "/static/web.css":
+		return routeClass{answer: fixed(200)}, true
+	case r.method == "POST" && (p == "/login" || p == "/logout" || strings.HasPrefix(p, "/menu/")):
+		// The pages' forms: the walk's JSON body is refused before
+		// anything else (their own tests post forms).
+		return routeClass{answer: fixed(415)}, true
+	case p == "/":
+		// The menu: sessions see it, everyone else is sent to the login.
+		return routeClass{answer: func(r walkRoute, w walker) int {
+			if w.session {
+				return 200
+			}
+			return 303
+		}}, true
+	case p == "/session":
+		// The session's own description: other credentials are no session.
+		return routeClass{answer: func(r walkRoute, w walker) int {
+			if w.session {
+				return 200
+			}
+			return 401
+		}}, true
+	case p == "/fs/xml" || strings.HasPrefix(p, "/fs/media/") || strings.HasPrefix(p, "/integration/"):
 		// FreeSWITCH's and providers' own credentials (node Basic/allow
 		// list, webhook tokens, signatures): their own tests.
 		return routeClass{skip: true}, true
@@ -247,6 +278,11 @@ func classify(r walkRoute) (routeClass, bool) {
 			}
 			return 400 // extension is required
 		}}, true
+	case p == "/api/tenants/{tenant}/recordedcalls/{id}/audio":
+		// A download reads calls, not configuration (unknown id here: 404).
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return w.can("calls.read") && w.inTenant && w.user == ""
+		}, answer: fixed(404)}, true
 	case p == "/api/tenants/{tenant}/routing/trace":
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("config.read") && w.inTenant && w.user == ""
@@ -282,7 +318,7 @@ func classify(r walkRoute) (routeClass, bool) {
 		}}, true
 	case p == "/api/routing/trace":
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.platform && w.can("config.read") }, answer: fixed(400)}, true
-	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/telephony/events":
+	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/reports/recordings" || p == "/api/telephony/events":
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("calls.read") && (w.platform || w.inTenant) && w.user == ""
 		}, answer: func(r walkRoute, w walker) int {

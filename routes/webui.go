@@ -1,7 +1,6 @@
 package routes
 
 import (
-	"net/url"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -14,9 +13,9 @@ import (
 // embedded scripts, style and the vendored Swagger UI (package webui).
 func (s *server) webUIRoutes() []Route {
 	return []Route{
-		{Method: "GET", Path: "/apitest/openapi/", Summary: "Interactive API reference (Swagger UI): tenant selector, test requests with the configuration-manager session", Tag: "operations", Produces: "text/html", Handler: s.apiReference},
-		{Method: "GET", Path: "/dashboard/calls", Summary: "Live-calls dashboard of the configuration-manager session's tenants", Tag: "operations", Produces: "text/html", Handler: s.callsDashboard},
-		{Method: "GET", Path: "/assets/*", Wildcard: "file", Summary: "Scripts and styles of the web pages (embedded; Swagger UI vendored)", Tag: "operations", Produces: "text/javascript, text/css", Handler: serveAsset},
+		{Method: "GET", Path: "/apitest/openapi/", Summary: "Interactive API reference (Swagger UI): tenant selector, test requests with the configuration-manager session", Tag: "web", Produces: "text/html", Handler: s.apiReference},
+		{Method: "GET", Path: "/dashboard/calls", Summary: "Live-calls dashboard of the configuration-manager session's tenants", Tag: "web", Auth: AuthPage, Access: Access{Perm: "calls.read", Scope: ScopeVisible}, Produces: "text/html", Handler: s.callsDashboard},
+		{Method: "GET", Path: "/assets/*", Wildcard: "file", Summary: "Scripts and styles of the web pages (embedded; Swagger UI vendored)", Tag: "web", Produces: "text/javascript, text/css", Handler: serveAsset},
 	}
 }
 
@@ -37,27 +36,22 @@ func sendHTML(c *fiber.Ctx, name string, p webui.Page) error {
 	return c.Send(body)
 }
 
-// loginURL sends the visitor to the login and back to this page.
-func loginURL(c *fiber.Ctx) string {
-	return "/login?next=" + url.QueryEscape(c.OriginalURL())
-}
-
 // apiReference serves the reference to everyone (the document is public);
 // with a session it can send test requests, without one it offers the
 // login.
 func (s *server) apiReference(c *fiber.Ctx) error {
-	return sendHTML(c, "apiref.html", s.webPage(c))
+	p, err := s.optionalSession(c)
+	if err != nil {
+		return err
+	}
+	return sendHTML(c, "apiref.html", p)
 }
 
-// callsDashboard needs a session: without one the visitor is sent to the
-// login. What it shows is decided by the API it calls (channels and event
-// stream), which applies the session's declared access.
+// callsDashboard is an AuthPage: pageAuth sent visitors without a session
+// to the login. What it shows is decided by the API its script calls
+// (channels and the event stream), under the session's declared access.
 func (s *server) callsDashboard(c *fiber.Ctx) error {
-	p := s.webPage(c)
-	if !p.SignedIn {
-		return c.Redirect(p.LoginURL, fiber.StatusSeeOther)
-	}
-	return sendHTML(c, "dashboard.html", p)
+	return sendHTML(c, "dashboard.html", sessionPage(principal(c)))
 }
 
 // serveAsset answers /assets/<file> from the embedded files. The Swagger

@@ -6,18 +6,28 @@ import (
 	"github.com/switchboard/switchboard/webui"
 )
 
-// webPage describes the visitor of a page. Until the login session exists
-// the pages recognise an API key sent with the request.
-func (s *server) webPage(c *fiber.Ctx) webui.Page {
-	page := webui.Page{LoginURL: loginURL(c)}
-	key := c.Get("X-API-Key")
-	if key == "" {
-		return page
+// sessionPage describes a signed-in administrator to a page's scripts:
+// who it is, whether it sees every tenant, and the CSRF token they send
+// with every write.
+func sessionPage(p *Principal) webui.Page {
+	return webui.Page{SignedIn: true, User: p.username, Platform: p.Platform(),
+		CSRFHeader: CSRFHeader, CSRFToken: p.session.CSRF}
+}
+
+// optionalSession describes the visitor of a public page: signed in when
+// its session cookie names a live session, else offered the login.
+func (s *server) optionalSession(c *fiber.Ctx) (webui.Page, error) {
+	anonymous := webui.Page{LoginURL: loginURL(string(c.Request().URI().RequestURI()))}
+	id := c.Cookies(SessionCookie)
+	if id == "" {
+		return anonymous, nil
 	}
-	p, err := s.auth.byKey(c.UserContext(), key)
-	if err != nil {
-		return page
+	p, err := s.auth.bySession(c.UserContext(), id)
+	switch {
+	case err == errNoSession:
+		return anonymous, nil
+	case err != nil:
+		return anonymous, err
 	}
-	page.SignedIn, page.User, page.Platform = true, p.Name, p.Platform()
-	return page
+	return sessionPage(p), nil
 }

@@ -8,11 +8,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/chromedp/cdproto/network"
-	"github.com/chromedp/chromedp"
+		"github.com/chromedp/chromedp"
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/models/storetest"
+	"github.com/switchboard/switchboard/webui"
 )
 
 // pagesEnv is a server wired to a fake FreeSWITCH node, with two tenants:
@@ -59,10 +60,23 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-// signIn makes the browser a signed-in platform administrator.
+const adminPassword = "a long browser password"
+
+// signIn signs the browser in through the login form as a new platform
+// administrator; the pages then act with its session cookie and CSRF token.
 func (e *pagesEnv) signIn(b *browser) {
 	b.t.Helper()
-	b.run(network.Enable(), network.SetExtraHTTPHeaders(network.Headers{"X-API-Key": e.Key}))
+	name := storetest.Name("ops")
+	if _, err := e.Store.SetAdmin(b.t.Context(), name, adminPassword); err != nil {
+		b.t.Fatal(err)
+	}
+	b.run(chromedp.Navigate(e.URL + "/login"))
+	b.run(
+		chromedp.SendKeys(`input[name="username"]`, name, chromedp.ByQuery),
+		chromedp.SendKeys(`input[name="password"]`, adminPassword, chromedp.ByQuery),
+		chromedp.Submit(`input[name="password"]`, chromedp.ByQuery),
+	)
+	b.waitText("body", "Sign out")
 }
 
 // channelID waits until the API lists the channel with uuid and returns
@@ -223,5 +237,19 @@ func TestPagesWithoutSession(t *testing.T) {
 	resp.Body.Close()
 	if resp.StatusCode != http.StatusSeeOther || resp.Header.Get("Location") != "/login?next=%2Fdashboard%2Fcalls" {
 		t.Errorf("dashboard without a session: %d Location %q, want 303 to the login", resp.StatusCode, resp.Header.Get("Location"))
+	}
+	// A stale cookie is no session either.
+	r := e.DoHeaders(t, "GET", "/apitest/openapi/", map[string]string{"Cookie": "sb_session=stale"}, nil).Expect(t, 200)
+	page := string(r.Body)
+	for _, want := range []string{`href="/login?next=%2Fapitest%2Fopenapi%2F"`, `data-signed-in="no"`, `/assets/swagger-ui-` + webui.SwaggerUIVersion + `/swagger-ui-bundle.js`, `/assets/apiref.js`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("the reference without a session lacks %s", want)
+		}
+	}
+	if strings.Contains(page, "csrf-token") || strings.Contains(page, "<script>") {
+		t.Errorf("the reference without a session carries a token or inline script:\n%s", page)
+	}
+	if csp := r.Header.Get("Content-Security-Policy"); !strings.Contains(csp, "script-src 'self';") || !strings.Contains(csp, "frame-ancestors 'none'") {
+		t.Errorf("reference CSP %q", csp)
 	}
 }
