@@ -53,6 +53,12 @@ bench:
 	$(GO) run ./cmd/sbbench messaging
 	$(GO) run ./cmd/sbbench chat
 
+# Screenshots of the API reference and the live-calls dashboard
+# (docs/apiref.png, docs/dashboard.png), taken by the browser test in
+# Debian's chromium.
+screenshots:
+	SWITCHBOARD_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^TestBrowserReferenceAndDashboard$$' ./webui
+
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDialplanEscaping -fuzztime 30s
