@@ -61,6 +61,12 @@ CONVERSE_VERSION := 14.0.0
 webclient:
 	bash chat/webclient/vendor.sh $(CONVERSE_VERSION)
 
+# Screenshots of the API reference and the live-calls dashboard
+# (docs/apiref.png, docs/dashboard.png), taken by the browser test in
+# Debian's chromium.
+screenshots:
+	SWITCHBOARD_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^TestBrowserReferenceAndDashboard$$' ./webui
+
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDialplanEscaping -fuzztime 30s

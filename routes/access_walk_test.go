@@ -138,6 +138,9 @@ type routeClass struct {
 	answer func(r walkRoute, w walker) int
 	// keyOnly routes refuse Basic credentials with 401.
 	keyOnly bool
+	// orSession lets a keyOnly route take the browser session too (the
+	// dashboard's call actions).
+	orSession bool
 	// skipAllowed leaves allowed calls to another test (they change state
 	// the walk depends on).
 	skipAllowed bool
@@ -147,7 +150,7 @@ func (c routeClass) expect(r walkRoute, w walker) int {
 	switch {
 	case c.allowed == nil:
 		return c.answer(r, w)
-	case len(w.headers) == 0, c.keyOnly && !w.apiKey:
+	case len(w.headers) == 0, c.keyOnly && !w.apiKey && !(c.orSession && w.session):
 		return 401
 	case !c.allowed(r, w):
 		return 403
@@ -219,6 +222,21 @@ func classify(r walkRoute) (routeClass, bool) {
 		return routeClass{answer: fixed(200)}, true
 	case p == "/login" && r.method == "GET" || p == "/static/web.css":
 		return routeClass{answer: fixed(200)}, true
+	case p == "/assets/{file}":
+		// The walk's placeholder names no embedded file.
+		return routeClass{answer: fixed(404)}, true
+	case p == "/dashboard/calls":
+		// A page: sessions that may read calls see it, other sessions are
+		// refused, everyone else is sent to the login.
+		return routeClass{answer: func(r walkRoute, w walker) int {
+			switch {
+			case !w.session:
+				return 303
+			case !w.can("calls.read"):
+				return 403
+			}
+			return 200
+		}}, true
 	case r.method == "POST" && (p == "/login" || p == "/logout" || strings.HasPrefix(p, "/menu/")):
 		// The pages' forms: the walk's JSON body is refused before
 		// anything else (their own tests post forms).
@@ -337,6 +355,8 @@ func classify(r walkRoute) (routeClass, bool) {
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("calls.read") }, answer: fixed(404)}, true
 	case p == "/api/telephony/nodes":
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.platform && w.can("calls.read") }, answer: fixed(200)}, true
+	case p == "/api/telephony/hangup" || p == "/api/telephony/transfer" || p == "/api/telephony/record":
+		return routeClass{keyOnly: true, orSession: true, allowed: func(r walkRoute, w walker) bool { return w.can("calls.control") }, answer: fixed(400)}, true
 	case strings.HasPrefix(p, "/api/telephony/") && r.method == "POST":
 		return routeClass{keyOnly: true, allowed: func(r walkRoute, w walker) bool { return w.can("calls.control") }, answer: fixed(400)}, true
 	case p == "/api/messaging/send":

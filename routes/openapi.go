@@ -210,6 +210,8 @@ func operation(r Route, schemas obj) obj {
 		op["security"] = []obj{{"sessionCookie": []string{}}}
 	case AuthKeyOnly:
 		op["security"] = []obj{{"apiKey": []string{}}}
+	case AuthKeyOrSession:
+		op["security"] = []obj{{"apiKey": []string{}}, {"sessionCookie": []string{}}}
 	case AuthCustom:
 		op["security"] = []obj{{"basicAuth": []string{}}, {}}
 	default:

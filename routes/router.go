@@ -66,6 +66,10 @@ const (
 	// AuthSession is JSON for the browser session only (GET /session):
 	// the session cookie, 401 without one.
 	AuthSession
+	// AuthKeyOrSession is an action endpoint the live-calls dashboard
+	// uses: an API key, or the browser session with its CSRF token; never
+	// HTTP Basic.
+	AuthKeyOrSession
 )
 
 // Route declares one endpoint for registration and for the OpenAPI document.
@@ -153,6 +157,8 @@ func New(d Deps) *fiber.App {
 			handlers = append(handlers, s.auth.pageAuth(), s.authorize(r))
 		case AuthSession:
 			handlers = append(handlers, s.auth.sessionOnly(), s.authorize(r))
+		case AuthKeyOrSession:
+			handlers = append(handlers, s.auth.keyOrSession(), s.authorize(r))
 		}
 		if r.Auth != AuthNone && r.Auth != AuthCustom && r.Access.Scope == scopeUndeclared {
 			panic(fmt.Sprintf("route %s %s declares no access scope", r.Method, r.Path)) // a programming error caught at start
@@ -236,7 +242,6 @@ func (s *server) routeTable() []Route {
 	rs := []Route{
 		{Method: "GET", Path: "/healthz", Summary: "Liveness", Tag: "operations", Response: "Health", Handler: s.healthz},
 		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Answers: map[int]string{503: "Health"}, Handler: s.readyz},
-		{Method: "GET", Path: "/apitest/openapi/", Summary: "Interactive API reference", Tag: "operations", Produces: "text/html", Handler: s.apiReference},
 		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
 		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
 		{Method: "POST", Path: "/api/mfa", Summary: "Enrol a TOTP authenticator for the calling administrator (secret shown only in this response); from then on Basic requests need X-TOTP", Tag: "administrators", Auth: AuthAPI, Access: Access{Scope: ScopeSelf}, Request: "NoFields", Response: "MFAEnrolment", Status: 201, Handler: s.enrolMFA},
@@ -248,6 +253,7 @@ func (s *server) routeTable() []Route {
 		}
 	}
 	rs = append(rs, s.webRoutes()...)
+	rs = append(rs, s.webUIRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
 	return append(rs, s.Extra...)
 }

@@ -132,6 +132,23 @@ func (a *authenticator) sessionOnly() fiber.Handler {
 	}
 }
 
+// keyOrSession authenticates AuthKeyOrSession routes: the session cookie
+// when the request names no other credential, else an API key only. The
+// session may act where Basic may not because the browser sends its
+// cookie only same-site (SameSite=Lax) and a write needs the CSRF token
+// another site cannot read; cached Basic credentials have neither guard.
+func (a *authenticator) keyOrSession() fiber.Handler {
+	keyOnly := a.middleware(false)
+	return func(c *fiber.Ctx) error {
+		if c.Get("X-API-Key") == "" && c.Get(fiber.HeaderAuthorization) == "" {
+			if id := c.Cookies(SessionCookie); id != "" {
+				return a.sessionRequest(c, id, checkCSRFHeader)
+			}
+		}
+		return keyOnly(c)
+	}
+}
+
 // pageAuth authenticates AuthPage routes: without a live session the
 // browser is sent to the login page (and back here afterwards).
 func (a *authenticator) pageAuth() fiber.Handler {

@@ -62,7 +62,7 @@ func RunSim(ctx context.Context, srv *Server, o SimOptions) error {
 			return nil
 		case <-time.After(wait):
 		}
-		a, err := simCall(srv, tenant, ext, external, inbound)
+		a, err := SimCall(srv, tenant, ext, external, inbound)
 		if err != nil {
 			return err
 		}
@@ -79,9 +79,11 @@ func RunSim(ctx context.Context, srv *Server, o SimOptions) error {
 	}
 }
 
-// simCall creates, answers and bridges both legs of one simulated call and
-// returns the A leg's UUID.
-func simCall(srv *Server, tenant, ext, external string, inbound bool) (string, error) {
+// SimCall creates, answers and bridges both legs of one simulated call
+// (tagged with tenant and ext, as RunSim places them) and returns the A
+// leg's UUID; the call stays up until hung up. Tests use it to put a call
+// on a dashboard.
+func SimCall(srv *Server, tenant, ext, external string, inbound bool) (string, error) {
 	vars := []Header{{"sb_tenant", tenant}, {"sb_ext", ext}, {"accountcode", tenant}}
 	a := ChannelSpec{UUID: uuid.NewString(), Vars: vars, Answer: true}
 	b := ChannelSpec{UUID: uuid.NewString(), Direction: "outbound", Vars: vars, Answer: true}
