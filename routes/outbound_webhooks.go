@@ -23,7 +23,7 @@ func WebhookDeliveryRoutes(st *models.Store, svc *webhooks.Service) []Route {
 	r := &deliveryRoutes{store: st, svc: svc}
 	var out []Route
 	for _, k := range []struct {
-		kind, base string
+		kind, base  string
 		read, write Access
 	}{
 		{webhooks.KindTenant, "/api/tenants/:tenant/outbound_webhooks/:id", Access{Perm: "config.read", Scope: ScopeTenant}, Access{Perm: "config.write", Scope: ScopeTenant}},

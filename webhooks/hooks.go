@@ -41,7 +41,7 @@ type Hook struct {
 	// still collects deliveries (held until it is enabled again), so no
 	// event is lost to an outage at the receiver.
 	Suspended bool
-	Tenants     []string // platform webhooks: empty = every tenant
+	Tenants   []string // platform webhooks: empty = every tenant
 }
 
 // hookFrom reads a record from models.Store.Records.
