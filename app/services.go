@@ -53,6 +53,7 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 		return nil, err
 	}
 	newWebhookService(s, cfg, st, log)
+	newCRMServices(s, st, log)
 	if err := startOutbox(ctx, s, cfg, st, log); err != nil {
 		s.stop()
 		return nil, err
