@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/switchboard
 
-.PHONY: build run test test-short bench fuzz vet fmt ci
+.PHONY: build run test test-cluster test-short bench fuzz vet fmt ci
 
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 
@@ -22,6 +22,23 @@ test:
 	$(GO) test -race -count=1 -timeout 15m ./...
 	@echo "make test: the tests that hit a race inside eslgo v1.5.2 (skipped above), without -race"
 	$(GO) test -count=1 -run '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls)$$' ./esl/... ./routes
+	@$(MAKE) --no-print-directory test-cluster
+
+# The Redis-touching tests once more on a Redis Cluster named by
+# SWITCHBOARD_TEST_REDIS_CLUSTER_URL (redis+cluster://h1:7000,…; .ci/run
+# starts a local three-master one), without -race to keep the run short:
+# the call tracker, the XML cache, the event lease and the URL forms, and
+# the HTTP tests of what lives in Redis (change stream and SSE resume,
+# idempotency, rate limits, two replicas on one Redis). The HTTP tests pair
+# it with SWITCHBOARD_TEST_MYSQL_URL. Skipped when the variable is unset.
+CLUSTER_PACKAGES := ./calls ./fsxml ./esl/... ./internal/...
+CLUSTER_ROUTES := '^(TestEventStreamResumesWithLastEventID|TestEventStreamIsTenantScoped|TestIdempotentCall|TestDuplicateEventsEndToEnd|TestEventLeaseTakeover|TestTwoReplicasShareTheWork|TestRequestsLimitedPerCredentialAcrossReplicas|TestFailedAuthenticationLimitedBeforeBcrypt|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestIncomingWebhookRateLimitAndPermission|TestInboundDIDCallBelongsToItsTenant|TestDirectoryChangeFlushesFreeSWITCHCache|TestMessagingSendStatusAndList)$$'
+test-cluster:
+	@if [ -z "$$SWITCHBOARD_TEST_REDIS_CLUSTER_URL" ]; then echo "make test: SWITCHBOARD_TEST_REDIS_CLUSTER_URL unset, Redis Cluster pass skipped"; exit 0; fi; \
+	echo "make test: the Redis-touching tests again on the Redis Cluster $$SWITCHBOARD_TEST_REDIS_CLUSTER_URL"; \
+	export SWITCHBOARD_TEST_REDIS_URL="$$SWITCHBOARD_TEST_REDIS_CLUSTER_URL"; \
+	$(GO) test -count=1 $(CLUSTER_PACKAGES) && \
+	$(GO) test -count=1 -run $(CLUSTER_ROUTES) ./routes
 
 # The performance benchmarks (figures in BENCHMARKS.md). They use MySQL and
 # real Redis from SWITCHBOARD_BENCH_MYSQL_URL / SWITCHBOARD_BENCH_REDIS_URL

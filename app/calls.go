@@ -15,6 +15,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/callcenter"
 	"github.com/switchboard/switchboard/calls"
 	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/esl"
@@ -105,7 +106,8 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
 	registerPoolMetrics(s.metrics, pool, events, log)
 
-	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain))
+	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain),
+		callcenter.NewSync(pool, st, cfg.SIPDomain, log.With("component", "callcenter")))
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
 		Store:         st,
 		Redis:         rdb,

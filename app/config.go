@@ -14,6 +14,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/redisurl"
 )
 
 // Config is everything Switchboard reads from the environment.
@@ -48,6 +50,9 @@ type Config struct {
 	// Rate limits (0 disables): requests per second and burst per
 	// credential, failed authentications per minute per client address.
 	RateLimit, RateBurst, AuthFailureLimit int
+	// SessionIdle and SessionMax end administrators' browser sessions
+	// after this long unused, and this long after sign-in.
+	SessionIdle, SessionMax time.Duration // SWITCHBOARD_SESSION_IDLE, SWITCHBOARD_SESSION_MAX
 	// MetricsListen, when set, serves /metrics there without credentials
 	// instead of on the API listener behind platform credentials.
 	MetricsListen string // SWITCHBOARD_METRICS_LISTEN
@@ -62,6 +67,8 @@ type Config struct {
 	// Replicas of one installation leave it empty; test servers that share
 	// a database but not FreeSWITCH nodes set it.
 	OutboxGroup string
+	// Media is the media library (app/media.go).
+	Media MediaConfig
 }
 
 // envVar documents one variable; the README table is written from the same facts.
@@ -100,6 +107,8 @@ var Variables = []envVar{
 	{"SWITCHBOARD_WEBHOOK_ALLOW_HTTP", "false", "accept plain http:// webhook URLs (development only)"},
 	{"SWITCHBOARD_WEBHOOK_DISABLE_AFTER", "20", "consecutive failed webhook attempts before the webhook is disabled"},
 	{"SWITCHBOARD_WEBHOOK_RETRY_MIN", "1s", "first webhook retry delay (doubled per attempt, with jitter, up to 10 minutes)"},
+	{"SWITCHBOARD_SESSION_IDLE", "30m", "administrators' browser sessions end after this long without a request (Go duration)"},
+	{"SWITCHBOARD_SESSION_MAX", "12h", "and this long after sign-in whatever their use"},
 	{"SWITCHBOARD_METRICS_LISTEN", "", "separate listen address for /metrics without credentials (unset: /metrics on the API listener, platform credentials)"},
 }
 
@@ -163,6 +172,22 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	} else {
 		c.WebhookRetryMin = d
 	}
+	for _, v := range []struct {
+		name, def string
+		dst       *time.Duration
+	}{
+		{"SWITCHBOARD_SESSION_IDLE", "30m", &c.SessionIdle},
+		{"SWITCHBOARD_SESSION_MAX", "12h", &c.SessionMax},
+	} {
+		d, err := time.ParseDuration(get(v.name, v.def))
+		if err != nil || d < time.Second || d > 30*24*time.Hour {
+			return c, fmt.Errorf("%s: must be a duration from 1s to 720h, such as 30m or 12h", v.name)
+		}
+		*v.dst = d
+	}
+	if c.SessionIdle > c.SessionMax {
+		return c, fmt.Errorf("SWITCHBOARD_SESSION_IDLE: must not exceed SWITCHBOARD_SESSION_MAX")
+	}
 	c.ChatAPIURL = strings.TrimRight(get("SWITCHBOARD_CHAT_API_URL", ""), "/")
 	c.ChatDomain = strings.ToLower(get("SWITCHBOARD_CHAT_DOMAIN", ""))
 	c.ChatMUCDomain = strings.ToLower(get("SWITCHBOARD_CHAT_MUC_DOMAIN", ""))
@@ -183,7 +208,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SWITCHBOARD_DATABASE_URL: must start with mysql:// or sqlite:")
 	}
 	if c.RedisURL != "" {
-		rdb, err := redisClientFor(c.RedisURL)
+		rdb, err := redisurl.Open(c.RedisURL)
 		if err != nil {
 			return c, fmt.Errorf("SWITCHBOARD_REDIS_URL: %v", err)
 		}
@@ -221,6 +246,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			c.XMLCurlAllow = append(c.XMLCurlAllow, n)
 		}
 	}
+	media, err := loadMediaConfig(get)
+	if err != nil {
+		return c, err
+	}
+	c.Media = media
 	if (c.XMLCurlUser == "") != (c.XMLCurlPass == "") {
 		return c, fmt.Errorf("SWITCHBOARD_XMLCURL_PASSWORD: set both SWITCHBOARD_XMLCURL_USER and SWITCHBOARD_XMLCURL_PASSWORD, or neither")
 	}

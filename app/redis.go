@@ -10,6 +10,8 @@ import (
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/internal/redisurl"
 )
 
 func randRead(b []byte) (int, error) { return rand.Read(b) }
@@ -37,7 +39,7 @@ func openRedis(ctx context.Context, cfg Config, log *slog.Logger) (redis.Univers
 		go expireOnTime(ctx, mini)
 		log.Info("SWITCHBOARD_REDIS_URL is unset: started an in-process Redis-compatible server; live state is lost on restart", "addr", mini.Addr())
 	}
-	rdb, err := redisClientFor(url)
+	rdb, err := redisurl.Open(url)
 	if err != nil {
 		return nil, nil, fmt.Errorf("SWITCHBOARD_REDIS_URL: %w", err)
 	}

@@ -89,6 +89,7 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 		Schemas:          parts.schemas,
 		Ready:            parts.ready,
 		OutboxDepth:      parts.outbox.Depth,
+		Sessions:         parts.sessions,
 		Metrics:          m,
 		MetricsElsewhere: cfg.MetricsListen != "",
 		Limits:           routes.Limits{RequestsPerSecond: cfg.RateLimit, Burst: cfg.RateBurst, AuthFailuresPerMinute: cfg.AuthFailureLimit},

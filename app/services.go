@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard/switchboard/outbox"
 	"github.com/switchboard/switchboard/routes"
 	"github.com/switchboard/switchboard/webhooks"
+	"github.com/switchboard/switchboard/websession"
 )
 
 // services are the parts beyond configuration CRUD (FreeSWITCH XML, live
@@ -35,6 +36,8 @@ type services struct {
 	webhooks *webhooks.Service
 	// metrics is the process's Prometheus registry (never nil here).
 	metrics *metrics.Metrics
+	// sessions are administrators' browser sessions.
+	sessions *websession.Store
 }
 
 func (s *services) stop() {
@@ -46,8 +49,10 @@ func (s *services) stop() {
 func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, m *metrics.Metrics, log *slog.Logger) (*services, error) {
 	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}, metrics: m}
 	newXMLService(s, cfg, st, rdb, log)
+	newMediaService(ctx, s, cfg, st, log)
 	newMessagingService(ctx, s, cfg, st, rdb, log)
 	newChatServices(ctx, s, cfg, st, rdb, log)
+	newWebSessions(s, cfg, st, rdb)
 	if err := newCallServices(ctx, s, cfg, st, rdb, log); err != nil {
 		s.stop()
 		return nil, err
@@ -60,6 +65,13 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 	}
 	startWebhookWorker(ctx, s)
 	return s, nil
+}
+
+// newWebSessions keeps administrators' browser sessions in Redis and ends
+// them when their administrator's password changes or it is deleted.
+func newWebSessions(s *services, cfg Config, st *models.Store, rdb redis.UniversalClient) {
+	s.sessions = websession.New(rdb, cfg.SessionIdle, cfg.SessionMax)
+	s.subscribers = append(s.subscribers, websession.Revoker{Sessions: s.sessions, Admins: st})
 }
 
 // --- FreeSWITCH XML (/fs/xml, routing trace) ---

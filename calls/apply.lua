@@ -6,12 +6,36 @@
 -- state: g (last Event-Sequence per field group), lr (lifecycle rank), br
 -- (bridged), held, su (start, unix microseconds), ended, stub.
 -- Returns {changed (0/1), CDR envelope or ""}.
+--
+-- KEYS (Tracker.scriptKeys builds them; all share the prefix's hash tag,
+-- so on Redis Cluster they live in one slot):
+--   1 ch:<member>           the channel's record
+--   2 cdr:once:<member>     its CDR guard
+--   3 chres:<member>        an id reserved for it
+--   4 chseq:<tenant>        the event's tenant's id counter
+--   5 live                  6 live:<tenant>     7 live:node:<node>
+--   8 cdr:pending           9 stream
+--  10 ch:<node>:<peer>     11 cdr:once:<node>:<peer>  (the event's peer)
+-- Names that come from stored data only the script reads (a new channel's
+-- id, its aliases, a peer or tenant remembered in the record) are formed
+-- with dyn() from the same prefix and hash tag: the same slot, which
+-- Redis Cluster accepts.
 local pre = p.prefix
 local kind = p.kind
 local seq = tonumber(p.seq)
 local ttl = tonumber(p.ttl)
 local member = p.node .. ':' .. p.uuid
-local key = pre .. 'ch:' .. member
+local key = KEYS[1]
+local liveAll, liveTenant, liveNode = KEYS[5], KEYS[6], KEYS[7]
+local stream = KEYS[9]
+
+local function dyn(name) return pre .. name end
+
+-- tenantLive is the live set of tenant: the declared one for the event's.
+local function tenantLive(tenant)
+  if tenant == p.tenant then return liveTenant end
+  return dyn('live:' .. tenant)
+end
 
 local dirty = {}   -- records whose public fields changed (save and publish)
 local touched = {} -- records whose internal state changed (save)
@@ -34,9 +58,11 @@ local function encode(r)
   return pub, pub .. '\n' .. cjson.encode(x)
 end
 
-local function ended(r, m)
+-- ended reports whether record r (or, when nil, the channel whose CDR
+-- guard is onceKey) has ended.
+local function ended(r, onceKey)
   if r then return r._.ended == true end
-  return redis.call('EXISTS', pre .. 'cdr:once:' .. m) == 1
+  return redis.call('EXISTS', onceKey) == 1
 end
 
 local function put(r, k, v)
@@ -87,7 +113,7 @@ end
 -- keeps it to the retention).
 local function publish(typ, r, pub)
   local msg = '{"type":"' .. typ .. '","channel":' .. pub .. '}'
-  redis.call('XADD', pre .. 'stream', '*', 'tenant', r.tenant or '', 'msg', msg)
+  redis.call('XADD', stream, '*', 'tenant', r.tenant or '', 'msg', msg)
 end
 
 local function applyBridge(r, on, peer)
@@ -103,12 +129,12 @@ local function applyBridge(r, on, peer)
 end
 
 local c = load(key)
-if ended(c, member) then return {0, ''} end
+if ended(c, KEYS[2]) then return {0, ''} end
 
 if kind == 'resync_end' then
   if not c or not c.id then
-    redis.call('SREM', pre .. 'live:node:' .. p.node, member)
-    redis.call('ZREM', pre .. 'live', member)
+    redis.call('SREM', liveNode, member)
+    redis.call('ZREM', liveAll, member)
     return {0, ''}
   end
   -- A channel of another FreeSWITCH process (the node restarted) is gone
@@ -129,12 +155,12 @@ if not c then c = {node = p.node, uuid = p.uuid, _ = {g = {}}} end
 if not c.id then
   -- An id reserved by ReserveID (an originate that answered its API
   -- request before FreeSWITCH's first event) wins over a new one.
-  local reserved = redis.call('GET', pre .. 'chres:' .. member)
+  local reserved = redis.call('GET', KEYS[3])
   if reserved then
     c.id = reserved
-    redis.call('DEL', pre .. 'chres:' .. member)
+    redis.call('DEL', KEYS[3])
   else
-    local n = redis.call('INCR', pre .. 'chseq:' .. p.tenant) % 4294967296
+    local n = redis.call('INCR', KEYS[4]) % 4294967296
     c.id = p.tech .. '/' .. p.name .. '-' .. p.tenant .. '-' .. string.format('%08x', n)
   end
   c.tenant = p.tenant
@@ -158,7 +184,7 @@ if not c.id then
   x.br = x.br or false
   x.held = false
   x.stub = nil
-  redis.call('SET', pre .. 'chid:' .. c.id, member)
+  redis.call('SET', dyn('chid:' .. c.id), member)
   created = true
   dirty[c] = true
 end
@@ -168,14 +194,14 @@ end
 -- the ones after the public dialplan's transfer do. The channel then moves
 -- to the tenant with an id of the tenant's; the old id stays as an alias.
 if not created and (c.tenant == nil or c.tenant == '') and p.tenant ~= '' then
-  local n = redis.call('INCR', pre .. 'chseq:' .. p.tenant) % 4294967296
+  local n = redis.call('INCR', KEYS[4]) % 4294967296
   local old = c.id
   c.id = p.tech .. '/' .. p.name .. '-' .. p.tenant .. '-' .. string.format('%08x', n)
   c.tenant = p.tenant
   c._.aliases = c._.aliases or {}
   table.insert(c._.aliases, old)
-  redis.call('SET', pre .. 'chid:' .. c.id, member)
-  redis.call('ZADD', pre .. 'live:' .. c.tenant, p.score, member)
+  redis.call('SET', dyn('chid:' .. c.id), member)
+  redis.call('ZADD', liveTenant, p.score, member)
   if p.context ~= '' then c.context = p.context end
   fill(c, 'extension', p.extension)
   dirty[c] = true
@@ -197,10 +223,9 @@ if kind == 'bridge' or kind == 'unbridge' then
   local on = kind == 'bridge'
   applyBridge(c, on, p.peer)
   if p.peer ~= '' then
-    local pm = p.node .. ':' .. p.peer
-    peerKey = pre .. 'ch:' .. pm
+    peerKey = KEYS[10]
     peer = load(peerKey)
-    if ended(peer, pm) then
+    if ended(peer, KEYS[11]) then
       peer = nil
     else
       if not peer then peer = {node = p.node, uuid = p.peer, _ = {g = {}, stub = true}} end
@@ -221,7 +246,11 @@ end
 -- Link bridged_to both ways once both legs have ids.
 if c._.br and c.peer_uuid ~= '' and c.bridged_to == '' then
   if not peer then
-    peerKey = pre .. 'ch:' .. p.node .. ':' .. c.peer_uuid
+    if c.peer_uuid == p.peer then
+      peerKey = KEYS[10]
+    else
+      peerKey = dyn('ch:' .. p.node .. ':' .. c.peer_uuid)
+    end
     peer = load(peerKey)
   end
   if peer and peer.id then
@@ -245,24 +274,24 @@ end
 if ending then
   local pub, stored = encode(c)
   redis.call('SET', key, stored, 'EX', ttl)
-  redis.call('EXPIRE', pre .. 'chid:' .. c.id, ttl)
-  for _, a in ipairs(c._.aliases or {}) do redis.call('EXPIRE', pre .. 'chid:' .. a, ttl) end
-  redis.call('ZREM', pre .. 'live', member)
-  if c.tenant ~= '' then redis.call('ZREM', pre .. 'live:' .. c.tenant, member) end
-  redis.call('SREM', pre .. 'live:node:' .. p.node, member)
-  if redis.call('SET', pre .. 'cdr:once:' .. member, '1', 'NX', 'EX', p.guard_ttl) and p.queue_cdr == '1' then
+  redis.call('EXPIRE', dyn('chid:' .. c.id), ttl)
+  for _, a in ipairs(c._.aliases or {}) do redis.call('EXPIRE', dyn('chid:' .. a), ttl) end
+  redis.call('ZREM', liveAll, member)
+  if c.tenant ~= '' then redis.call('ZREM', tenantLive(c.tenant), member) end
+  redis.call('SREM', liveNode, member)
+  if redis.call('SET', KEYS[2], '1', 'NX', 'EX', p.guard_ttl) and p.queue_cdr == '1' then
     envelope = cjson.encode({hangup_cause = p.hangup_cause, ended_at = p.ended_at, duration = tonumber(p.duration),
       billsec = tonumber(p.billsec), queued_at = tonumber(p.now_unix)}) .. '\n' .. pub
-    redis.call('RPUSH', pre .. 'cdr:pending', envelope)
+    redis.call('RPUSH', KEYS[8], envelope)
   end
   publish('channel.ended', c, pub)
 elseif dirty[c] or touched[c] then
   local pub, stored = encode(c)
   redis.call('SET', key, stored)
   if created then
-    redis.call('ZADD', pre .. 'live', p.score, member)
-    if c.tenant ~= '' then redis.call('ZADD', pre .. 'live:' .. c.tenant, p.score, member) end
-    redis.call('SADD', pre .. 'live:node:' .. p.node, member)
+    redis.call('ZADD', liveAll, p.score, member)
+    if c.tenant ~= '' then redis.call('ZADD', tenantLive(c.tenant), p.score, member) end
+    redis.call('SADD', liveNode, member)
     publish('channel.created', c, pub)
   elseif dirty[c] then
     publish('channel.updated', c, pub)

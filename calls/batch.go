@@ -201,7 +201,7 @@ func (t *Tracker) pipeEval(ctx context.Context, patches []patch) ([]*redis.Cmd, 
 	pipe := t.rdb.Pipeline()
 	cmds := make([]*redis.Cmd, len(patches))
 	for i, p := range patches {
-		cmds[i] = t.script.EvalSha(ctx, pipe, nil, p.args()...)
+		cmds[i] = t.script.EvalSha(ctx, pipe, p.keys(), p.args()...)
 	}
 	_, err := pipe.Exec(ctx)
 	return cmds, err

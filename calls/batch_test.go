@@ -11,7 +11,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/internal/redistest"
 )
 
 // replayFixture builds n callback calls of 10 events each, interleaved the
@@ -170,11 +173,13 @@ func applyEach(ctx context.Context, tr *Tracker, evs []esl.Event, workers int) e
 // afterwards. "pipelined" is Replay (batches per worker); "per-event" is one
 // Apply per event from 64 goroutines.
 func BenchmarkTrackerReplay(b *testing.B) {
-	rdb := realRedis(b)
+	rdb := redistest.FromEnv(b)
 	if rdb == nil {
 		b.Skip("SWITCHBOARD_TEST_REDIS_URL not set")
 	}
-	rdb.Options().PoolSize = 64
+	if c, ok := rdb.(*redis.Client); ok {
+		c.Options().PoolSize = 64
+	}
 	counter := &rtCounter{}
 	rdb.AddHook(counter)
 	const calls = 10_000

@@ -16,8 +16,8 @@
 // where sequence is 8 lowercase hex digits from a per-tenant counter. Neither
 // name nor tenant may contain '-', so the identifier parses unambiguously.
 //
-// Redis layout (every key starts with Options.Prefix, "sb:" by default; a
-// "member" is "<node>:<uuid>"):
+// Redis layout (every key starts with Options.Prefix, "sb:{calls}:" by
+// default, shown here as sb:; a "member" is "<node>:<uuid>"):
 //
 //	sb:ch:<node>:<uuid>       string "<Channel JSON>\n<merge state JSON>";
 //	                          TTL EndedTTL once ended (tombstone) or while it
@@ -34,8 +34,11 @@
 //	                          lives 6 x EndedTTL and also blocks late events
 //	sb:cdr:pending            list of CDR envelopes not yet accepted by OnEnd
 //	sb:cdr:retrylock          lock so one replica at a time retries CDRs
-//	sb:events                 pub/sub channel with every change
-//	sb:events:<tenant>        pub/sub channel with one tenant's changes
+//	sb:stream                 stream of every change (channels and calls),
+//	                          entries tagged with their tenant (SSE resume)
+//	sb:call:<id>              a callback call placed through the API
+//	sb:core:<node>            the node's FreeSWITCH Core-UUID
+//	sb:nodeseen:<node>        when the node's events were last applied
 //
 // Round trips: Apply costs one EVALSHA per event, plus one LREM when a
 // channel ends and OnEnd accepted its CDR. ApplyBatch, Consume and Replay
@@ -43,6 +46,8 @@
 // BenchmarkTrackerReplay). Changes are published from inside the script, so
 // the change stream never announces a state that was not stored.
 //
-// The script touches keys it derives itself, so it needs a single Redis
-// (standalone or Sentinel), not Redis Cluster.
+// Redis Cluster: the prefix's hash tag puts every key of the tracker in one
+// slot. The script takes its keys in KEYS (see apply.lua); the few whose
+// names come from stored data are formed from the same prefix, so they
+// hash to the same slot, which a cluster accepts.
 package calls

@@ -17,19 +17,21 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/internal/redistest"
 )
 
 // backend is one Redis the tests run against.
 type backend struct {
 	name   string
-	rdb    *redis.Client
+	url    string // what redistest.Open takes to open another client
+	rdb    redis.UniversalClient
 	prefix string
 	mini   *miniredis.Miniredis // nil for a real Redis
 }
 
 // backends returns miniredis always, plus the real Redis named by
-// SWITCHBOARD_TEST_REDIS_URL when set (under a unique key prefix that is
-// deleted at the end).
+// SWITCHBOARD_TEST_REDIS_URL when set (one server, Sentinel or Cluster;
+// under a unique key prefix that is deleted at the end).
 func backends(t *testing.T) []backend {
 	t.Helper()
 	m := miniredis.RunT(t)
@@ -37,44 +39,21 @@ func backends(t *testing.T) []backend {
 	// slower, and a pipelined batch may take seconds on a busy machine.
 	mini := redis.NewClient(&redis.Options{Addr: m.Addr(), ReadTimeout: 30 * time.Second, WriteTimeout: 30 * time.Second})
 	t.Cleanup(func() { mini.Close() })
-	out := []backend{{name: "miniredis", rdb: mini, prefix: "sb:", mini: m}}
-	if rdb := realRedis(t); rdb != nil {
-		out = append(out, backend{name: "redis", rdb: rdb, prefix: testPrefix(t, rdb)})
+	out := []backend{{name: "miniredis", url: "redis://" + m.Addr(), rdb: mini, prefix: "sb:{calls}:", mini: m}}
+	if rdb := redistest.FromEnv(t); rdb != nil {
+		out = append(out, backend{name: "redis", url: os.Getenv(redistest.EnvURL), rdb: rdb, prefix: testPrefix(t, rdb)})
 	}
 	return out
 }
 
-// realRedis connects to SWITCHBOARD_TEST_REDIS_URL, or returns nil.
-func realRedis(tb testing.TB) *redis.Client {
-	tb.Helper()
-	url := os.Getenv("SWITCHBOARD_TEST_REDIS_URL")
-	if url == "" {
-		return nil
-	}
-	opt, err := redis.ParseURL(url)
-	if err != nil {
-		tb.Fatalf("parse SWITCHBOARD_TEST_REDIS_URL: %v", err)
-	}
-	rdb := redis.NewClient(opt)
-	tb.Cleanup(func() { rdb.Close() })
-	return rdb
-}
-
 // testPrefix returns a fresh key prefix and deletes its keys at the end.
-func testPrefix(tb testing.TB, rdb *redis.Client) string {
+// The prefix is its own hash tag, as the tracker's keys need on a cluster.
+func testPrefix(tb testing.TB, rdb redis.UniversalClient) string {
 	tb.Helper()
-	prefix := "sbtest:" + uuid.NewString()[:8] + ":"
+	prefix := "sbtest:{" + uuid.NewString()[:8] + "}:"
 	tb.Cleanup(func() {
-		ctx := context.Background()
-		iter := rdb.Scan(ctx, 0, prefix+"*", 1000).Iterator()
-		var keys []string
-		for iter.Next(ctx) {
-			keys = append(keys, iter.Val())
-		}
-		for len(keys) > 0 {
-			n := min(len(keys), 500)
-			rdb.Del(ctx, keys[:n]...)
-			keys = keys[n:]
+		if err := redistest.DeleteMatching(context.Background(), rdb, prefix+"*"); err != nil {
+			tb.Logf("clean up %s*: %v", prefix, err)
 		}
 	})
 	return prefix
@@ -274,10 +253,10 @@ func liveStates(t *testing.T, tr *Tracker, tenant string) map[string]string {
 }
 
 // snapshot returns every key under prefix with its value (TTL ignored).
-func snapshot(t *testing.T, rdb *redis.Client, prefix string) map[string]string {
+func snapshot(t *testing.T, rdb redis.UniversalClient, prefix string) map[string]string {
 	t.Helper()
 	ctx := t.Context()
-	keys, err := rdb.Keys(ctx, prefix+"*").Result()
+	keys, err := redistest.Keys(ctx, rdb, prefix+"*")
 	if err != nil {
 		t.Fatalf("keys: %v", err)
 	}

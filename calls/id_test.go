@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/internal/redistest"
 )
 
 func TestParseID(t *testing.T) {
@@ -204,6 +205,27 @@ func TestPatchArgsOrder(t *testing.T) {
 		}
 		if got := fmt.Sprint(args[i]); got != want {
 			t.Errorf("arg %d (%s) = %q, want %q", i+1, f, got, want)
+		}
+	}
+}
+
+// TestScriptKeysShareOneSlot: the apply script receives its keys in KEYS
+// and forms the rest (a new channel's id key, a remembered peer's record)
+// from the same prefix; Redis Cluster runs it only when they all share a
+// slot, which the prefix's hash tag makes so, also for a prefix configured
+// without one.
+func TestScriptKeysShareOneSlot(t *testing.T) {
+	for _, prefix := range []string{"", "sb:", "other:{t1}:"} {
+		tr := NewTracker(nil, Options{Prefix: prefix})
+		p := patch{Prefix: tr.prefix, Node: "fs1", UUID: "u1", Tenant: "acme", Peer: "u2"}
+		keys := append(p.keys(), tr.prefix+"chid:SIP/1001-acme-00000001", tr.prefix+"live:globex",
+			tr.callKey("c1"), tr.streamKey(), tr.liveKey(""))
+		if len(p.keys()) != 11 {
+			t.Fatalf("%d keys, apply.lua documents 11", len(p.keys()))
+		}
+		redistest.SameSlot(t, keys...)
+		if redistest.HashTag(keys[0]) == keys[0] {
+			t.Errorf("prefix %q: no hash tag in %q", prefix, keys[0])
 		}
 	}
 }

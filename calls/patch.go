@@ -128,6 +128,26 @@ func (p patch) args() []any {
 	}
 }
 
+// keys returns the keys the apply script reads and writes for p, as its
+// KEYS (the order is documented at the top of apply.lua). They all start
+// with p.Prefix, whose hash tag puts them in one Redis Cluster slot.
+func (p patch) keys() []string {
+	m, peer := member(p.Node, p.UUID), member(p.Node, p.Peer)
+	return []string{
+		p.Prefix + "ch:" + m,
+		p.Prefix + "cdr:once:" + m,
+		p.Prefix + "chres:" + m,
+		p.Prefix + "chseq:" + p.Tenant,
+		p.Prefix + "live",
+		p.Prefix + "live:" + p.Tenant,
+		p.Prefix + "live:node:" + p.Node,
+		p.Prefix + "cdr:pending",
+		p.Prefix + "stream",
+		p.Prefix + "ch:" + peer,
+		p.Prefix + "cdr:once:" + peer,
+	}
+}
+
 // scriptSource is the apply script preceded by the line that names its
 // ARGV: local p = {prefix = ARGV[1], kind = ARGV[2], ...}.
 func scriptSource() string {

@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/internal/redistest"
 )
 
 // next reads one change or fails after a deadline.
@@ -103,8 +104,7 @@ func (c *dialCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.
 func TestManyFollowersShareOneRedisReader(t *testing.T) {
 	forEachBackend(t, func(t *testing.T, b backend) {
 		ctx := t.Context()
-		rdb := redis.NewClient(&redis.Options{Addr: b.rdb.Options().Addr, DB: b.rdb.Options().DB, Password: b.rdb.Options().Password})
-		defer rdb.Close()
+		rdb := redistest.Open(t, b.url)
 		dials := &dialCounter{}
 		rdb.AddHook(dials)
 		tr := NewTracker(rdb, Options{Prefix: b.prefix, Now: func() time.Time { return fixedNow }})

@@ -20,8 +20,10 @@ var applySource string
 
 // Options configure a Tracker. The zero value is usable.
 type Options struct {
-	// Prefix starts every Redis key and pub/sub channel; default "sb:".
-	// Tests use it to share one Redis.
+	// Prefix starts every Redis key; default "sb:{calls}:". Its hash tag
+	// ({…}) puts all of the tracker's keys in one Redis Cluster slot, as
+	// its scripts and transactions need; a prefix without one gets
+	// "{calls}:" appended. Tests use it to share one Redis.
 	Prefix string
 	// TenantExists, when set, decides whether a dialplan context names a
 	// tenant (it must be fast: it runs for every event). When nil, any
@@ -72,6 +74,9 @@ func NewTracker(rdb redis.UniversalClient, opts Options) *Tracker {
 	if opts.Prefix == "" {
 		opts.Prefix = "sb:"
 	}
+	if !hasHashTag(opts.Prefix) {
+		opts.Prefix += "{calls}:"
+	}
 	if opts.EndedTTL <= 0 {
 		opts.EndedTTL = 10 * time.Minute
 	}
@@ -112,7 +117,7 @@ func (t *Tracker) Apply(ctx context.Context, e esl.Event) error {
 // run executes the apply script for one patch and delivers a queued CDR. It
 // reports whether the channel's public state changed.
 func (t *Tracker) run(ctx context.Context, p patch) (bool, error) {
-	res, err := t.script.Run(ctx, t.rdb, nil, p.args()...).Slice()
+	res, err := t.script.Run(ctx, t.rdb, p.keys(), p.args()...).Slice()
 	if err != nil {
 		return false, err
 	}
@@ -170,6 +175,13 @@ func (t *Tracker) deliver(ctx context.Context, envs []string) {
 	if err != nil {
 		t.opts.Logger.Warn("remove delivered cdrs", "error", err)
 	}
+}
+
+// hasHashTag reports whether Redis Cluster hashes keys starting with
+// prefix by a {tag} inside it rather than by the whole key name.
+func hasHashTag(prefix string) bool {
+	open := strings.IndexByte(prefix, '{')
+	return open >= 0 && strings.IndexByte(prefix[open+1:], '}') > 0
 }
 
 // member is how a channel appears in the live sets: "<node>:<uuid>".

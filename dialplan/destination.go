@@ -9,13 +9,13 @@ import (
 )
 
 // RenderedDestinationTypes are the destination types this renderer turns
-// into a dialplan that reaches its target. The others (queue,
+// into a dialplan that reaches its target. The others (
 // special_endpoint, directory: a transfer to a
 // number the tenant context does not serve yet; special_mailbox: a
 // voicemail box without a directory user) are refused at input until their
 // rendering lands: add a type here in the change that renders it, and the
 // API accepts it (models.Registry.SetRenderedDestinations).
-var RenderedDestinationTypes = []string{"extension", "voicemail", "external", "routing_condition", "prompt_then_hangup", "hangup", "hunt_group", "conference", "ivr"}
+var RenderedDestinationTypes = []string{"extension", "voicemail", "external", "routing_condition", "prompt_then_hangup", "hangup", "hunt_group", "conference", "ivr", "queue"}
 
 // planner carries what one dialplan render needs.
 type planner struct {

@@ -73,11 +73,13 @@ func FuzzDialplanEscaping(f *testing.F) {
 		savedIn := snap.InboundRoutes[0]
 		savedName := snap.Tenant.OutboundCallerIDName
 		savedHunt, savedRoom, savedMenu := snap.HuntGroups[0], snap.ConferenceRooms[0], snap.IVRMenus[0]
+		savedQueue, savedAgent := snap.Queues[0], snap.Agents[1]
 		savedMembers := slices.Clone(savedHunt.Members)
 		defer func() {
 			snap.OutboundRoutes[0], snap.InboundRoutes[0], snap.Tenant.OutboundCallerIDName = saved, savedIn, savedName
 			snap.HuntGroups[0], snap.HuntGroups[0].Members = savedHunt, savedMembers
 			snap.ConferenceRooms[0], snap.IVRMenus[0] = savedRoom, savedMenu
+			snap.Queues[0], snap.Agents[1] = savedQueue, savedAgent
 		}()
 		snap.OutboundRoutes[0].Name = s
 		snap.Tenant.OutboundCallerIDName = s
@@ -128,6 +130,36 @@ func FuzzDialplanEscaping(f *testing.F) {
 				t.Fatalf("entry param %q", param)
 			}
 		}
+		// A queue: its name, caller-name prefix, exit key and strategy in
+		// the dialplan and callcenter.conf; an agent's numbers in its
+		// contact and name.
+		q := &snap.Queues[0]
+		q.Name, q.CallerIDNamePrefix, q.ExitKey, q.Strategy, q.TimeBaseScore = s, s, s, s, s
+		q.ExitDestination = &Destination{Type: "external", Target: s}
+		doc, _ = TenantContext(testOpts, callRequest(t, "acme", q.Number, "Caller-Caller-ID-Name", s), snap, now)
+		checkFuzzDoc(t, doc, s)
+		doc, _ = TenantContext(testOpts, callRequest(t, "acme", "queue-after-"+q.Number), snap, now)
+		checkFuzzDoc(t, doc, "") // named after the queue number, not its name
+		a := &snap.Agents[1]
+		a.ExternalNumber, a.AgentNumber = s, s
+		for _, cc := range [][]byte{
+			CallcenterConf(testOpts, callcenterRequest(t, "CC-Queue", "500@acme"), []*TenantSnapshot{snap}),
+			CallcenterConf(testOpts, callcenterRequest(t), []*TenantSnapshot{snap}),
+		} {
+			if err := xmlCheck(cc); err != nil {
+				t.Fatalf("callcenter.conf: %v\n%s", err, cc)
+			}
+			tree := decodeTree(t, cc)
+			values := append(tree.find("param", "", "", "value"), tree.find("agent", "", "", "contact")...)
+			values = append(values, tree.find("agent", "", "", "name")...)
+			for _, v := range values {
+				// The record template's ${recordings_dir} and ${uuid} are ours.
+				v = strings.NewReplacer("${recordings_dir}", "", "${uuid}", "").Replace(v)
+				if strings.ContainsAny(v, "${} ") && !strings.HasPrefix(v, "{^^:toll_allow=") {
+					t.Fatalf("callcenter.conf value %q", v)
+				}
+			}
+		}
 		req := callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", s)
 		doc, _ = Public(testOpts, req, publicFor(snap, "+27115550100"), now)
 		if !IsNotFound(doc) { // an invalid external target is refused: fine
@@ -157,7 +189,7 @@ func checkFuzzDoc(t *testing.T, doc []byte, s string) {
 	}
 	for _, app := range tree.find("action", "", "", "application") {
 		switch app {
-		case "set", "export", "conference", "ivr", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback":
+		case "set", "export", "conference", "ivr", "callcenter", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback":
 		default:
 			t.Fatalf("unexpected application %q", app)
 		}

@@ -14,7 +14,7 @@ func TestRenderedDestinationTypesWork(t *testing.T) {
 	targets := map[string]string{
 		"extension": "1001", "voicemail": "1001", "external": "0821234567",
 		"routing_condition": "700", "prompt_then_hangup": "1", "hangup": "",
-		"hunt_group": "510", "conference": "900", "ivr": "600",
+		"hunt_group": "510", "conference": "900", "ivr": "600", "queue": "500",
 	}
 	for _, typ := range RenderedDestinationTypes {
 		target, ok := targets[typ]

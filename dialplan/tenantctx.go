@@ -14,7 +14,7 @@ const failPrefix = "fail-"
 // TenantContext renders the tenant's own context (named after the tenant)
 // for the dialled number: only the one extension that handles it, decided
 // here in Go. In order: a local extension, a special mailbox, a routing
-// condition number, a hunt group, a conference room, an IVR menu, a feature code, an emergency number, then the outbound
+// condition number, a hunt group, a conference room, an IVR menu, a queue, a feature code, an emergency number, then the outbound
 // routes by priority. Unknown tenant or no match: NotFound.
 func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Time) ([]byte, Trace) {
 	num := req.DestinationNumber()
@@ -32,6 +32,8 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 	switch {
 	case strings.HasPrefix(num, failPrefix):
 		e = p.failover(strings.TrimPrefix(num, failPrefix))
+	case strings.HasPrefix(num, queueAfterPrefix):
+		e = p.queueAfter(strings.TrimPrefix(num, queueAfterPrefix))
 	case !validDialable(num):
 		tr.Reason = "number not dialable"
 	default:
@@ -62,7 +64,7 @@ func single(name, number string, acts []action) *ext {
 }
 
 // local handles the tenant's own numbers: extensions, special mailboxes,
-// routing conditions, hunt groups, conference rooms and IVR menus.
+// routing conditions, hunt groups, conference rooms, IVR menus and queues.
 func (p *planner) local(num string) *ext {
 	if !validNumber(num) {
 		return nil
@@ -113,6 +115,10 @@ func (p *planner) local(num string) *ext {
 	if m := p.snap.ivrMenu(num); m != nil && m.Enabled {
 		p.trace.Match = "ivr"
 		return single(firstNonEmpty(m.Name, "ivr-"+num), num, p.ivrActions(m))
+	}
+	if q := p.snap.queue(num); q != nil && q.Enabled {
+		p.trace.Match = "queue"
+		return single(firstNonEmpty(q.Name, "queue-"+num), num, p.queueActions(q))
 	}
 	return nil
 }

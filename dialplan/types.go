@@ -247,6 +247,8 @@ type TenantSnapshot struct {
 	HuntGroups         []HuntGroup         `json:"hunt_groups"`
 	ConferenceRooms    []ConferenceRoom    `json:"conference_rooms"`
 	IVRMenus           []IVRMenu           `json:"ivr_menus"`
+	Queues             []Queue             `json:"queues"`
+	Agents             []Agent             `json:"agents"`
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
 	prepared *snapIndex
@@ -337,4 +339,56 @@ type IVRMenu struct {
 	ExitDestination       *Destination `json:"exit_destination"`
 	Language              string       `json:"language"`
 	Enabled               bool         `json:"enabled"`
+}
+
+// Queue is an ACD queue served by mod_callcenter (resources.md §2.3).
+type Queue struct {
+	ID                           int64        `json:"id"`
+	Name                         string       `json:"name"`
+	Number                       string       `json:"number"`
+	Strategy                     string       `json:"strategy"`
+	GreetingPromptID             int64        `json:"greeting_prompt_id"`
+	MOHClassID                   int64        `json:"moh_class_id"`
+	AnnouncePromptID             int64        `json:"announce_prompt_id"`
+	AnnounceFrequencySeconds     int          `json:"announce_frequency_seconds"`
+	Record                       bool         `json:"record"`
+	MaxWaitSeconds               int          `json:"max_wait_seconds"`
+	MaxWaitNoAgentSeconds        int          `json:"max_wait_no_agent_seconds"`
+	MaxWaitNoAgentReachedSeconds int          `json:"max_wait_no_agent_reached_seconds"`
+	TierRulesApply               bool         `json:"tier_rules_apply"`
+	TierRuleWaitSeconds          int          `json:"tier_rule_wait_seconds"`
+	TierRuleWaitMultiplyLevel    bool         `json:"tier_rule_wait_multiply_level"`
+	TierRuleNoAgentNoWait        bool         `json:"tier_rule_no_agent_no_wait"`
+	DiscardAbandonedAfterSeconds int          `json:"discard_abandoned_after_seconds"`
+	AbandonedResumeAllowed       bool         `json:"abandoned_resume_allowed"`
+	TimeBaseScore                string       `json:"time_base_score"`
+	ExitKey                      string       `json:"exit_key"`
+	ExitDestination              *Destination `json:"exit_destination"`
+	TimeoutDestination           *Destination `json:"timeout_destination"`
+	CallerIDNamePrefix           string       `json:"callerid_name_prefix"`
+	Enabled                      bool         `json:"enabled"`
+}
+
+// AgentTier is one queue an agent serves (a mod_callcenter tier).
+type AgentTier struct {
+	QueueID  int64 `json:"queue_id"`
+	Level    int   `json:"level"`
+	Position int   `json:"position"`
+}
+
+// Agent is a dynamic queue agent (resources.md §2.2).
+type Agent struct {
+	ID                   int64       `json:"id"`
+	AgentNumber          string      `json:"agent_number"`
+	Extension            string      `json:"extension"`
+	ContactType          string      `json:"contact_type"`
+	ExternalNumber       string      `json:"external_number"`
+	Queues               []AgentTier `json:"queues"`
+	Status               string      `json:"status"`
+	MaxNoAnswer          int         `json:"max_no_answer"`
+	WrapUpSeconds        int         `json:"wrap_up_seconds"`
+	RejectDelaySeconds   int         `json:"reject_delay_seconds"`
+	BusyDelaySeconds     int         `json:"busy_delay_seconds"`
+	NoAnswerDelaySeconds int         `json:"no_answer_delay_seconds"`
+	Enabled              bool        `json:"enabled"`
 }

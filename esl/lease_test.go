@@ -2,7 +2,6 @@ package esl
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 
@@ -11,31 +10,26 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/redistest"
 )
 
 // redisBackend is a Redis to run lease tests on; expire makes keys with
 // the given TTL lapse (miniredis fast-forwards, real Redis waits).
 type redisBackend struct {
 	name   string
-	client *redis.Client
+	client redis.UniversalClient
 	expire func(t *testing.T, ttl time.Duration)
 }
 
 // redisBackends returns miniredis always, plus the real Redis at
-// SWITCHBOARD_TEST_REDIS_URL when set.
+// SWITCHBOARD_TEST_REDIS_URL when set (one server, Sentinel or Cluster).
 func redisBackends(t *testing.T) []redisBackend {
 	t.Helper()
 	mr := miniredis.RunT(t)
 	mc := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	t.Cleanup(func() { _ = mc.Close() })
 	out := []redisBackend{{name: "miniredis", client: mc, expire: func(t *testing.T, ttl time.Duration) { mr.FastForward(ttl) }}}
-	if url := os.Getenv("SWITCHBOARD_TEST_REDIS_URL"); url != "" {
-		opt, err := redis.ParseURL(url)
-		if err != nil {
-			t.Fatalf("SWITCHBOARD_TEST_REDIS_URL: %v", err)
-		}
-		rc := redis.NewClient(opt)
-		t.Cleanup(func() { _ = rc.Close() })
+	if rc := redistest.FromEnv(t); rc != nil {
 		out = append(out, redisBackend{name: "redis", client: rc, expire: func(t *testing.T, ttl time.Duration) {
 			time.Sleep(ttl + 50*time.Millisecond) // real Redis expires on its own clock
 		}})

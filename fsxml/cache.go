@@ -14,6 +14,10 @@ type lookup struct {
 	key    string // section and the request fields every render of it reads
 	minute string // for renders that read the clock ('t')
 	caller string // for renders that read the caller ('c')
+	// everyTenant marks a document built from every tenant's data
+	// (callcenter.conf at module load): rendered from the database, never
+	// cached, because no one generation covers it.
+	everyTenant bool
 }
 
 // keyPart keeps request-derived key parts bounded: long ones are hashed.

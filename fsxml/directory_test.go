@@ -3,11 +3,11 @@ package fsxml_test
 import (
 	"crypto/md5"
 	"encoding/hex"
-	"strings"
 	"testing"
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/fsxml"
 )
 
 const secret1000 = "Secret-1000-abcdef"
@@ -173,7 +173,7 @@ func TestCacheSurvivesRedisDataLoss(t *testing.T) {
 		body := fakefs.FormWith(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test")
 		// Drop the generations this test's writes made, so the documents
 		// below are cached under generation 0 as on a fresh Redis.
-		if err := s.Redis.Del(t.Context(), "sb:cgen:"+tenant, "sb:cgen:_platform").Err(); err != nil {
+		if err := s.Redis.Del(t.Context(), fsxml.GenKey(tenant), fsxml.GenKey("")).Err(); err != nil {
 			t.Fatal(err)
 		}
 		if got := fetchXML(t, s, body).param("variable", "effective_caller_id_name"); got != "Ann" {
@@ -189,14 +189,7 @@ func TestCacheSurvivesRedisDataLoss(t *testing.T) {
 		}
 		// Redis loses its data (restart without persistence). Other packages'
 		// tests share the CI Redis, so only this test's keys are dropped.
-		lost := []string{"sb:gen:_epoch", "sb:cgen:_platform", "sb:cgen:" + tenant}
-		iter := s.Redis.Scan(t.Context(), 0, "sb:xml:*", 1000).Iterator()
-		for iter.Next(t.Context()) {
-			if strings.Contains(iter.Val(), tenant) {
-				lost = append(lost, iter.Val())
-			}
-		}
-		if err := s.Redis.Del(t.Context(), lost...).Err(); err != nil {
+		if err := s.Redis.Del(t.Context(), fsxml.EpochKey, fsxml.GenKey(""), fsxml.GenKey(tenant)).Err(); err != nil {
 			t.Fatal(err)
 		}
 		if got := fetchXML(t, s, body).param("variable", "effective_caller_id_name"); got != "Carol" {

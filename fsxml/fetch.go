@@ -27,7 +27,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		setTier(ctx, TierNone)
 		return dialplan.NotFound(), nil
 	}
-	if !s.redisUp() {
+	if !s.redisUp() || l.everyTenant {
 		setTier(ctx, TierRender)
 		r, err := s.render(ctx, &req, l, &source{s: s, fresh: true}, now)
 		return r.doc, err
@@ -163,6 +163,17 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 				l.tenant = strings.ToLower(tenant)
 			}
 			l.key = keyPart(strings.Join([]string{"c", req.KeyValue, name, req.Get("Action")}, "|"))
+		case "callcenter.conf":
+			// One queue, keyed by its tenant's generation; at module load
+			// (no CC-Queue) every tenant's queues, agents and tiers, which
+			// no one generation covers: rendered from the database.
+			name := req.CallcenterQueue()
+			if name == "" {
+				l.everyTenant = true
+			} else if _, tenant, ok := dialplan.SplitCallcenterName(name); ok {
+				l.tenant = strings.ToLower(tenant)
+			}
+			l.key = keyPart("c|callcenter.conf|" + name)
 		case "ivr.conf":
 			// One menu, keyed by its tenant's generation.
 			name := req.Get("Menu-Name")
@@ -210,6 +221,9 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 		}
 		return rendered{doc: dialplan.Directory(s.opts, *req, snap)}, nil
 	case "configuration":
+		if req.KeyValue == "callcenter.conf" {
+			return s.renderCallcenter(ctx, req, l, src)
+		}
 		if req.KeyValue == "conference.conf" || req.KeyValue == "ivr.conf" {
 			return s.renderTenantConf(ctx, req, l, src, now)
 		}
@@ -292,4 +306,30 @@ func (s *Service) renderTenantConf(ctx context.Context, req *dialplan.Request, l
 		return rendered{doc: dialplan.IVRConf(s.opts, *req, snap, now)}, nil
 	}
 	return rendered{doc: dialplan.ConferenceConf(*req, snap)}, nil
+}
+
+// renderCallcenter answers callcenter.conf: one queue from its tenant's
+// model, or at module load every enabled tenant's queues and agents, read
+// fresh (mod_callcenter reads agents and tiers only then; a reload of the
+// module is rare, so it is not cached).
+func (s *Service) renderCallcenter(ctx context.Context, req *dialplan.Request, l lookup, src *source) (rendered, error) {
+	var snaps []*dialplan.TenantSnapshot
+	if l.everyTenant {
+		all, err := s.everyTenantQueues(ctx)
+		if err != nil {
+			return rendered{}, err
+		}
+		snaps = all
+	} else if l.tenant != "" {
+		m, err := src.tenant(ctx, l.tenant)
+		if err != nil {
+			return rendered{}, err
+		}
+		snap, err := s.snapshot(ctx, m, nil, true, []string{}...)
+		if err != nil {
+			return rendered{}, err
+		}
+		snaps = []*dialplan.TenantSnapshot{snap}
+	}
+	return rendered{doc: dialplan.CallcenterConf(s.opts, *req, snaps)}, nil
 }

@@ -37,6 +37,8 @@ type tables struct {
 	hunts      *table[dialplan.HuntGroup]
 	rooms      *table[dialplan.ConferenceRoom]
 	menus      *table[dialplan.IVRMenu]
+	queues     *table[dialplan.Queue]
+	agents     *table[dialplan.Agent]
 	dids       *table[dialplan.DID]
 	trunks     *table[dialplan.SIPTrunk]
 	servers    *table[dialplan.Server]
@@ -77,6 +79,10 @@ func newTables(reg *models.Registry, sealer *models.Sealer) (*tables, error) {
 	add(err)
 	t.menus, err = newTable[dialplan.IVRMenu](reg, sealer, "ivr_menus")
 	add(err)
+	t.queues, err = newTable[dialplan.Queue](reg, sealer, "queues")
+	add(err)
+	t.agents, err = newTable[dialplan.Agent](reg, sealer, "agents")
+	add(err)
 	t.dids, err = newTable[dialplan.DID](reg, sealer, "dids")
 	add(err)
 	t.trunks, err = newTable[dialplan.SIPTrunk](reg, sealer, "sip_trunks")
@@ -104,6 +110,8 @@ func (t *tables) close() {
 	t.hunts.close()
 	t.rooms.close()
 	t.menus.close()
+	t.queues.close()
+	t.agents.close()
 	t.dids.close()
 	t.trunks.close()
 	t.servers.close()
@@ -118,9 +126,9 @@ const defaultModelExtensions = 2000
 // two parts read separately: what directory fetches need (the tenant, its
 // extensions, emergency locations and special mailboxes), read when the
 // model is built, and the routing part (routes, conditions, schedules,
-// office mode, feature codes, prompts, hunt groups, conference rooms, IVR menus), read by the first dialplan fetch
+// office mode, feature codes, prompts, hunt groups, conference rooms, IVR menus, queues, agents), read by the first dialplan fetch
 // that needs it. So a registration after a write, or a registration storm,
-// reads four resources per tenant, not fourteen. A nil snap means no such
+// reads four resources per tenant, not sixteen. A nil snap means no such
 // tenant.
 type tenantModel struct {
 	id   int64
@@ -214,7 +222,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	db, t, id := s.st.DB(), s.tables, m.id
 	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
 		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
-	var weights [10]int
+	var weights [12]int
 	g, gctx := s.reader(ctx)
 	g.Go(func() (err error) {
 		full.InboundRoutes, weights[0], err = t.inbound.query(gctx, db, byTenant, id)
@@ -250,6 +258,14 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	})
 	g.Go(func() (err error) {
 		full.IVRMenus, weights[9], err = t.menus.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.Queues, weights[10], err = t.queues.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.Agents, weights[11], err = t.agents.query(gctx, db, byTenant, id)
 		return
 	})
 	g.Go(func() error {
@@ -357,4 +373,40 @@ func (s *Service) UserVariables(ctx context.Context, tenant, ext string) ([][2]s
 		}
 	}
 	return nil, fmt.Errorf("user variables %s@%s: %w", ext, tenant, models.ErrNotFound)
+}
+
+// everyTenantQueues reads, for every enabled tenant, the queues, agents and
+// voice prompts callcenter.conf at module load renders: two small indexed
+// queries per tenant, a few at a time.
+func (s *Service) everyTenantQueues(ctx context.Context) ([]*dialplan.TenantSnapshot, error) {
+	db, t := s.st.DB(), s.tables
+	ts, _, err := t.tenants.query(ctx, db, "1 = 1")
+	if err != nil {
+		return nil, err
+	}
+	snaps := make([]*dialplan.TenantSnapshot, len(ts))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for i := range ts {
+		if !ts[i].Enabled {
+			continue
+		}
+		snap := &dialplan.TenantSnapshot{Tenant: ts[i].Tenant}
+		snaps[i] = snap
+		id := ts[i].ID
+		g.Go(func() (err error) {
+			snap.Queues, _, err = t.queues.query(gctx, db, byTenant, id)
+			if err == nil {
+				snap.Agents, _, err = t.agents.query(gctx, db, byTenant, id)
+			}
+			if err == nil {
+				snap.VoicePrompts, _, err = t.prompts.query(gctx, db, byTenant, id)
+			}
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	return snaps, nil
 }

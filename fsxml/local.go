@@ -114,7 +114,7 @@ func (l *localDocs) put(key string, doc []byte) {
 // keys include it: if Redis loses its data the generations restart at 0,
 // and without the epoch a document or model cached under an old "0" would
 // be served.
-const epochKey = "sb:gen:_epoch"
+const epochKey = genTag + "epoch"
 
 // gens is what one fetch learned from Redis: the dataset epoch, the
 // platform generation and the generation of tenant.

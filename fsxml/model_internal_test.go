@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/redistest"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/models/storetest"
 )
@@ -129,4 +130,11 @@ func readCapture(prefix string) ([]byte, error) {
 		return nil, fmt.Errorf("capture %s: no body", prefix)
 	}
 	return body, nil
+}
+
+// TestGenerationKeysShareOneSlot: a fetch reads the epoch and the
+// platform's and a tenant's generations with one MGET, which Redis Cluster
+// takes only for keys of one slot.
+func TestGenerationKeysShareOneSlot(t *testing.T) {
+	redistest.SameSlot(t, epochKey, genKey(""), genKey("acme"), genKey("Globex"))
 }

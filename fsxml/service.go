@@ -132,12 +132,21 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 
 // genKey holds a tenant's (or the platform's) configuration generation:
 // the outbox id of the last change applied to it (changes.go).
+//
+// The generations and the dataset epoch (epochKey) share the hash tag
+// {gen}, so on Redis Cluster they live in one slot: a fetch reads all it
+// needs with one single-slot MGET, and a master that loses its data loses
+// the epoch together with the generations it would otherwise leave
+// looking current (documents cached under them are keyed by the epoch).
 func genKey(tenant string) string {
 	if tenant == "" {
-		return "sb:cgen:_platform"
+		return genTag + "cgen:_platform"
 	}
-	return "sb:cgen:" + strings.ToLower(tenant)
+	return genTag + "cgen:" + strings.ToLower(tenant)
 }
+
+// genTag starts the generation keys: their Redis Cluster hash tag.
+const genTag = "sb:{gen}:"
 
 // warnRedis logs a Redis failure at most once per 10 seconds: during an
 // outage every fetch would otherwise log.

@@ -35,9 +35,21 @@ func (a *Admin) Tenants() []string {
 
 // AdminByUsername loads an enabled administrator.
 func (s *Store) AdminByUsername(ctx context.Context, username string) (*Admin, error) {
+	return s.adminWhere(ctx, "a.username = ?", username)
+}
+
+// AdminByID loads an enabled administrator by id (web sessions hold the
+// id, so renaming an administrator keeps its sessions).
+func (s *Store) AdminByID(ctx context.Context, id int64) (*Admin, error) {
+	return s.adminWhere(ctx, "a.id = ?", id)
+}
+
+// adminWhere loads the one enabled administrator matching where;
+// ErrNotFound for a missing or disabled one.
+func (s *Store) adminWhere(ctx context.Context, where string, arg any) (*Admin, error) {
 	var a Admin
 	err := s.db.GetContext(ctx, &a, `SELECT a.id, a.username, a.password, a.role, a.tenants, a.enabled, a.mfa_enabled, m.secret AS mfa_secret
-		FROM administrators a LEFT JOIN admin_mfa m ON m.admin_id = a.id WHERE a.username = ?`, username)
+		FROM administrators a LEFT JOIN admin_mfa m ON m.admin_id = a.id WHERE `+where, arg)
 	if err != nil {
 		return nil, s.dialect.translate(err)
 	}

@@ -184,11 +184,19 @@ func (s *Store) output(res *Resource, o Owner, rec Record) {
 // Create validates input and stores a new object. The answer includes the
 // secrets it was given or generated, once.
 func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[string]any) (Record, error) {
-	rec, err := Validate(res, input, Create)
+	region, err := s.phoneRegion(ctx, res, o, "", input)
+	if err != nil {
+		return nil, err
+	}
+	rec, err := ValidateIn(res, input, Create, region)
 	if err != nil {
 		return nil, err
 	}
 	if err := s.reg.checkRendered(res, rec); err != nil {
+		return nil, err
+	}
+	undoAudio, err := s.takeAudio(ctx, res, o, rec)
+	if err != nil {
 		return nil, err
 	}
 	var out Record
@@ -214,6 +222,7 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 		return ts.record(res, o, changes.Create, changeKey(res, out), nil, out)
 	})
 	if err != nil {
+		undoAudio()
 		return nil, err
 	}
 	secrets := map[string]any{}
@@ -315,7 +324,11 @@ func (ts *txStore) insertRow(ctx context.Context, res *Resource, o Owner, rec Re
 
 // Update applies any subset of fields to an object.
 func (s *Store) Update(ctx context.Context, res *Resource, o Owner, key string, input map[string]any) (Record, error) {
-	patch, err := Validate(res, input, Update)
+	region, err := s.phoneRegion(ctx, res, o, key, input)
+	if err != nil {
+		return nil, err
+	}
+	patch, err := ValidateIn(res, input, Update, region)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package models
 
 import (
+	"fmt"
 	"strings"
 
 	"github.com/nyaruka/phonenumbers"
@@ -103,15 +104,25 @@ func PatternsWithoutWords(resources []*Resource) []string {
 	return missing
 }
 
-// normaliseE164 validates a phone number against the libphonenumber
+// normalisePhoneField validates a phone number against the libphonenumber
 // metadata (a known country code and a number its numbering plan assigns) and
-// returns its E.164 form: "+27 11 555-0000" becomes "+27115550000". Only
-// international input is taken: the registry has no default region.
-func normaliseE164(s string) (string, bool) {
-	if !strings.HasPrefix(strings.TrimSpace(s), "+") {
-		return "", false
+// returns its E.164 form: "+27 11 555-0000" becomes "+27115550000". A
+// number without + is read as a national number of region ("011 555 0000"
+// in ZA); with no region only international input is taken. The message
+// says what is wrong in words.
+func normalisePhoneField(s, region string) (string, string) {
+	national := !strings.HasPrefix(strings.TrimSpace(s), "+")
+	if national && region == "" {
+		return "", patternMessage(patE164) + " (a national number needs the tenant's country)"
 	}
-	return NormalisePhone(s, "")
+	e164, ok := NormalisePhone(s, region)
+	switch {
+	case ok:
+		return e164, ""
+	case national:
+		return "", fmt.Sprintf("not a valid phone number: neither international (+ then country code) nor a national number of %s", strings.ToUpper(region))
+	}
+	return "", patternMessage(patE164)
 }
 
 // NormalisePhone reads s as a phone number, international (+…) or, given a

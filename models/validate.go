@@ -28,8 +28,17 @@ const defaultMaxLen = 255
 // Validate checks raw JSON input (decoded with UseNumber) against the
 // resource's fields and returns the normalised record. On Create it applies
 // defaults and generates secrets; on Update only the given fields are kept.
-// Unknown, read-only and (on update) immutable fields are refused.
+// Unknown, read-only and (on update) immutable fields are refused. Phone
+// numbers are taken in international form only (ValidateIn also reads
+// national ones).
 func Validate(res *Resource, input map[string]any, mode Mode) (Record, error) {
+	return ValidateIn(res, input, mode, "")
+}
+
+// ValidateIn is Validate with a default region (ISO 3166 alpha-2, "" for
+// none): E.164 fields also take a national number of that region
+// ("011 555 0000" in ZA) and store its E.164 form (+27115550000).
+func ValidateIn(res *Resource, input map[string]any, mode Mode, region string) (Record, error) {
 	verr := &ValidationError{}
 	out := Record{}
 	for name, raw := range input {
@@ -53,7 +62,7 @@ func Validate(res *Resource, input map[string]any, mode Mode) (Record, error) {
 			}
 			continue
 		}
-		v, msg := normalise(f, raw)
+		v, msg := normalise(f, raw, region)
 		if msg != "" {
 			verr.add(name, "%s", msg)
 			continue
@@ -90,14 +99,14 @@ func cloneDefault(v any) any {
 
 // normalise checks one value against its field and returns it in canonical
 // form, or a message saying what is wrong.
-func normalise(f *Field, raw any) (any, string) {
+func normalise(f *Field, raw any, region string) (any, string) {
 	switch f.Type {
 	case String, Time:
 		s, ok := raw.(string)
 		if !ok {
 			return nil, "must be a string"
 		}
-		return checkString(f, s)
+		return checkString(f, s, region)
 	case Int:
 		n, ok := asInt(raw)
 		if !ok {
@@ -127,9 +136,9 @@ func normalise(f *Field, raw any) (any, string) {
 		}
 		return b, ""
 	case StringList, IntList:
-		return normaliseList(f, raw)
+		return normaliseList(f, raw, region)
 	case Object:
-		return normaliseObject(f.Props, raw)
+		return normaliseObject(f.Props, raw, region)
 	case ObjectList:
 		list, msg := asList(f, raw)
 		if msg != "" {
@@ -137,7 +146,7 @@ func normalise(f *Field, raw any) (any, string) {
 		}
 		out := make([]any, len(list))
 		for i, item := range list {
-			v, msg := normaliseObject(f.Props, item)
+			v, msg := normaliseObject(f.Props, item, region)
 			if msg != "" {
 				return nil, fmt.Sprintf("item %d: %s", i, msg)
 			}
@@ -161,7 +170,7 @@ func asInt(raw any) (int64, bool) {
 	return n, err == nil
 }
 
-func checkString(f *Field, s string) (any, string) {
+func checkString(f *Field, s string, region string) (any, string) {
 	if !utf8.ValidString(s) {
 		return nil, "must be valid UTF-8"
 	}
@@ -184,9 +193,9 @@ func checkString(f *Field, s string) (any, string) {
 		return nil, "must be one of " + strings.Join(f.Enum, ", ")
 	}
 	if f.Pattern == patE164 {
-		e164, ok := normaliseE164(s)
-		if !ok {
-			return nil, patternMessage(f.Pattern)
+		e164, msg := normalisePhoneField(s, region)
+		if msg != "" {
+			return nil, msg
 		}
 		s = e164
 	} else if f.re != nil && !f.re.MatchString(s) {
@@ -212,7 +221,7 @@ func asList(f *Field, raw any) ([]any, string) {
 	return list, ""
 }
 
-func normaliseList(f *Field, raw any) (any, string) {
+func normaliseList(f *Field, raw any, region string) (any, string) {
 	list, msg := asList(f, raw)
 	if msg != "" {
 		return nil, msg
@@ -223,7 +232,7 @@ func normaliseList(f *Field, raw any) (any, string) {
 	}
 	out := make([]any, len(list))
 	for i, raw := range list {
-		v, msg := normalise(item, raw)
+		v, msg := normalise(item, raw, region)
 		if msg != "" {
 			return nil, fmt.Sprintf("item %d: %s", i, msg)
 		}
@@ -232,7 +241,7 @@ func normaliseList(f *Field, raw any) (any, string) {
 	return out, ""
 }
 
-func normaliseObject(props []*Field, raw any) (any, string) {
+func normaliseObject(props []*Field, raw any, region string) (any, string) {
 	obj, ok := raw.(map[string]any)
 	if !ok {
 		return nil, "must be an object"
@@ -246,7 +255,7 @@ func normaliseObject(props []*Field, raw any) (any, string) {
 		if v == nil {
 			continue
 		}
-		nv, msg := normalise(p, v)
+		nv, msg := normalise(p, v, region)
 		if msg != "" {
 			return nil, fmt.Sprintf("%s: %s", k, msg)
 		}
@@ -351,7 +360,7 @@ func normaliseMap(f *Field, raw any) (any, string) {
 		}
 		switch x := v.(type) {
 		case string:
-			nv, msg := checkString(str, x)
+			nv, msg := checkString(str, x, "")
 			if msg != "" {
 				return nil, k + ": " + msg
 			}
@@ -363,7 +372,7 @@ func normaliseMap(f *Field, raw any) (any, string) {
 				out[k] = n
 				continue
 			}
-			n, msg := normalise(&Field{Type: Number}, x)
+			n, msg := normalise(&Field{Type: Number}, x, "")
 			if msg != "" {
 				return nil, k + ": " + msg
 			}

@@ -20,6 +20,7 @@ type walker struct {
 	tenKey   bool   // a tenant key (manages its tenant's keys)
 	perms    map[string]bool
 	readOnly bool
+	session  bool // an administrator's browser session (cookie and CSRF token)
 }
 
 func (w walker) can(perm string) bool {
@@ -49,6 +50,10 @@ func TestRouteWalk(t *testing.T) {
 		admin := func(role string, tenants []string) map[string]string {
 			return basicAuth(createAdmin(t, s, role, tenants), adminPassword)
 		}
+		// A session has exactly its administrator's rights.
+		session := func(role string, tenants []string) map[string]string {
+			return signIn(t, s, createAdmin(t, s, role, tenants), adminPassword).headers()
+		}
 		key := func(fields map[string]any) map[string]string {
 			return map[string]string{"X-API-Key": s.KeyFor(t, fields)}
 		}
@@ -71,6 +76,10 @@ func TestRouteWalk(t *testing.T) {
 			{name: "reseller_admin without tenants", headers: admin("reseller_admin", nil)},
 			{name: "read_only with tenant", headers: admin("read_only", all), inTenant: true, readOnly: true},
 			{name: "read_only without tenants", headers: admin("read_only", nil), readOnly: true},
+			{name: "platform_admin session", headers: session("platform_admin", nil), platform: true, inTenant: true, session: true},
+			{name: "tenant_admin session with tenant", headers: session("tenant_admin", all), inTenant: true, session: true},
+			{name: "tenant_admin session of another tenant", headers: session("tenant_admin", []string{other}), session: true},
+			{name: "read_only session with tenant", headers: session("read_only", all), inTenant: true, readOnly: true, session: true},
 			{name: "no credential", headers: map[string]string{}},
 		}
 
@@ -208,6 +217,28 @@ func classify(r walkRoute) (routeClass, bool) {
 	switch {
 	case p == "/healthz" || p == "/readyz" || p == "/apitest/openapi/" || strings.HasPrefix(p, "/api/openapi."):
 		return routeClass{answer: fixed(200)}, true
+	case p == "/login" && r.method == "GET" || p == "/static/web.css":
+		return routeClass{answer: fixed(200)}, true
+	case r.method == "POST" && (p == "/login" || p == "/logout" || strings.HasPrefix(p, "/menu/")):
+		// The pages' forms: the walk's JSON body is refused before
+		// anything else (their own tests post forms).
+		return routeClass{answer: fixed(415)}, true
+	case p == "/":
+		// The menu: sessions see it, everyone else is sent to the login.
+		return routeClass{answer: func(r walkRoute, w walker) int {
+			if w.session {
+				return 200
+			}
+			return 303
+		}}, true
+	case p == "/session":
+		// The session's own description: other credentials are no session.
+		return routeClass{answer: func(r walkRoute, w walker) int {
+			if w.session {
+				return 200
+			}
+			return 401
+		}}, true
 	case p == "/fs/xml" || strings.HasPrefix(p, "/integration/"):
 		// FreeSWITCH's and providers' own credentials (node Basic/allow
 		// list, webhook tokens, signatures): their own tests.

@@ -16,6 +16,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/websession"
 )
 
 // Principal is who is calling: an administrator or an API key of some scope.
@@ -33,12 +34,17 @@ type Principal struct {
 	// perms nil means every permission of the principal's scope.
 	perms    map[string]bool
 	readOnly bool
-	// adminID and username name an administrator.
+	// adminID, username and role describe an administrator.
 	adminID  int64
 	username string
+	role     string
 	// mfaEnrolOnly marks an administrator with MFA switched on but no
 	// authenticator enrolled: it may only enrol one.
 	mfaEnrolOnly bool
+	// session is set when an administrator is signed in through a browser
+	// session (cookie) instead of Basic: the same rights, plus a CSRF
+	// token unsafe requests must echo.
+	session *websession.Session
 }
 
 // Platform reports whether the principal may act on platform resources.
@@ -85,23 +91,34 @@ var errUnauthorized = newError(fiber.StatusUnauthorized, "unauthorized", "missin
 var errAPIKeyRequired = newError(fiber.StatusUnauthorized, "api_key_required",
 	"this endpoint takes an API key in the X-API-Key header; HTTP Basic and other Authorization credentials are not accepted here")
 
-// authenticator checks X-API-Key or HTTP Basic on every API request.
+// authenticator checks X-API-Key, HTTP Basic or the session cookie on
+// every API request.
 type authenticator struct {
-	store *models.Store
-	basic *basicCache
-	limit *limiter
+	store    *models.Store
+	basic    *basicCache
+	limit    *limiter
+	sessions *websession.Store
 }
 
 // middleware authenticates the request; allowBasic is false on action
 // endpoints, which take API keys only (spec §5).
 func (a *authenticator) middleware(allowBasic bool) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		if allowBasic {
-			c.Locals(basicChallengeKey, true)
-		}
 		ctx := c.UserContext()
 		key := c.Get("X-API-Key")
 		auth := c.Get(fiber.HeaderAuthorization)
+		// A browser session is taken wherever Basic is, when the request
+		// names no other credential (the cookie is ambient; a header is
+		// the caller's explicit choice). Its 401 carries no Basic
+		// challenge, which would pop up the browser's password dialog.
+		if allowBasic && key == "" && auth == "" {
+			if id := c.Cookies(SessionCookie); id != "" {
+				return a.sessionRequest(c, id, checkCSRFHeader)
+			}
+		}
+		if allowBasic {
+			c.Locals(basicChallengeKey, true)
+		}
 		if key == "" && !allowBasic && auth != "" {
 			return errAPIKeyRequired
 		}
@@ -176,29 +193,45 @@ func (a *authenticator) byKey(ctx context.Context, value string) (*Principal, er
 }
 
 func (a *authenticator) byPassword(ctx context.Context, user, pass, code string) (*Principal, error) {
+	_, p, err := a.checkAdmin(ctx, user, pass, code)
+	return p, err
+}
+
+// checkAdmin checks an administrator's password and, when it enrolled an
+// authenticator, its TOTP code (Basic requests and the login form).
+func (a *authenticator) checkAdmin(ctx context.Context, user, pass, code string) (*models.Admin, *Principal, error) {
 	adm, err := a.store.AdminByUsername(ctx, user)
 	if errors.Is(err, models.ErrNotFound) {
 		checkPassword(dummyHash(), pass) // same cost as a real check: no user enumeration by timing
-		return nil, errUnauthorized
+		return nil, nil, errUnauthorized
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if !a.basic.check(adm.PasswordHash, user, pass) {
-		return nil, errUnauthorized
+		return nil, nil, errUnauthorized
 	}
-	p := &Principal{Kind: "admin", Name: "admin:" + adm.Username, adminID: adm.ID, username: adm.Username}
+	p, secret, err := a.adminPrincipal(adm)
+	if err != nil {
+		return nil, nil, err
+	}
+	if secret != "" && !mfaValid(code, secret) {
+		return nil, nil, errMFARequired
+	}
+	return adm, p, nil
+}
+
+// adminPrincipal is what an administrator may do, from its current record
+// (Basic and sessions alike), and its TOTP secret when it enrolled one.
+func (a *authenticator) adminPrincipal(adm *models.Admin) (*Principal, string, error) {
+	p := &Principal{Kind: "admin", Name: "admin:" + adm.Username, adminID: adm.ID, username: adm.Username, role: adm.Role}
+	secret := ""
 	if adm.MFAEnabled {
-		secret, err := a.store.AdminMFASecret(adm)
-		if err != nil {
-			return nil, err
+		var err error
+		if secret, err = a.store.AdminMFASecret(adm); err != nil {
+			return nil, "", err
 		}
-		switch {
-		case secret == "":
-			p.mfaEnrolOnly = true
-		case !mfaValid(code, secret):
-			return nil, errMFARequired
-		}
+		p.mfaEnrolOnly = secret == ""
 	}
 	switch adm.Role {
 	case "tenant_admin", "reseller_admin":
@@ -209,7 +242,7 @@ func (a *authenticator) byPassword(ctx context.Context, user, pass, code string)
 		p.Tenants = nonNil(adm.Tenants())
 		p.readOnly = true
 	}
-	return p, nil
+	return p, secret, nil
 }
 
 func nonNil(s []string) []string {

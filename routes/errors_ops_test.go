@@ -124,3 +124,42 @@ func TestBadParentOnUpdateIs400NamingTheField(t *testing.T) {
 		}
 	})
 }
+
+// TestNationalPhoneNumbersReadWithTheTenantsCountry: with the tenant's
+// country set, an extension's mobile may be written as a national number
+// and is answered (and stored) in E.164; an invalid one, or a national one
+// while the tenant has no country, answers 400 naming the field and
+// changes nothing.
+func TestNationalPhoneNumbersReadWithTheTenantsCountry(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := s.Tenant(t, "natl")
+		base := "/api/tenants/" + tenant + "/extensions/"
+		fieldError := func(r *apptest.Response) string {
+			var body struct {
+				Code   string            `json:"code"`
+				Fields map[string]string `json:"fields"`
+			}
+			r.JSON(t, &body)
+			if body.Code != "validation_failed" {
+				t.Errorf("code %q", body.Code)
+			}
+			return body.Fields["mobile"]
+		}
+		r := s.Do(t, "POST", base, s.Key, map[string]any{"name": "1001", "mobile": "011 555 0000"}).Expect(t, 400)
+		if msg := fieldError(r); !strings.Contains(msg, "national number needs the tenant's country") {
+			t.Errorf("without a country: mobile %q", msg)
+		}
+		s.Do(t, "PUT", "/api/tenants/"+tenant, s.Key, map[string]any{"country": "ZA"}).Expect(t, 200)
+		ext := s.Do(t, "POST", base, s.Key, map[string]any{"name": "1001", "mobile": "011 555 0000"}).Expect(t, 201).Map(t)
+		if ext["mobile"] != "+27115550000" {
+			t.Errorf("mobile answered as %v, want +27115550000", ext["mobile"])
+		}
+		r = s.Do(t, "PUT", base+"1001", s.Key, map[string]any{"mobile": "0015550000"}).Expect(t, 400)
+		if msg := fieldError(r); !strings.Contains(msg, "national number of ZA") {
+			t.Errorf("invalid national number: mobile %q", msg)
+		}
+		if got := s.Do(t, "GET", base+"1001", s.Key, nil).Expect(t, 200).Map(t); got["mobile"] != "+27115550000" {
+			t.Errorf("after the refused change: mobile %v", got["mobile"])
+		}
+	})
+}

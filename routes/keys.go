@@ -2,6 +2,8 @@ package routes
 
 import (
 	"github.com/gofiber/fiber/v2"
+
+	"github.com/switchboard/switchboard/models"
 )
 
 // API keys: platform credentials manage every key; a tenant key with
@@ -17,37 +19,42 @@ func (s *server) keyScope(c *fiber.Ctx) (tenant string, err error) {
 }
 
 func (s *server) createKey(c *fiber.Ctx) error {
-	scope, err := s.keyScope(c)
-	if err != nil {
-		return err
-	}
 	in, err := decodeObject(c)
 	if err != nil {
 		return err
 	}
-	p := principal(c)
-	if scope != "" {
-		if t, _ := in["tenant"].(string); t == "" || !p.MayTenant(t) {
-			return newError(fiber.StatusForbidden, "forbidden", "a tenant key may only create keys of its own tenant")
-		}
-		if p.perms != nil {
-			perms, _ := in["permissions"].([]any)
-			if len(perms) == 0 {
-				return newError(fiber.StatusForbidden, "forbidden", "name the permissions: a key cannot grant more than it holds")
-			}
-			for _, perm := range perms {
-				if ps, _ := perm.(string); !p.perms[ps] {
-					return newError(fiber.StatusForbidden, "forbidden", "a key cannot grant a permission it does not hold")
-				}
-			}
-		}
-	}
-	rec, err := s.Store.CreateKey(c.UserContext(), in, p.Name)
+	rec, err := s.issueKey(c, in)
 	if err != nil {
 		return err
 	}
 	c.Location("/api/key/" + itoa(rec["id"]))
 	return c.Status(fiber.StatusCreated).JSON(rec)
+}
+
+// issueKey creates a key for the caller (the API and the menu).
+func (s *server) issueKey(c *fiber.Ctx, in map[string]any) (models.Record, error) {
+	scope, err := s.keyScope(c)
+	if err != nil {
+		return nil, err
+	}
+	p := principal(c)
+	if scope != "" {
+		if t, _ := in["tenant"].(string); t == "" || !p.MayTenant(t) {
+			return nil, newError(fiber.StatusForbidden, "forbidden", "a tenant key may only create keys of its own tenant")
+		}
+		if p.perms != nil {
+			perms, _ := in["permissions"].([]any)
+			if len(perms) == 0 {
+				return nil, newError(fiber.StatusForbidden, "forbidden", "name the permissions: a key cannot grant more than it holds")
+			}
+			for _, perm := range perms {
+				if ps, _ := perm.(string); !p.perms[ps] {
+					return nil, newError(fiber.StatusForbidden, "forbidden", "a key cannot grant a permission it does not hold")
+				}
+			}
+		}
+	}
+	return s.Store.CreateKey(c.UserContext(), in, p.Name)
 }
 
 func (s *server) listKeys(c *fiber.Ctx) error {
@@ -67,12 +74,17 @@ func (s *server) listKeys(c *fiber.Ctx) error {
 }
 
 func (s *server) revokeKey(c *fiber.Ctx) error {
+	if err := s.withdrawKey(c, c.Params("id")); err != nil {
+		return err
+	}
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+// withdrawKey revokes a key the caller manages (the API and the menu).
+func (s *server) withdrawKey(c *fiber.Ctx, id string) error {
 	scope, err := s.keyScope(c)
 	if err != nil {
 		return err
 	}
-	if err := s.Store.RevokeKey(c.UserContext(), c.Params("id"), scope); err != nil {
-		return err
-	}
-	return c.SendStatus(fiber.StatusNoContent)
+	return s.Store.RevokeKey(c.UserContext(), id, scope)
 }

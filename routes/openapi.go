@@ -82,6 +82,12 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 	for name, sch := range mfaSchemas {
 		schemas[name] = sch
 	}
+	for name, sch := range webSchemas {
+		add(name, sch)
+	}
+	for name, sch := range agentSchemas() {
+		add(name, sch)
+	}
 	for name, sch := range extra {
 		add(name, sch)
 	}
@@ -122,6 +128,8 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 			"securitySchemes": obj{
 				"apiKey":    obj{"type": "apiKey", "in": "header", "name": "X-API-Key"},
 				"basicAuth": obj{"type": "http", "scheme": "basic"},
+				"sessionCookie": obj{"type": "apiKey", "in": "cookie", "name": SessionCookie,
+					"description": "an administrator's browser session from POST /login; requests that change something also send the session's token (GET /session → csrf_token) in the " + CSRFHeader + " header"},
 			},
 		},
 	}
@@ -194,7 +202,12 @@ func operation(r Route, schemas obj) obj {
 	}
 	switch r.Auth {
 	case AuthAPI:
-		op["security"] = []obj{{"apiKey": []string{}}, {"basicAuth": []string{}}}
+		op["security"] = []obj{{"apiKey": []string{}}, {"basicAuth": []string{}}, {"sessionCookie": []string{}}}
+	case AuthPage:
+		// Without a session a page answers too: 303 to the login.
+		op["security"] = []obj{{"sessionCookie": []string{}}, {}}
+	case AuthSession:
+		op["security"] = []obj{{"sessionCookie": []string{}}}
 	case AuthKeyOnly:
 		op["security"] = []obj{{"apiKey": []string{}}}
 	case AuthCustom:
@@ -223,7 +236,16 @@ func operation(r Route, schemas obj) obj {
 		}
 		// JSON bodies are required (an empty one is refused); mod_xml_curl's
 		// form may be empty and then gets FreeSWITCH's not-found document.
-		op["requestBody"] = obj{"required": consumes == "application/json", "content": obj{consumes: obj{"schema": schemaRef(reqSchema, schemas)}}}
+		content := obj{}
+		for _, ct := range strings.Split(consumes, ",") {
+			ct = strings.TrimSpace(ct)
+			media := obj{"schema": bodySchema(ct, reqSchema, schemas)}
+			if ct == formMedia {
+				media["encoding"] = formEncoding(schemas[reqSchema])
+			}
+			content[ct] = media
+		}
+		op["requestBody"] = obj{"required": consumes != formMedia, "content": content}
 	}
 	status := r.Status
 	if status == 0 {
@@ -231,6 +253,8 @@ func operation(r Route, schemas obj) obj {
 	}
 	resp := obj{"description": "success"}
 	switch {
+	case status == http.StatusSeeOther:
+		resp["headers"] = obj{"Location": obj{"description": "where the browser goes next", "required": true, "schema": obj{"type": "string"}}}
 	case r.Resource != nil && r.Op == "list":
 		resp["content"] = obj{"application/json": obj{"schema": obj{"type": "array", "items": obj{"$ref": "#/components/schemas/" + schemaNames(r.Resource).Read}}}}
 	case r.Produces == "application/json":
@@ -254,11 +278,26 @@ func operation(r Route, schemas obj) obj {
 		}
 	}
 	responses := obj{fmt.Sprint(status): resp}
+	if r.Ranges {
+		responses["206"] = obj{"description": "the byte ranges asked for with Range", "content": resp["content"]}
+	}
 	for st, name := range r.Answers {
 		responses[fmt.Sprint(st)] = obj{"description": http.StatusText(st), "content": obj{"application/json": obj{"schema": schemaRef(name, schemas)}}}
 	}
 	for _, st := range errorStatuses(r, reqSchema != "") {
 		responses[fmt.Sprint(st)] = obj{"$ref": "#/components/responses/Error"}
+	}
+	if r.Auth == AuthPage {
+		responses["303"] = obj{"description": "no live session: to the login page", "headers": obj{
+			"Location": obj{"description": "/login?next=…", "required": true, "schema": obj{"type": "string"}}}}
+	}
+	for _, st := range r.HTMLAnswers {
+		// A page answered again with the reason (a failed login, a refused
+		// form); refusals before the page runs are the Error shape.
+		responses[fmt.Sprint(st)] = obj{"description": http.StatusText(st), "content": obj{
+			"text/html":        obj{"schema": obj{"type": "string"}},
+			"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}},
+		}}
 	}
 	responses["default"] = obj{"$ref": "#/components/responses/Error"}
 	op["responses"] = responses
@@ -282,6 +321,36 @@ func errorStatuses(r Route, hasBody bool) []int {
 		out = append(out, http.StatusConflict)
 	}
 	return out
+}
+
+const formMedia = "application/x-www-form-urlencoded"
+
+// formEncoding lets a form's fields carry any text (a return path, a
+// password) percent-encoded: allowReserved on every property.
+func formEncoding(schema any) obj {
+	enc := obj{}
+	if sch, ok := schema.(obj); ok {
+		props, _ := sch["properties"].(obj)
+		for name := range props {
+			enc[name] = obj{"allowReserved": true}
+		}
+	}
+	return enc
+}
+
+// bodySchema is the schema of a request body of one content type: the
+// named schema, except for uploads (multipart: text fields and the audio
+// file part) and bulk files (CSV, JSON Lines: text).
+func bodySchema(contentType, name string, schemas obj) obj {
+	switch contentType {
+	case "multipart/form-data":
+		return obj{"type": "object", "description": "the fields of " + name + " as text parts; the audio as a file part named audio",
+			"properties":           obj{"audio": obj{"type": "string", "contentMediaType": "application/octet-stream"}},
+			"additionalProperties": obj{"type": "string"}}
+	case "text/csv", "application/x-ndjson":
+		return obj{"type": "string", "description": "one record per line (CSV with a header row naming the " + name + " fields)"}
+	}
+	return schemaRef(name, schemas)
 }
 
 func schemaRef(name string, schemas obj) obj {

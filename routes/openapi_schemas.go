@@ -69,12 +69,12 @@ func addResourceSchemas(res *models.Resource, schemas obj) {
 		if f.ReadOnly {
 			continue
 		}
-		createProps[f.Name] = fieldSchema(f, request)
+		createProps[f.Name] = requestFieldSchema(res, f)
 		if f.Required && f.Generate == nil && f.Default == nil {
 			createReq = append(createReq, f.Name)
 		}
 		if !f.Immutable && !f.Input {
-			updateProps[f.Name] = fieldSchema(f, request)
+			updateProps[f.Name] = requestFieldSchema(res, f)
 		}
 	}
 	for _, ts := range []string{"created_at", "updated_at"} {
@@ -100,6 +100,19 @@ func addResourceSchemas(res *models.Resource, schemas obj) {
 		createdProps[f.Name] = fieldSchema(f, answer)
 	}
 	schemas[n.Created] = objectSchema("created "+res.Title+", with the secrets shown only once", createdProps, readReq)
+}
+
+// requestFieldSchema is what create and update take for f: its schema,
+// with how national phone numbers are read where they are.
+func requestFieldSchema(res *models.Resource, f *models.Field) obj {
+	s := fieldSchema(f, request)
+	if note := res.NationalNumberNote(f); note != "" {
+		if f.Doc != "" {
+			note = strings.TrimSuffix(f.Doc, ".") + ". " + note
+		}
+		s["description"] = note
+	}
+	return s
 }
 
 func objectSchema(title string, props obj, required []string) obj {

@@ -159,15 +159,15 @@ func TestRenamingAReferencedKeyIsRefused(t *testing.T) {
 }
 
 // TestUnrenderedDestinationsRefused: destinations the renderer does not
-// turn into a working dialplan yet (queue, special endpoint, directory,
-// special mailbox) are refused with a clear 400 instead of accepted and
-// dropped; rendered types (hunt groups, conference rooms and IVR menus
-// among them) are accepted.
+// turn into a working dialplan yet (special endpoint, directory, special
+// mailbox) are refused with a clear 400 instead of accepted and
+// dropped; rendered types (hunt groups, conference rooms, IVR menus and
+// queues among them) are accepted.
 func TestUnrenderedDestinationsRefused(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
 		e := newRefEnv(t, s)
 		e.Do(t, "POST", e.base+"/queues/", s.Key, map[string]any{"name": "support", "number": "601"}).Expect(t, 201)
-		for _, typ := range []string{"queue", "special_endpoint", "directory", "special_mailbox"} {
+		for _, typ := range []string{"special_endpoint", "directory", "special_mailbox"} {
 			fieldError(t, e.Do(t, "POST", e.base+"/inbound_routes/", s.Key, map[string]any{
 				"name": "r-" + typ, "enabled": false, "destination": map[string]any{"type": typ, "target": "601"},
 			}), "destination", "destination type "+typ+" is not rendered")
@@ -176,8 +176,8 @@ func TestUnrenderedDestinationsRefused(t *testing.T) {
 		prompt := e.Do(t, "POST", e.base+"/voice_prompts/", s.Key, map[string]any{"name": "hello"}).Expect(t, 201).Map(t)
 		fieldError(t, e.Do(t, "POST", e.base+"/ivr_menus/", s.Key, map[string]any{
 			"name": "main", "number": "700", "greeting_long_prompt_id": prompt["id"],
-			"options": []any{map[string]any{"digits": "1", "destination": map[string]any{"type": "queue", "target": "601"}}},
-		}), "options", "options[0].destination: destination type queue is not rendered")
+			"options": []any{map[string]any{"digits": "1", "destination": map[string]any{"type": "special_endpoint", "target": "601"}}},
+		}), "options", "options[0].destination: destination type special_endpoint is not rendered")
 		e.Do(t, "POST", e.base+"/hunt_groups/", s.Key, map[string]any{"name": "sales", "number": "610",
 			"members": []any{map[string]any{"type": "extension", "target": "1000"}}}).Expect(t, 201)
 		e.Do(t, "POST", e.base+"/conference_rooms/", s.Key, map[string]any{"name": "board", "number": "611"}).Expect(t, 201)
@@ -185,7 +185,7 @@ func TestUnrenderedDestinationsRefused(t *testing.T) {
 			"name": "main", "number": "700", "greeting_long_prompt_id": prompt["id"],
 			"options": []any{map[string]any{"digits": "1", "destination": map[string]any{"type": "hunt_group", "target": "610"}}},
 		}).Expect(t, 201)
-		for _, d := range []map[string]any{{"type": "extension", "target": "1000"}, {"type": "external", "target": "+27825550002"}, {"type": "hangup", "target": ""}, {"type": "hunt_group", "target": "610"}, {"type": "conference", "target": "611"}, {"type": "ivr", "target": "700"}} {
+		for _, d := range []map[string]any{{"type": "extension", "target": "1000"}, {"type": "external", "target": "+27825550002"}, {"type": "hangup", "target": ""}, {"type": "hunt_group", "target": "610"}, {"type": "conference", "target": "611"}, {"type": "ivr", "target": "700"}, {"type": "queue", "target": "601"}} {
 			e.Do(t, "POST", e.base+"/inbound_routes/", s.Key, map[string]any{"name": "ok-" + d["type"].(string), "enabled": false, "destination": d}).Expect(t, 201)
 		}
 	})

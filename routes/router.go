@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/websession"
 )
 
 // Deps is what the HTTP layer needs from the wiring in app.
@@ -39,6 +40,9 @@ type Deps struct {
 	// principals unless MetricsElsewhere (its own listener serves it).
 	Metrics          *metrics.Metrics
 	MetricsElsewhere bool
+	// Sessions keeps administrators' browser sessions; nil: sessions in
+	// Redis with the default expiry (websession.New).
+	Sessions *websession.Store
 	// OutboxDepth, when set, reports how many committed changes some
 	// subscriber has not handled yet; /readyz shows it.
 	OutboxDepth func(ctx context.Context) (int64, error)
@@ -53,6 +57,14 @@ const (
 	AuthAPI                 // X-API-Key or HTTP Basic
 	AuthKeyOnly             // X-API-Key (action endpoints)
 	AuthCustom              // the handler authenticates (FreeSWITCH XML, webhooks)
+	// AuthPage is a server-rendered page for a signed-in administrator:
+	// the session cookie (without a live session, 303 to /login?next=…);
+	// unsafe methods need the session's CSRF token (csrf_token form field
+	// or X-CSRF-Token). Access is declared and enforced as for AuthAPI.
+	AuthPage
+	// AuthSession is JSON for the browser session only (GET /session):
+	// the session cookie, 401 without one.
+	AuthSession
 )
 
 // Route declares one endpoint for registration and for the OpenAPI document.
@@ -78,9 +90,17 @@ type Route struct {
 	Wildcard string
 	// Answers documents other answers than Status: status → schema name.
 	Answers map[int]string
+	// HTMLAnswers are statuses a page answers with HTML (the form again,
+	// with the reason) besides the Error shape.
+	HTMLAnswers []int
 	// Idempotent routes honour an Idempotency-Key header (calls_idem.go).
 	Idempotent bool
-	Handler    fiber.Handler
+	// Ranges routes answer Range requests with 206 (file downloads).
+	Ranges bool
+	// BodyLimit, when set, lets this route take bodies up to that size
+	// instead of Deps.BodyLimit (audio uploads, bulk imports).
+	BodyLimit int
+	Handler   fiber.Handler
 }
 
 type server struct {
@@ -96,10 +116,15 @@ func New(d Deps) *fiber.App {
 	if d.BodyLimit == 0 {
 		d.BodyLimit = 1 << 20
 	}
-	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(), limit: newLimiter(d.Redis, d.Limits)}}
+	if d.Sessions == nil {
+		d.Sessions = websession.New(d.Redis, DefaultSessionIdle, DefaultSessionMax)
+	}
+	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(), limit: newLimiter(d.Redis, d.Limits), sessions: d.Sessions}}
+	var doc *openAPIDoc
+	routes := append(append(s.routeTable(), s.opsRoutes()...), docRoutes(&doc)...)
 	app := fiber.New(fiber.Config{
 		AppName:               "switchboard",
-		BodyLimit:             d.BodyLimit,
+		BodyLimit:             largestBodyLimit(routes, d.BodyLimit),
 		ErrorHandler:          errorHandler,
 		DisableStartupMessage: true,
 		// Bodies are JSON (browserGuard); multipart is never parsed.
@@ -107,31 +132,27 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:                  30 * time.Second,
 		IdleTimeout:                  120 * time.Second,
 	})
-	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second))
-	guard := browserGuard(d.BaseURL)
-	var doc *openAPIDoc
-	routes := append(append(s.routeTable(), s.opsRoutes()...),
-		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
-			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-			return c.Send(doc.json())
-		}},
-		Route{Method: "GET", Path: "/api/openapi.yaml", Summary: "This OpenAPI 3.1 document as YAML", Tag: "operations", Produces: "application/yaml", Handler: func(c *fiber.Ctx) error {
-			c.Set(fiber.HeaderContentType, "application/yaml")
-			return c.Send(doc.yaml())
-		}},
-	)
+	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second), securityHeaders)
+	forms := formGuard(d.BaseURL)
 	for _, r := range routes {
-		handlers := []fiber.Handler{}
-		if guarded(r) {
-			handlers = append(handlers, guard)
+		handlers := []fiber.Handler{bodyLimit(r, d.BodyLimit)}
+		switch {
+		case guarded(r):
+			handlers = append(handlers, browserGuard(d.BaseURL, r))
+		case browserForm(r):
+			handlers = append(handlers, forms)
 		}
 		switch r.Auth {
 		case AuthAPI:
 			handlers = append(handlers, s.auth.middleware(true), s.authorize(r))
 		case AuthKeyOnly:
 			handlers = append(handlers, s.auth.middleware(false), s.authorize(r))
+		case AuthPage:
+			handlers = append(handlers, s.auth.pageAuth(), s.authorize(r))
+		case AuthSession:
+			handlers = append(handlers, s.auth.sessionOnly(), s.authorize(r))
 		}
-		if (r.Auth == AuthAPI || r.Auth == AuthKeyOnly) && r.Access.Scope == scopeUndeclared {
+		if r.Auth != AuthNone && r.Auth != AuthCustom && r.Access.Scope == scopeUndeclared {
 			panic(fmt.Sprintf("route %s %s declares no access scope", r.Method, r.Path)) // a programming error caught at start
 		}
 		app.Add(r.Method, r.Path, append(handlers, r.Handler)...)
@@ -147,6 +168,45 @@ func New(d Deps) *fiber.App {
 		return newError(fiber.StatusNotFound, "not_found", "no route for "+c.Method()+" "+c.Path())
 	})
 	return app
+}
+
+// docRoutes serve the OpenAPI document, built once the route table is.
+func docRoutes(doc **openAPIDoc) []Route {
+	return []Route{
+		{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+			return c.Send((*doc).json())
+		}},
+		{Method: "GET", Path: "/api/openapi.yaml", Summary: "This OpenAPI 3.1 document as YAML", Tag: "operations", Produces: "application/yaml", Handler: func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, "application/yaml")
+			return c.Send((*doc).yaml())
+		}},
+	}
+}
+
+// largestBodyLimit is what the server as a whole must read: the default or
+// the largest a route declares (bodyLimit holds every other route to less).
+func largestBodyLimit(routes []Route, def int) int {
+	n := def
+	for _, r := range routes {
+		n = max(n, r.BodyLimit)
+	}
+	return n
+}
+
+// bodyLimit answers 413 for a body over the route's limit (its own, or the
+// default), before authentication reads anything.
+func bodyLimit(r Route, def int) fiber.Handler {
+	limit := def
+	if r.BodyLimit > 0 {
+		limit = r.BodyLimit
+	}
+	return func(c *fiber.Ctx) error {
+		if len(c.Request().Body()) > limit {
+			return fiber.ErrRequestEntityTooLarge
+		}
+		return c.Next()
+	}
 }
 
 // allowedMethods lists the methods declared for a path that no route took
@@ -183,6 +243,8 @@ func (s *server) routeTable() []Route {
 			rs = append(rs, s.crudRoutes(res)...)
 		}
 	}
+	rs = append(rs, s.webRoutes()...)
+	rs = append(rs, s.agentRoutes()...)
 	return append(rs, s.Extra...)
 }
 

@@ -22,6 +22,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/app"
+	"github.com/switchboard/switchboard/internal/redistest"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/models/storetest"
 )
@@ -137,6 +138,8 @@ func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string
 		// rate-limit tests switch the limits on.
 		"SWITCHBOARD_RATE_LIMIT":         "0",
 		"SWITCHBOARD_AUTH_FAILURE_LIMIT": "0",
+		// Uploaded audio goes to the test's own directory.
+		"SWITCHBOARD_MEDIA_DIR": t.TempDir(),
 	}
 	getenv := func(k string) string {
 		if v, ok := env[k]; ok {
@@ -197,26 +200,15 @@ func listen(t testing.TB, cfg app.Config, st *models.Store, rdb redis.UniversalC
 	return "http://" + ln.Addr().String()
 }
 
-// OpenRedis connects to url, or to a fresh miniredis when url is "".
+// OpenRedis connects to url (any SWITCHBOARD_REDIS_URL form: one server,
+// Sentinel or Cluster), or to a fresh miniredis when url is "".
 func OpenRedis(t testing.TB, url string) redis.UniversalClient {
 	t.Helper()
 	if url == "" {
 		m := miniredis.RunT(t)
 		url = "redis://" + m.Addr() + "/0"
 	}
-	opts, err := redis.ParseURL(url)
-	if err != nil {
-		t.Fatalf("redis url: %v", err)
-	}
-	rdb := redis.NewClient(opts)
-	if err := rdb.Ping(context.Background()).Err(); err != nil {
-		if os.Getenv("CI") == "" {
-			t.Skipf("redis unreachable: %v", err)
-		}
-		t.Fatalf("redis: %v", err)
-	}
-	t.Cleanup(func() { rdb.Close() })
-	return rdb
+	return redistest.Open(t, url)
 }
 
 // Response is what a test request got back.
@@ -254,6 +246,15 @@ func (r *Response) Expect(t testing.TB, status int) *Response {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d; body %s", r.Status, status, r.Body)
+	}
+	return r
+}
+
+// ExpectHeader fails the test unless the response has the header value.
+func (r *Response) ExpectHeader(t testing.TB, name, want string) *Response {
+	t.Helper()
+	if got := r.Header.Get(name); got != want {
+		t.Fatalf("%s: %q, want %q; body %.300s", name, got, want, r.Body)
 	}
 	return r
 }
@@ -310,7 +311,7 @@ func (s *Server) Send(t testing.TB, req *http.Request) *Response {
 		req.Body.Close()
 		req.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := noRedirects.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
@@ -323,6 +324,10 @@ func (s *Server) Send(t testing.TB, req *http.Request) *Response {
 	s.checkContract(t, req, body, r)
 	return r
 }
+
+// noRedirects answers a redirect as it is: tests assert what the server
+// said (a page's 303 to /login), not where a browser would go next.
+var noRedirects = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // Tenant creates a tenant with a random name and returns the name.
 func (s *Server) Tenant(t testing.TB, prefix string) string {

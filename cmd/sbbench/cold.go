@@ -119,7 +119,7 @@ func a1Param(user string) []byte {
 // unusable at once, as after a restart of every replica: it gives the Redis
 // dataset a new epoch, which every in-memory key includes.
 func invalidateAll(ctx context.Context, rdb redis.UniversalClient) error {
-	return rdb.Set(ctx, "sb:gen:_epoch", fmt.Sprintf("bench-%d", time.Now().UnixNano()), 0).Err()
+	return rdb.Set(ctx, "sb:{gen}:epoch", fmt.Sprintf("bench-%d", time.Now().UnixNano()), 0).Err()
 }
 
 // users returns every user index in a random order (registrations of one

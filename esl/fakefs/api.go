@@ -49,6 +49,8 @@ func (s *Server) runAPI(cmdline string) string {
 		return s.globalGetvar(args)
 	case "xml_flush_cache":
 		return "+OK cleared 0 entries\n"
+	case "callcenter_config":
+		return s.callcenterConfig(args)
 	case "reloadxml":
 		return "+OK [Success]\n"
 	default:

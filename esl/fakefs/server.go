@@ -66,6 +66,7 @@ type Server struct {
 	replies   []scripted
 	coreUUID  string
 	xmlCurl   string
+	cc        callcenter // mod_callcenter's state (callcenter.go)
 	wg        sync.WaitGroup
 }
 

@@ -522,7 +522,7 @@ type ExtensionCreate struct {
 	LastName         *string `json:"last_name,omitempty"`
 	MaxRegistrations *int    `json:"max_registrations,omitempty"`
 
-	// Mobile the user's mobile; from of POST /api/telephony/call must equal it
+	// Mobile the user's mobile; from of POST /api/telephony/call must equal it. Phone numbers: international (+…), or national read with the tenant's country; stored in E.164.
 	Mobile *string `json:"mobile,omitempty"`
 
 	// Name extension number; path id
@@ -687,7 +687,7 @@ type ExtensionUpdate struct {
 	LastName         *string `json:"last_name,omitempty"`
 	MaxRegistrations *int    `json:"max_registrations,omitempty"`
 
-	// Mobile the user's mobile; from of POST /api/telephony/call must equal it
+	// Mobile the user's mobile; from of POST /api/telephony/call must equal it. Phone numbers: international (+…), or national read with the tenant's country; stored in E.164.
 	Mobile *string `json:"mobile,omitempty"`
 
 	// Name extension number; path id

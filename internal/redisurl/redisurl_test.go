@@ -1,4 +1,4 @@
-package app
+package redisurl
 
 import (
 	"context"
@@ -22,30 +22,46 @@ func TestRedisURLForms(t *testing.T) {
 		opts.DB != 3 || opts.Password != "master-pw" || opts.SentinelPassword != "sentinel-pw" || opts.DialTimeout != 3*time.Second {
 		t.Errorf("sentinel options %+v", opts)
 	}
-	for _, good := range []string{"redis://localhost:6379/0", "rediss://u:p@cache:6380/1", "redis+sentinel://s1:26379/mymaster", "redis+sentinel://s1:26379,s2:26379/mymaster/2"} {
-		rdb, err := redisClientFor(good)
+	copts, err := parseClusterURL("redis", "u:cluster-pw@h1:7000,h2:7001,h3:7002?dial_timeout=4s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(copts.Addrs, []string{"h1:7000", "h2:7001", "h3:7002"}) || copts.Username != "u" ||
+		copts.Password != "cluster-pw" || copts.DialTimeout != 4*time.Second {
+		t.Errorf("cluster options %+v", copts)
+	}
+	for good, want := range map[string]string{
+		"redis://localhost:6379/0":                      "*redis.Client",
+		"rediss://u:p@cache:6380/1":                     "*redis.Client",
+		"redis+sentinel://s1:26379/mymaster":            "*redis.Client",
+		"redis+sentinel://s1:26379,s2:26379/mymaster/2": "*redis.Client",
+		"redis+cluster://h1:7000,h2:7001":               "*redis.ClusterClient",
+		"redis+cluster://:pw@h1:7000/0?read_timeout=3s": "*redis.ClusterClient",
+		"rediss+cluster://h1:7000,h2:7001,h3:7002/":     "*redis.ClusterClient",
+	} {
+		rdb, err := Open(good)
 		if err != nil {
 			t.Errorf("%s: %v", good, err)
 			continue
 		}
+		if got := fmt.Sprintf("%T", rdb); got != want {
+			t.Errorf("%s: a %s, want %s", good, got, want)
+		}
 		rdb.Close()
 	}
 	bad := map[string]string{
-		"redis://a:7001,b:7002,c:7003":  "cluster is not supported",
-		"redis-cluster://a:7001,b:7002": "cluster is not supported",
+		"redis://a:7001,b:7002,c:7003":  "need redis+sentinel:// or redis+cluster://",
+		"redis-cluster://a:7001,b:7002": "unknown scheme",
+		"redis+cluster://a:7001/3":      "only database 0",
+		"redis+cluster://a:7001,,b:1":   "empty host",
 		"redis+sentinel://s1:26379":     "master name",
 		"memcached://x:11211":           "unknown scheme",
 		"localhost:6379":                "must be redis://",
 	}
 	for raw, want := range bad {
-		if _, err := redisClientFor(raw); err == nil || !strings.Contains(err.Error(), want) {
+		if _, err := Open(raw); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%s: %v, want an error containing %q", raw, err, want)
 		}
-	}
-	if _, err := LoadConfig(func(k string) string {
-		return map[string]string{"SWITCHBOARD_REDIS_URL": "redis://a:1,b:2"}[k]
-	}); err == nil || !strings.HasPrefix(err.Error(), "SWITCHBOARD_REDIS_URL: ") {
-		t.Errorf("config: %v", err)
 	}
 }
 
@@ -78,7 +94,7 @@ func TestRedisSentinelURLFollowsTheMaster(t *testing.T) {
 	}
 	start(conf, "--sentinel")
 
-	rdb, err := redisClientFor(fmt.Sprintf("redis+sentinel://127.0.0.1:%d/sbmaster/2", sentinel))
+	rdb, err := Open(fmt.Sprintf("redis+sentinel://127.0.0.1:%d/sbmaster/2", sentinel))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,7 +111,7 @@ func TestRedisSentinelURLFollowsTheMaster(t *testing.T) {
 	if err != nil {
 		t.Fatalf("set through the sentinel: %v", err)
 	}
-	direct, err := redisClientFor(fmt.Sprintf("redis://127.0.0.1:%d/2", master))
+	direct, err := Open(fmt.Sprintf("redis://127.0.0.1:%d/2", master))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,169 @@
+package routes_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/esl/fakefs"
+)
+
+// callcenterCommands are the callcenter_config lines the fake received.
+func callcenterCommands(fs *fakefs.Server) []string {
+	var out []string
+	for _, line := range fs.Commands() {
+		if after, ok := strings.CutPrefix(line, "api callcenter_config "); ok {
+			out = append(out, after)
+		}
+	}
+	return out
+}
+
+// waitCallcenter waits until the fake has received want (in order) after
+// the first `from` callcenter commands, and nothing else.
+func waitCallcenter(t *testing.T, fs *fakefs.Server, from int, want ...string) int {
+	t.Helper()
+	var got []string
+	eventually(t, 10*time.Second, "callcenter commands "+strings.Join(want, "; "), func() bool {
+		got = callcenterCommands(fs)[from:]
+		return len(got) >= len(want)
+	})
+	time.Sleep(200 * time.Millisecond)
+	got = callcenterCommands(fs)[from:]
+	if !slices.Equal(got, want) {
+		t.Fatalf("callcenter commands\n got %q\nwant %q", got, want)
+	}
+	return from + len(got)
+}
+
+// TestQueueAndAgentChangesReachModCallcenter: queue and agent writes reach
+// every connected node as callcenter_config commands, which the fake's
+// mod_callcenter accepts: a new queue is loaded (the fake fetches its
+// callcenter.conf through /fs/xml), an agent is added with its contact,
+// settings, status and tier, a status change and a tier change send only
+// the difference, a renumbered queue is unloaded and loaded with its
+// agents' tiers again, a deleted agent and queue are removed.
+func TestQueueAndAgentChangesReachModCallcenter(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
+		base := "/api/tenants/" + e.tenant
+		queue, agent := "640@"+e.tenant, "31@"+e.tenant
+		q := e.Do(t, "POST", base+"/queues/", e.Key, map[string]any{"name": "support", "number": "640", "strategy": "top-down"}).Expect(t, 201).Map(t)
+		n := waitCallcenter(t, e.fs, 0, "queue load "+queue)
+		if p, ok := e.fs.CallcenterQueue(queue); !ok || p["strategy"] != "top-down" {
+			t.Fatalf("queue not loaded from callcenter.conf: %v %v", p, ok)
+		}
+		a := e.Do(t, "POST", base+"/agents/", e.Key, map[string]any{
+			"name": "Ann", "agent_number": "31", "extension": "1001", "status": "available", "wrap_up_seconds": 15,
+			"queues": []any{map[string]any{"queue_id": q["id"], "level": 2, "position": 5}},
+		}).Expect(t, 201).Map(t)
+		n = waitCallcenter(t, e.fs, n,
+			"agent add "+agent+" callback",
+			"agent set contact "+agent+" user/1001-"+e.tenant+"@sip.test",
+			"agent set max_no_answer "+agent+" 3",
+			"agent set wrap_up_time "+agent+" 15",
+			"agent set reject_delay_time "+agent+" 10",
+			"agent set busy_delay_time "+agent+" 60",
+			"agent set no_answer_delay_time "+agent+" 60",
+			"agent set status "+agent+" Available",
+			fmt.Sprintf("tier add %s %s 2 5", queue, agent))
+		got, ok := e.fs.CallcenterAgent(agent)
+		if !ok || got.Status != "Available" || got.Contact != "user/1001-"+e.tenant+"@sip.test" || got.Settings["wrap_up_time"] != "15" {
+			t.Fatalf("agent in mod_callcenter: %+v", got)
+		}
+		agentPath := fmt.Sprintf("%s/agents/%v", base, a["id"])
+		e.Do(t, "PUT", agentPath, e.Key, map[string]any{"status": "on_break"}).Expect(t, 200)
+		n = waitCallcenter(t, e.fs, n, "agent set status "+agent+" 'On Break'")
+		if got, _ := e.fs.CallcenterAgent(agent); got.Status != "On Break" {
+			t.Fatalf("status %q", got.Status)
+		}
+		e.Do(t, "PUT", agentPath, e.Key, map[string]any{"queues": []any{map[string]any{"queue_id": q["id"], "level": 1, "position": 5}}}).Expect(t, 200)
+		n = waitCallcenter(t, e.fs, n, fmt.Sprintf("tier set level %s %s 1", queue, agent), fmt.Sprintf("tier set position %s %s 5", queue, agent))
+		e.Do(t, "PUT", fmt.Sprintf("%s/queues/%v", base, q["id"]), e.Key, map[string]any{"number": "641"}).Expect(t, 200)
+		moved := "641@" + e.tenant
+		n = waitCallcenter(t, e.fs, n, "queue unload "+queue, "queue load "+moved, fmt.Sprintf("tier add %s %s 1 5", moved, agent))
+		if tiers := e.fs.CallcenterTiers(); !slices.Contains(tiers, fakefs.CCTier{Queue: moved, Agent: agent, Level: 1, Position: 5}) {
+			t.Fatalf("tiers after the renumbering: %+v", tiers)
+		}
+		e.Do(t, "PUT", fmt.Sprintf("%s/queues/%v", base, q["id"]), e.Key, map[string]any{"max_wait_seconds": 60}).Expect(t, 200)
+		n = waitCallcenter(t, e.fs, n, "queue reload "+moved)
+		if p, _ := e.fs.CallcenterQueue(moved); p["max-wait-time"] != "60" {
+			t.Fatalf("reloaded queue params %v", p)
+		}
+		e.Do(t, "DELETE", agentPath, e.Key, nil).Expect(t, 204)
+		n = waitCallcenter(t, e.fs, n, "agent del "+agent)
+		e.Do(t, "DELETE", fmt.Sprintf("%s/queues/%v", base, q["id"]), e.Key, nil).Expect(t, 204)
+		waitCallcenter(t, e.fs, n, "queue unload "+moved)
+		if _, ok := e.fs.CallcenterAgent(agent); ok || len(e.fs.CallcenterTiers()) != 0 {
+			t.Fatal("agent or tiers left in mod_callcenter")
+		}
+		if _, ok := e.fs.CallcenterQueue(moved); ok {
+			t.Fatal("queue left loaded")
+		}
+	})
+}
+
+// TestCallcenterCommandRetried: a node refusing a command makes the change
+// be delivered again until it is accepted; the redelivered "agent add"
+// finds the agent there and goes on.
+func TestCallcenterCommandRetried(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
+		base := "/api/tenants/" + e.tenant
+		agent := "32@" + e.tenant
+		e.fs.SetAPIReply("callcenter_config agent set status", "-ERR Unknown Error!\n")
+		e.Do(t, "POST", base+"/agents/", e.Key, map[string]any{"name": "Bo", "agent_number": "32", "extension": "1002", "status": "available"}).Expect(t, 201)
+		waitCommand(t, e.fs, "api callcenter_config agent set status "+agent)
+		if got, _ := e.fs.CallcenterAgent(agent); got.Status != "Logged Out" {
+			t.Fatalf("status %q before the retry", got.Status)
+		}
+		e.fs.ClearAPIReplies()
+		eventually(t, 15*time.Second, "the retried status", func() bool {
+			got, _ := e.fs.CallcenterAgent(agent)
+			return got.Status == "Available"
+		})
+		adds := 0
+		for _, c := range callcenterCommands(e.fs) {
+			if c == "agent add "+agent+" callback" {
+				adds++
+			}
+		}
+		if adds < 2 {
+			t.Errorf("agent add sent %d times, want the redelivery too", adds)
+		}
+	})
+}
+
+// TestAgentStatusEndpoint: POST …/agents/<id>/status stores the status and
+// break reason and mod_callcenter on the node receives it; a bad status or
+// field is a 400 that changes nothing; another tenant's agent is not found.
+func TestAgentStatusEndpoint(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		base := "/api/tenants/" + e.tenant
+		agent := "33@" + e.tenant
+		a := e.Do(t, "POST", base+"/agents/", e.Key, map[string]any{"name": "Cy", "agent_number": "33", "extension": "1001"}).Expect(t, 201).Map(t)
+		waitCommand(t, e.fs, "api callcenter_config agent set status "+agent+" 'Logged Out'")
+		n := len(callcenterCommands(e.fs))
+		path := fmt.Sprintf("%s/agents/%v/status", base, a["id"])
+		got := e.Do(t, "POST", path, e.tenantKey, map[string]any{"status": "on_break", "break_reason": "lunch"}).Expect(t, 200).Map(t)
+		if got["status"] != "on_break" || got["break_reason"] != "lunch" || got["agent_number"] != "33" {
+			t.Fatalf("answer %v", got)
+		}
+		n = waitCallcenter(t, e.fs, n, "agent set status "+agent+" 'On Break'")
+		if ag, _ := e.fs.CallcenterAgent(agent); ag.Status != "On Break" {
+			t.Fatalf("mod_callcenter status %q", ag.Status)
+		}
+		fieldError(t, e.Do(t, "POST", path, e.tenantKey, map[string]any{"status": "asleep"}), "status", "on_break")
+		fieldError(t, e.Do(t, "POST", path, e.tenantKey, map[string]any{"status": "available", "colour": "red"}), "colour", "unknown field")
+		fieldError(t, e.Do(t, "POST", path, e.tenantKey, map[string]any{}), "status", "required")
+		e.Do(t, "POST", path, e.tenantKey, map[string]any{"status": "available"}).Expect(t, 200)
+		waitCallcenter(t, e.fs, n, "agent set status "+agent+" Available")
+		if rec := e.Do(t, "GET", fmt.Sprintf("%s/agents/%v", base, a["id"]), e.Key, nil).Expect(t, 200).Map(t); rec["status"] != "available" || rec["break_reason"] != nil {
+			t.Errorf("stored %v", rec)
+		}
+		other := e.Tenant(t, "other")
+		e.Do(t, "POST", fmt.Sprintf("/api/tenants/%s/agents/%v/status", other, a["id"]), e.Key, map[string]any{"status": "available"}).Expect(t, 404)
+	})
+}
