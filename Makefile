@@ -52,6 +52,7 @@ bench:
 	$(GO) run ./cmd/sbbench call
 	$(GO) run ./cmd/sbbench messaging
 	$(GO) run ./cmd/sbbench chat
+	$(GO) run ./cmd/sbbench webhooks
 
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s
