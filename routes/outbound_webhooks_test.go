@@ -147,6 +147,21 @@ func about(got []received, resource, name string) []received {
 	return out
 }
 
+// allAnswered reports whether the create event of each named department
+// was answered 200.
+func allAnswered(got []received, names ...string) bool {
+	for _, n := range names {
+		ok := false
+		for _, r := range about(got, "departments", n) {
+			ok = ok || r.Status == 200
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
 // checkSigned verifies a request's signature with secret, as a receiver would.
 func checkSigned(t *testing.T, g received, secret string) {
 	t.Helper()
@@ -307,18 +322,7 @@ func TestOutboundWebhookAutoDisabledAndReenabled(t *testing.T) {
 			t.Fatalf("enable answered %v", on)
 		}
 		// Every event, from before and while it was disabled, arrives.
-		recv.waitFor(t, "the held deliveries", func(g []received) bool {
-			for _, n := range []string{"d1", "d2", "d3", "while_off"} {
-				ok := false
-				for _, r := range about(g, "departments", n) {
-					ok = ok || r.Status == 200
-				}
-				if !ok {
-					return false
-				}
-			}
-			return true
-		})
+		recv.waitFor(t, "the held deliveries", func(g []received) bool { return allAnswered(g, "d1", "d2", "d3", "while_off") })
 		s.Do(t, "POST", "/api/tenants/"+ten+"/departments/", s.Key, map[string]any{"name": "after_on"}).Expect(t, 201)
 		recv.waitFor(t, "a new event after enable", func(g []received) bool { return len(about(g, "departments", "after_on")) == 1 })
 		// A webhook a client disables itself collects nothing.
@@ -359,19 +363,7 @@ func TestOutboundWebhookNothingLostAcrossRestart(t *testing.T) {
 				for _, r := range g[1:] {
 					redone = redone || (r.ID == hung.ID && r.Status == 200)
 				}
-				if !redone {
-					return false
-				}
-				for _, n := range names {
-					ok := false
-					for _, r := range about(g, "departments", n) {
-						ok = ok || r.Status == 200
-					}
-					if !ok {
-						return false
-					}
-				}
-				return true
+				return redone && allAnswered(g, names...)
 			})
 			// The receiver de-duplicates on X-Webhook-Id: every event
 			// once, whatever the restart repeated.

@@ -5,14 +5,12 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"github.com/switchboard/switchboard/app"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -38,19 +36,7 @@ func benchWebhooks(ctx context.Context, args []string) error {
 		received.Add(1)
 	}))
 	defer recv.Close()
-	env := map[string]string{
-		"SWITCHBOARD_DATABASE_URL": b.dbURL, "SWITCHBOARD_LISTEN": "127.0.0.1:0", "SWITCHBOARD_SECRET_KEY": benchKey,
-		"SWITCHBOARD_SIP_DOMAIN": "sip.bench", "SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE": "true", "SWITCHBOARD_WEBHOOK_ALLOW_HTTP": "true",
-	}
-	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
-	if err != nil {
-		return err
-	}
-	fapp, stopApp, err := app.Build(ctx, cfg, b.st, b.rdb, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		return err
-	}
-	_, stop, err := listen(fapp, stopApp)
+	_, stop, err := startBenchServer(ctx, b, map[string]string{"SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE": "true", "SWITCHBOARD_WEBHOOK_ALLOW_HTTP": "true"})
 	if err != nil {
 		return err
 	}
