@@ -22,7 +22,10 @@ import (
 // ErrNoSession is a missing, expired or revoked session.
 var ErrNoSession = errors.New("no such session")
 
-const prefix = "sb:websession:"
+// prefix starts every key. Its hash tag puts a session record and its
+// administrator's index in one Redis Cluster slot: they change together in
+// one transaction, which a cluster refuses across slots.
+const prefix = "sb:{websession}:"
 
 // Session is one administrator's signed-in browser.
 type Session struct {
