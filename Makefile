@@ -53,6 +53,7 @@ bench:
 	$(GO) run ./cmd/sbbench messaging
 	$(GO) run ./cmd/sbbench chat
 	$(GO) run ./cmd/sbbench cdrimport
+	$(GO) run ./cmd/sbbench webhooks
 
 # The team-chat web client served at /chat/: converse.js from npm at this
 # exact version, its dist files vendored into chat/webclient/dist (committed,

@@ -4,7 +4,6 @@ import (
 	"context"
 	"log/slog"
 
-	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/outbox"
 )
@@ -21,7 +20,7 @@ func startOutbox(ctx context.Context, s *services, cfg Config, st *models.Store,
 	if err != nil {
 		return err
 	}
-	st.OnCommit(func(context.Context, []changes.Change) { d.Wake() })
+	st.OnAppend(d.Wake)
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	done := make(chan struct{})
 	go func() {

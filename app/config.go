@@ -57,6 +57,12 @@ type Config struct {
 	// MetricsListen, when set, serves /metrics there without credentials
 	// instead of on the API listener behind platform credentials.
 	MetricsListen string // SWITCHBOARD_METRICS_LISTEN
+	// Outbound webhooks: private targets and plain http (development and
+	// tests), failures before auto-disable, first retry delay.
+	WebhookAllowPrivate bool          // SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE
+	WebhookAllowHTTP    bool          // SWITCHBOARD_WEBHOOK_ALLOW_HTTP
+	WebhookDisableAfter int           // SWITCHBOARD_WEBHOOK_DISABLE_AFTER
+	WebhookRetryMin     time.Duration // SWITCHBOARD_WEBHOOK_RETRY_MIN
 	// OutboxGroup, when set, keeps this server's outbox lease and
 	// subscriber progress apart from other servers on the same database.
 	// Replicas of one installation leave it empty; test servers that share
@@ -99,6 +105,10 @@ var Variables = []envVar{
 	{"SWITCHBOARD_RATE_LIMIT", "100", "requests per second per API key or administrator, shared by all replicas (0 = off)"},
 	{"SWITCHBOARD_RATE_BURST", "200", "requests a credential may send at once above the rate"},
 	{"SWITCHBOARD_AUTH_FAILURE_LIMIT", "10", "failed authentications per minute per client address before 429 (0 = off)"},
+	{"SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE", "false", "let outbound webhooks reach loopback, private and link-local addresses (development only)"},
+	{"SWITCHBOARD_WEBHOOK_ALLOW_HTTP", "false", "accept plain http:// webhook URLs (development only)"},
+	{"SWITCHBOARD_WEBHOOK_DISABLE_AFTER", "20", "consecutive failed webhook attempts before the webhook is disabled"},
+	{"SWITCHBOARD_WEBHOOK_RETRY_MIN", "1s", "first webhook retry delay (doubled per attempt, with jitter, up to 10 minutes)"},
 	{"SWITCHBOARD_SESSION_IDLE", "30m", "administrators' browser sessions end after this long without a request (Go duration)"},
 	{"SWITCHBOARD_SESSION_MAX", "12h", "and this long after sign-in whatever their use"},
 	{"SWITCHBOARD_METRICS_LISTEN", "", "separate listen address for /metrics without credentials (unset: /metrics on the API listener, platform credentials)"},
@@ -141,6 +151,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		{"SWITCHBOARD_RATE_LIMIT", 100, &c.RateLimit},
 		{"SWITCHBOARD_RATE_BURST", 200, &c.RateBurst},
 		{"SWITCHBOARD_AUTH_FAILURE_LIMIT", 10, &c.AuthFailureLimit},
+		{"SWITCHBOARD_WEBHOOK_DISABLE_AFTER", 20, &c.WebhookDisableAfter},
 	} {
 		n, err := strconv.Atoi(get(v.name, strconv.Itoa(v.def)))
 		if err != nil || n < 0 || n > 1000000 {
@@ -152,6 +163,18 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, fmt.Errorf("SWITCHBOARD_SSE_STREAMS_PER_KEY: must be a number from 1 to 10000")
 	} else {
 		c.StreamsPerKey = n
+	}
+	for name, dst := range map[string]*bool{"SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE": &c.WebhookAllowPrivate, "SWITCHBOARD_WEBHOOK_ALLOW_HTTP": &c.WebhookAllowHTTP} {
+		b, err := strconv.ParseBool(get(name, "false"))
+		if err != nil {
+			return c, fmt.Errorf("%s: must be true or false", name)
+		}
+		*dst = b
+	}
+	if d, err := time.ParseDuration(get("SWITCHBOARD_WEBHOOK_RETRY_MIN", "1s")); err != nil || d < time.Millisecond || d > time.Hour {
+		return c, fmt.Errorf("SWITCHBOARD_WEBHOOK_RETRY_MIN: must be a duration from 1ms to 1h")
+	} else {
+		c.WebhookRetryMin = d
 	}
 	for _, v := range []struct {
 		name, def string

@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/outbox"
 	"github.com/switchboard/switchboard/routes"
+	"github.com/switchboard/switchboard/webhooks"
 	"github.com/switchboard/switchboard/websession"
 )
 
@@ -31,6 +32,8 @@ type services struct {
 	xml *fsxml.Service
 	// chat is the team-chat sync, a changes.Subscriber.
 	chat *chat.Sync
+	// webhooks delivers events to outbound webhooks.
+	webhooks *webhooks.Service
 	// metrics is the process's Prometheus registry (never nil here).
 	metrics *metrics.Metrics
 	// sessions are administrators' browser sessions.
@@ -54,10 +57,13 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 		s.stop()
 		return nil, err
 	}
+	newWebhookService(s, cfg, st, log)
+	newCRMServices(s, st, log)
 	if err := startOutbox(ctx, s, cfg, st, log); err != nil {
 		s.stop()
 		return nil, err
 	}
+	startWebhookWorker(ctx, s)
 	return s, nil
 }
 

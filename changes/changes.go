@@ -21,6 +21,12 @@ const (
 	Create Op = "create"
 	Update Op = "update"
 	Delete Op = "delete"
+	// Event is not a configuration write but something that happened (a
+	// call ended, a message arrived) recorded in the same outbox, so it is
+	// delivered with the same guarantees. Resource is then the event type
+	// ("call.ended") and After its data. Only subscribers that implement
+	// EventSubscriber are handed events.
+	Event Op = "event"
 )
 
 // Change is one committed write of one object.
@@ -50,6 +56,13 @@ type Subscriber interface {
 	// and metrics; it must stay stable across releases.
 	Name() string
 	Handle(ctx context.Context, c Change) error
+}
+
+// EventSubscriber is a Subscriber that also wants Event changes; the
+// dispatcher skips events for every other subscriber.
+type EventSubscriber interface {
+	Subscriber
+	WantsEvents() bool
 }
 
 // Func adapts a function to Subscriber.

@@ -86,7 +86,7 @@ func (s *Service) kannelCallback(ctx context.Context, ch *Channel, r CallbackReq
 			if st == StatusFailed || st == StatusUndelivered {
 				code = "kannel_dlr_" + q.Get("type")
 			}
-			if _, err := s.db.applyStatus(ctx, ch.ID, id, st, code, ""); err != nil {
+			if _, err := s.db.applyStatus(ctx, ch.Tenant, ch.ID, id, st, code, ""); err != nil {
 				s.log.Warn("kannel report", "message", id, "error", err)
 				return answer(http.StatusServiceUnavailable, "try again")
 			}
@@ -132,7 +132,7 @@ func (s *Service) twilioCallback(ctx context.Context, ch *Channel, r CallbackReq
 			}
 		}
 		code := form.Get("ErrorCode")
-		if _, err := s.db.applyStatus(ctx, ch.ID, id, st, code, form.Get("ErrorMessage")); err != nil {
+		if _, err := s.db.applyStatus(ctx, ch.Tenant, ch.ID, id, st, code, form.Get("ErrorMessage")); err != nil {
 			return answer(http.StatusServiceUnavailable, "try again")
 		}
 		return answer(http.StatusNoContent, "")
@@ -219,7 +219,7 @@ func (s *Service) metaCallback(ctx context.Context, ch *Channel, r CallbackReque
 				if len(st.Errors) > 0 {
 					code, msg = strconv.Itoa(st.Errors[0].Code), st.Errors[0].Title
 				}
-				if _, err := s.db.applyStatus(ctx, ch.ID, id, status, code, msg); err != nil {
+				if _, err := s.db.applyStatus(ctx, ch.Tenant, ch.ID, id, status, code, msg); err != nil {
 					return answer(http.StatusServiceUnavailable, "try again")
 				}
 			}
@@ -256,11 +256,8 @@ func (s *Service) receive(ctx context.Context, ch *Channel, from, to, body, prov
 		to = ch.Sender
 	}
 	m := &Message{TenantID: ch.TenantID, ChannelID: ch.ID, From: truncate(from, 32), To: truncate(to, 32), Body: body, ProviderMessageID: truncate(providerID, 128)}
-	store := s.db.insertInbound
-	if s.inboundDeliverer(ch) != nil {
-		store = s.db.insertInboundQueued // delivered to the destination by the worker
-	}
-	if err := store(ctx, m); err != nil {
+	queued := s.inboundDeliverer(ch) != nil // then delivered to the destination by the worker
+	if err := s.db.insertInbound(ctx, ch.Tenant, m, queued); err != nil {
 		s.log.Warn("inbound message not stored", "channel", ch.ID, "error", err)
 		return err
 	}

@@ -2,9 +2,7 @@ package messaging
 
 import (
 	"context"
-	"fmt"
 
-	"github.com/jmoiron/sqlx"
 )
 
 // InboundDelivery is one received message on its way to its channel's
@@ -39,21 +37,6 @@ func (s *Service) inboundDeliverer(ch *Channel) InboundDeliverer {
 		return nil
 	}
 	return s.cfg.Inbound[ch.Inbound.Type]
-}
-
-// insertInboundQueued stores a received message together with its outbox
-// row, so its delivery to the destination survives a restart and is
-// retried through an outage of the destination.
-func (d *db) insertInboundQueued(ctx context.Context, m *Message) error {
-	return d.inTx(ctx, func(tx *sqlx.Tx) error {
-		if err := d.insertInboundTx(ctx, tx, m); err != nil {
-			return err
-		}
-		if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO messaging_outbox (message_id, channel_id, next_attempt_at) VALUES (?, ?, ?)`), m.ID, m.ChannelID, m.CreatedAtS); err != nil {
-			return fmt.Errorf("insert inbound outbox row: %w", err)
-		}
-		return nil
-	})
 }
 
 // deliverInbound hands one claimed inbound message to its destination.

@@ -6,11 +6,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -79,6 +81,9 @@ func (m *Message) decode() {
 type db struct {
 	x      *sqlx.DB
 	sqlite bool
+	// st records the events (message.received, message.status) with the
+	// writes they report.
+	st *models.Store
 }
 
 func (d *db) q(query string) string { return d.x.Rebind(query) }
@@ -127,9 +132,24 @@ func (d *db) insertOutbound(ctx context.Context, m *Message) error {
 	})
 }
 
-// insertInbound stores a received message.
-func (d *db) insertInbound(ctx context.Context, m *Message) error {
-	return d.insertInboundTx(ctx, d.x, m)
+// insertInbound stores a received message and its message.received event
+// in one transaction; queued adds its outbox row too, so its delivery to
+// the channel's destination survives a restart and is retried through an
+// outage of the destination.
+func (d *db) insertInbound(ctx context.Context, tenant string, m *Message, queued bool) error {
+	return d.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+		if err := d.insertInboundTx(ctx, tx, m); err != nil {
+			return nil, err
+		}
+		m.Tenant = tenant
+		if queued {
+			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO messaging_outbox (message_id, channel_id, next_attempt_at) VALUES (?, ?, ?)`), m.ID, m.ChannelID, m.CreatedAtS); err != nil {
+				return nil, fmt.Errorf("insert inbound outbox row: %w", err)
+			}
+		}
+		ev, err := models.NewEvent("message.received", tenant, strconv.FormatInt(m.ID, 10), m)
+		return []changes.Change{ev}, err
+	})
 }
 
 func (d *db) insertInboundTx(ctx context.Context, x sqlx.ExecerContext, m *Message) error {
@@ -167,9 +187,9 @@ func (d *db) lastInbound(ctx context.Context, channelID int64, number string) (t
 	return t, nil
 }
 
-// applyStatus moves a message to status if that is forward; it reports
-// whether anything changed.
-func (d *db) applyStatus(ctx context.Context, channelID, messageID int64, status, code, msg string) (bool, error) {
+// applyStatus moves a message to status if that is forward, with a
+// message.status event; it reports whether anything changed.
+func (d *db) applyStatus(ctx context.Context, tenant string, channelID, messageID int64, status, code, msg string) (bool, error) {
 	rank := statusRank[status]
 	now := stamp(time.Now())
 	sets := "status = ?, status_rank = ?, updated_at = ?"
@@ -186,13 +206,26 @@ func (d *db) applyStatus(ctx context.Context, channelID, messageID int64, status
 		sets += ", error_code = ?, error_message = ?"
 		args = append(args, truncate(code, 64), truncate(msg, 500))
 	}
-	res, err := d.x.ExecContext(ctx, d.q(`UPDATE messages SET `+sets+` WHERE id = ? AND channel_id = ? AND direction = 'outbound' AND status_rank < ?`),
-		append(args, messageID, channelID, rank)...)
+	changed := false
+	err := d.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+		res, err := tx.ExecContext(ctx, d.q(`UPDATE messages SET `+sets+` WHERE id = ? AND channel_id = ? AND direction = 'outbound' AND status_rank < ?`),
+			append(args, messageID, channelID, rank)...)
+		if err != nil {
+			return nil, err
+		}
+		n, _ := res.RowsAffected()
+		if changed = n > 0; !changed {
+			return nil, nil
+		}
+		ev, err := models.NewEvent("message.status", tenant, strconv.FormatInt(messageID, 10), map[string]any{
+			"message_id": messageID, "channel_id": channelID, "status": status, "error_code": code, "error_message": msg,
+		})
+		return []changes.Change{ev}, err
+	})
 	if err != nil {
 		return false, fmt.Errorf("apply status %s to message %d: %w", status, messageID, err)
 	}
-	n, _ := res.RowsAffected()
-	return n > 0, nil
+	return changed, nil
 }
 
 // messageByProviderID finds an outbound message of a channel.

@@ -5,6 +5,10 @@ import (
 	"database/sql"
 	"fmt"
 	"time"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/switchboard/switchboard/changes"
 )
 
 // CDR is the call detail record of one ended FreeSWITCH channel. Tenant is
@@ -55,7 +59,10 @@ type cdrRow struct {
 const cdrColumns = "id, tenant, channel_id, uuid, node, direction, caller_id_name, caller_id_number, destination, extension, started_at, answered_at, ended_at, duration_seconds, billsec, hangup_cause, recording_path"
 
 // InsertCDR stores a CDR once: a second delivery of the same (node, uuid),
-// as a retried OnEnd produces, is ignored and reports no error.
+// as a retried OnEnd produces, is ignored and reports no error. The first
+// one also records a call.ended event (the CDR as its data) in the same
+// transaction, so webhooks and CRM activities see every ended call once
+// it is stored.
 func (s *Store) InsertCDR(ctx context.Context, c CDR) error {
 	started := c.StartedAt
 	if started.IsZero() {
@@ -65,12 +72,26 @@ func (s *Store) InsertCDR(ctx context.Context, c CDR) error {
 	if c.AnsweredAt != nil && !c.AnsweredAt.IsZero() {
 		answered = sql.NullString{String: FormatTime(*c.AnsweredAt), Valid: true}
 	}
-	_, err := s.db.ExecContext(ctx, s.dialect.insertIgnore()+` INTO cdrs
+	err := s.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+		r, err := tx.ExecContext(ctx, s.dialect.insertIgnore()+` INTO cdrs
 		(tenant, channel_id, uuid, node, direction, caller_id_name, caller_id_number, destination, extension,
 		 started_at, answered_at, ended_at, duration_seconds, billsec, hangup_cause, recording_path, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		c.Tenant, c.ChannelID, c.UUID, c.Node, c.Direction, c.CallerIDName, c.CallerIDNumber, c.Destination, c.Extension,
-		FormatTime(started), answered, FormatTime(c.EndedAt), c.DurationSeconds, c.Billsec, c.HangupCause, c.RecordingPath, now())
+			c.Tenant, c.ChannelID, c.UUID, c.Node, c.Direction, c.CallerIDName, c.CallerIDNumber, c.Destination, c.Extension,
+			FormatTime(started), answered, FormatTime(c.EndedAt), c.DurationSeconds, c.Billsec, c.HangupCause, c.RecordingPath, now())
+		if err != nil {
+			return nil, err
+		}
+		if n, err := r.RowsAffected(); err != nil || n == 0 {
+			return nil, err // already stored: its event was recorded then
+		}
+		if c.ID, err = r.LastInsertId(); err != nil {
+			return nil, err
+		}
+		c.StartedAt = started
+		ev, err := NewEvent("call.ended", c.Tenant, c.ChannelID, c)
+		return []changes.Change{ev}, err
+	})
 	if err != nil {
 		return fmt.Errorf("insert cdr %s/%s: %w", c.Node, c.UUID, s.dialect.translate(err))
 	}

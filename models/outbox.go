@@ -37,6 +37,9 @@ type txStore struct {
 type commitHooks struct {
 	mu  sync.RWMutex
 	fns []func(context.Context, []changes.Change)
+	// appended are told that rows (configuration changes or events) were
+	// committed to the outbox.
+	appended []func()
 }
 
 // OnCommit registers fn to be called, on the writer's goroutine right after
@@ -49,12 +52,34 @@ func (s *Store) OnCommit(fn func(ctx context.Context, chs []changes.Change)) {
 	s.hooks.fns = append(s.hooks.fns, fn)
 }
 
+// OnAppend registers fn to be called after every commit that appended rows
+// to the outbox, configuration changes and events alike (waking the
+// dispatcher); fn must return quickly.
+func (s *Store) OnAppend(fn func()) {
+	s.hooks.mu.Lock()
+	defer s.hooks.mu.Unlock()
+	s.hooks.appended = append(s.hooks.appended, fn)
+}
+
+// committed tells the OnCommit hooks about the configuration changes among
+// chs (events are no configuration) and the OnAppend hooks about any row.
 func (s *Store) committed(ctx context.Context, chs []changes.Change) {
 	ctx = context.WithoutCancel(ctx) // the change committed whatever the caller does now
 	s.hooks.mu.RLock()
 	defer s.hooks.mu.RUnlock()
-	for _, fn := range s.hooks.fns {
-		fn(ctx, chs)
+	config := chs[:0:0]
+	for _, c := range chs {
+		if c.Op != changes.Event {
+			config = append(config, c)
+		}
+	}
+	if len(config) > 0 {
+		for _, fn := range s.hooks.fns {
+			fn(ctx, config)
+		}
+	}
+	for _, fn := range s.hooks.appended {
+		fn()
 	}
 }
 

@@ -273,6 +273,10 @@ func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <
 			return true
 		}
 		for _, c := range batch {
+			if c.Op == changes.Event && !wantsEvents(sub) {
+				last = c.ID
+				continue
+			}
 			if !d.handle(ctx, log, name, sub, c, save) {
 				return
 			}
@@ -282,6 +286,12 @@ func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <
 			return
 		}
 	}
+}
+
+// wantsEvents reports whether sub is handed Event changes.
+func wantsEvents(sub changes.Subscriber) bool {
+	es, ok := sub.(changes.EventSubscriber)
+	return ok && es.WantsEvents()
 }
 
 // save records a subscriber's progress, retrying until it is stored or

@@ -395,3 +395,33 @@ func TestDeliveredChangesArePruned(t *testing.T) {
 		})
 	})
 }
+
+// eventRecorder is a recorder that asks for events.
+type eventRecorder struct{ *recorder }
+
+func (eventRecorder) WantsEvents() bool { return true }
+
+func TestEventsReachOnlySubscribersThatAskForThem(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *models.Store) {
+		e := newEnv(t, st)
+		plain := &recorder{name: storetest.Name("plain"), tenant: e.tenant}
+		evs := eventRecorder{&recorder{name: storetest.Name("events"), tenant: e.tenant}}
+		start(t, st, fastOpts(storetest.Name("lease")), plain, evs)
+		ev, err := models.NewEvent("call.ended", e.tenant, "ch1", map[string]any{"uuid": "u1"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := st.Emit(context.Background(), ev); err != nil {
+			t.Fatal(err)
+		}
+		e.extension(t, 1)
+		eventually(t, 5*time.Second, "both delivered", func() bool { return len(plain.changes()) == 1 && len(evs.changes()) == 2 })
+		got := evs.changes()
+		if got[0].Op != changes.Event || got[0].Resource != "call.ended" || string(got[0].After) != `{"uuid":"u1"}` || got[1].Resource != "extensions" {
+			t.Fatalf("event subscriber got %+v", got)
+		}
+		if p := plain.changes(); p[0].Resource != "extensions" {
+			t.Fatalf("plain subscriber got %+v", p)
+		}
+	})
+}

@@ -119,6 +119,7 @@ func (r *chatRoutes) webhookPost(c *fiber.Ctx) error {
 	if err := r.Store.WebhookUsed(context.WithoutCancel(ctx), o, id); err != nil {
 		log.Warn("webhook counter not updated", "error", err)
 	}
+	r.chatEvent(ctx, o.Tenant, channel, name, out.Body)
 	c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
 	return c.SendString("ok")
 }

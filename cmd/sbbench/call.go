@@ -140,13 +140,23 @@ func placeCall(ctx context.Context, c *http.Client, base, key string, body []byt
 
 // startCallServer runs the real server with the fake as its only node.
 func startCallServer(ctx context.Context, b *backend, node string) (string, func(), error) {
+	return startBenchServer(ctx, b, map[string]string{
+		"SWITCHBOARD_ESL_NODES":  node,
+		"SWITCHBOARD_RATE_LIMIT": "0", // the benchmark drives one key at 200 requests/s
+	})
+}
+
+// startBenchServer builds the app as serve does over the bench backend, with
+// extra configuration, and serves it on a loopback port.
+func startBenchServer(ctx context.Context, b *backend, extra map[string]string) (string, func(), error) {
 	env := map[string]string{
 		"SWITCHBOARD_DATABASE_URL": b.dbURL,
 		"SWITCHBOARD_LISTEN":       "127.0.0.1:0",
 		"SWITCHBOARD_SECRET_KEY":   benchKey,
 		"SWITCHBOARD_SIP_DOMAIN":   "sip.bench",
-		"SWITCHBOARD_ESL_NODES":    node,
-		"SWITCHBOARD_RATE_LIMIT":   "0", // the benchmark drives one key at 200 requests/s
+	}
+	for k, v := range extra {
+		env[k] = v
 	}
 	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
 	if err != nil {

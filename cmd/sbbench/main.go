@@ -6,6 +6,7 @@
 //	go run ./cmd/sbbench messaging # POST /api/messaging/send, and the outbox drain
 //	go run ./cmd/sbbench chat      # channel messages and agent provisioning against ejabberd
 //	go run ./cmd/sbbench cdrimport # a 100,000-row bulk CDR import job
+//	go run ./cmd/sbbench webhooks  # events through the outbox to a local webhook receiver
 //
 // It runs on MySQL and real Redis when SWITCHBOARD_BENCH_MYSQL_URL and
 // SWITCHBOARD_BENCH_REDIS_URL (or the SWITCHBOARD_TEST_ ones) are set, else
@@ -30,7 +31,7 @@ func main() {
 
 func run(ctx context.Context, args []string) error {
 	if len(args) == 0 {
-		return fmt.Errorf("usage: sbbench xml|tracker|call|messaging|chat|cdrimport")
+		return fmt.Errorf("usage: sbbench xml|tracker|call|messaging|chat|cdrimport|webhooks")
 	}
 	switch args[0] {
 	case "xml":
@@ -47,6 +48,8 @@ func run(ctx context.Context, args []string) error {
 		return benchChat(ctx, args[1:])
 	case "cdrimport":
 		return benchCDRImport(ctx, args[1:])
+	case "webhooks":
+		return benchWebhooks(ctx, args[1:])
 	}
-	return fmt.Errorf("unknown mode %q (modes: xml, tracker, call, messaging, chat, cdrimport)", args[0])
+	return fmt.Errorf("unknown mode %q (modes: xml, tracker, call, messaging, chat, cdrimport, webhooks)", args[0])
 }

@@ -14,7 +14,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard/switchboard/app"
 	"github.com/switchboard/switchboard/messaging"
 	"github.com/switchboard/switchboard/messaging/providertest"
 	"github.com/switchboard/switchboard/models"
@@ -51,19 +50,7 @@ func benchMessaging(ctx context.Context, args []string) error {
 	}
 
 	// 1. Send acceptance through the real server.
-	env := map[string]string{
-		"SWITCHBOARD_DATABASE_URL": b.dbURL, "SWITCHBOARD_LISTEN": "127.0.0.1:0", "SWITCHBOARD_SECRET_KEY": benchKey,
-		"SWITCHBOARD_SIP_DOMAIN": "sip.bench", "SWITCHBOARD_TWILIO_URL": tw.URL,
-	}
-	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
-	if err != nil {
-		return err
-	}
-	fapp, stopApp, err := app.Build(ctx, cfg, b.st, b.rdb, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		return err
-	}
-	base, stop, err := listen(fapp, stopApp)
+	base, stop, err := startBenchServer(ctx, b, map[string]string{"SWITCHBOARD_TWILIO_URL": tw.URL})
 	if err != nil {
 		return err
 	}
