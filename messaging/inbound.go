@@ -2,7 +2,6 @@ package messaging
 
 import (
 	"context"
-
 )
 
 // InboundDelivery is one received message on its way to its channel's
