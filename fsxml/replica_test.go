@@ -45,19 +45,11 @@ func writesVisibleOnOtherReplica(t *testing.T, e apptest.Env) {
 	// warm fetches twice and checks that the second came from b's memory.
 	warm := func(body []byte) {
 		t.Helper()
-		fetchXML(t, b, body)
-		before := fsxml.ReadStats().DocHits
-		fetchXML(t, b, body)
-		if fsxml.ReadStats().DocHits == before {
+		if !fromMemory(func() { fetchXML(t, b, body) }) {
 			t.Fatal("the other replica did not answer from memory")
 		}
 	}
-	waitFor(t, func() bool { // b has caught up and trusts its memory
-		fetchXML(t, b, directory)
-		before := fsxml.ReadStats().DocHits
-		fetchXML(t, b, directory)
-		return fsxml.ReadStats().DocHits > before
-	})
+	waitFor(t, func() bool { return fromMemory(func() { fetchXML(t, b, directory) }) }) // b trusts its memory
 	for round := 0; round < 5; round++ {
 		name := []string{"Bob", "Carol", "Dan", "Eve", "Fay"}[round]
 		warm(directory)
@@ -95,12 +87,7 @@ func TestNotificationsLostNeverServeStale(t *testing.T) {
 				return fetchXML(t, s, directory).param("variable", "effective_caller_id_name")
 			}
 			// b answers from memory.
-			waitFor(t, func() bool {
-				name(b)
-				before := fsxml.ReadStats().DocHits
-				name(b)
-				return fsxml.ReadStats().DocHits > before
-			})
+			waitFor(t, func() bool { return fromMemory(func() { name(b) }) })
 
 			m.Close() // Redis gone: connections dropped, notifications lost
 			a.Do(t, "PUT", "/api/tenants/"+tenant+"/extensions/1000", a.Key, map[string]any{"callerid": "Zoe <1000>"}).Expect(t, 200)
@@ -121,14 +108,18 @@ func TestNotificationsLostNeverServeStale(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			// And b trusts its memory again.
-			waitFor(t, func() bool {
-				name(b)
-				before := fsxml.ReadStats().DocHits
-				name(b)
-				return fsxml.ReadStats().DocHits > before
-			})
+			waitFor(t, func() bool { return fromMemory(func() { name(b) }) })
 		})
 	}
+}
+
+// fromMemory runs fetch twice and reports whether the second was answered
+// from a replica's memory.
+func fromMemory(fetch func()) bool {
+	fetch()
+	before := fsxml.ReadStats().DocHits
+	fetch()
+	return fsxml.ReadStats().DocHits > before
 }
 
 // waitFor polls cond for up to five seconds.
@@ -155,12 +146,7 @@ func TestDirectoryWriteReadsOneExtension(t *testing.T) {
 			user := ext + "-" + tenant
 			return fetchXML(t, s, fakefs.FormWith(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test"))
 		}
-		waitFor(t, func() bool {
-			dir("1000")
-			before := fsxml.ReadStats().DocHits
-			dir("1000")
-			return fsxml.ReadStats().DocHits > before
-		})
+		waitFor(t, func() bool { return fromMemory(func() { dir("1000") }) })
 		// step runs a write and the fetch after it, and checks how the
 		// model was brought up to date.
 		step := func(what string, patched bool, write func(), check func()) {
