@@ -62,6 +62,8 @@ type Config struct {
 	// Replicas of one installation leave it empty; test servers that share
 	// a database but not FreeSWITCH nodes set it.
 	OutboxGroup string
+	// Media is the media library (app/media.go).
+	Media MediaConfig
 }
 
 // envVar documents one variable; the README table is written from the same facts.
@@ -239,6 +241,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			c.XMLCurlAllow = append(c.XMLCurlAllow, n)
 		}
 	}
+	media, err := loadMediaConfig(get)
+	if err != nil {
+		return c, err
+	}
+	c.Media = media
 	if (c.XMLCurlUser == "") != (c.XMLCurlPass == "") {
 		return c, fmt.Errorf("SWITCHBOARD_XMLCURL_PASSWORD: set both SWITCHBOARD_XMLCURL_USER and SWITCHBOARD_XMLCURL_PASSWORD, or neither")
 	}

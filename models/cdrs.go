@@ -28,7 +28,12 @@ type CDR struct {
 	Billsec         int        `db:"billsec" json:"billsec"`
 	HangupCause     string     `db:"hangup_cause" json:"hangup_cause"`
 	RecordingPath   string     `db:"recording_path" json:"recording_path"`
+	// Imported marks CDRs from a migration import (node ImportedNode).
+	Imported bool `db:"-" json:"imported"`
 }
+
+// ImportedNode is the node column of imported CDRs (package media).
+const ImportedNode = "import"
 
 // CDRFilter selects CDRs: Tenant "" with AllTenants lists every tenant's
 // records (platform callers); From and To bound started_at (zero = open).
@@ -103,6 +108,7 @@ func (s *Store) CDRs(ctx context.Context, f CDRFilter) ([]CDR, int, error) {
 	out := make([]CDR, 0, len(rows))
 	for _, r := range rows {
 		c := r.CDR
+		c.Imported = c.Node == ImportedNode
 		c.StartedAt = parseStored(r.Started)
 		c.EndedAt = parseStored(r.Ended)
 		if r.Answered.Valid {

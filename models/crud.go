@@ -198,6 +198,10 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 	if err := s.reg.checkRendered(res, rec); err != nil {
 		return nil, err
 	}
+	undoAudio, err := s.takeAudio(ctx, res, o, rec)
+	if err != nil {
+		return nil, err
+	}
 	var out Record
 	err = s.write(ctx, func(ts *txStore) error {
 		if h, ok := res.Hooks.(beforeSaver); ok {
@@ -221,6 +225,7 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 		return ts.record(res, o, changes.Create, changeKey(res, out), nil, out)
 	})
 	if err != nil {
+		undoAudio()
 		return nil, err
 	}
 	secrets := map[string]any{}

@@ -126,3 +126,10 @@ func (d Dialect) nowMillis() string {
 	}
 	return "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 }
+
+// Translate maps a driver error as the store does (unique violations to
+// ErrConflict, no rows to ErrNotFound), for packages with their own tables.
+func (d Dialect) Translate(err error) error { return d.translate(err) }
+
+// InsertIgnore starts an insert that skips rows whose unique key exists.
+func (d Dialect) InsertIgnore() string { return d.insertIgnore() }

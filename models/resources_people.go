@@ -349,8 +349,10 @@ var clickToCallWidgetsResource = &Resource{
 	},
 }
 
-// voicePromptsResource declares a prompt's metadata. audio_base64 is a
-// create-only input for now: storing the decoded file is not built yet.
+// voicePromptsResource declares a prompt. audio_base64 (or a multipart
+// "audio" part) is converted by the store's AudioSink (package media) into
+// <media dir>/<tenant>/<filename>, a 16 kHz mono WAV, before the row is
+// written; filename, format, duration_ms and size_bytes describe that file.
 var voicePromptsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "voice_prompts", Title: "voice prompt", Scope: TenantScope, Table: "voice_prompts", Order: "name",

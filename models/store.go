@@ -28,6 +28,8 @@ type Store struct {
 	// baseURL is the public base URL (SetBaseURL).
 	baseURL string
 	hooks   commitHooks
+	// audio converts create-time audio uploads (SetAudioSink).
+	audio AudioSink
 }
 
 // Open connects to the database named by a Switchboard URL
@@ -155,3 +157,7 @@ func FormatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 const timeLayout = "2006-01-02T15:04:05.000000Z"
 
 var errNoRows = sql.ErrNoRows
+
+// InTx runs fn in a transaction (retried on deadlocks and certification
+// failures), for packages with their own tables.
+func (s *Store) InTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error { return s.inTx(ctx, fn) }

@@ -3,6 +3,7 @@ package routes
 import (
 	"mime"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/gofiber/fiber/v2"
@@ -48,8 +49,19 @@ func formGuard(baseURL string) fiber.Handler {
 // (which a cross-site form or a "simple" fetch cannot send without a CORS
 // preflight Switchboard never grants) and must not come from a foreign
 // Origin. It runs on the routes guarded selects, before authentication.
-func browserGuard(baseURL string) fiber.Handler {
+//
+// A route may declare other body types (Consumes): types a form cannot send
+// without a preflight (text/csv, application/x-ndjson) are taken as they
+// are; multipart/form-data, which a cross-site form can send, only with an
+// X-API-Key header, which no form can set.
+func browserGuard(baseURL string, r Route) fiber.Handler {
 	self := origin(baseURL)
+	accepted := []string{fiber.MIMEApplicationJSON}
+	for _, ct := range strings.Split(r.Consumes, ",") {
+		if ct = strings.TrimSpace(ct); ct != "" {
+			accepted = append(accepted, ct)
+		}
+	}
 	return func(c *fiber.Ctx) error {
 		if o := c.Get(fiber.HeaderOrigin); o != "" && !strings.EqualFold(o, self) {
 			return newError(fiber.StatusForbidden, "forbidden_origin", "requests from "+o+" are not accepted")
@@ -57,8 +69,12 @@ func browserGuard(baseURL string) fiber.Handler {
 		if c.Method() == fiber.MethodDelete && len(c.Body()) == 0 && c.Get(fiber.HeaderContentType) == "" {
 			return c.Next()
 		}
-		if mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType)); err != nil || mt != fiber.MIMEApplicationJSON {
-			return newError(fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as application/json")
+		mt, _, err := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
+		if err != nil || !slices.Contains(accepted, mt) {
+			return newError(fiber.StatusUnsupportedMediaType, "unsupported_media_type", "send the body as "+strings.Join(accepted, " or "))
+		}
+		if mt == fiber.MIMEMultipartForm && c.Get("X-API-Key") == "" {
+			return newError(fiber.StatusForbidden, "forbidden", "multipart uploads need an X-API-Key header")
 		}
 		return c.Next()
 	}

@@ -30,11 +30,12 @@ func CallSchemas() map[string]any {
 		"NodeList": obj{"type": "array", "items": ref("Node")},
 		"CDR": obj{"type": "object", "additionalProperties": false, "required": []string{"id", "tenant", "channel_id", "uuid", "node", "direction",
 			"caller_id_name", "caller_id_number", "destination", "extension", "started_at", "answered_at", "ended_at", "duration_seconds",
-			"billsec", "hangup_cause", "recording_path"}, "properties": obj{
+			"billsec", "hangup_cause", "recording_path", "imported"}, "properties": obj{
 			"id": num, "tenant": str, "channel_id": str, "uuid": str, "node": str, "direction": str,
 			"caller_id_name": str, "caller_id_number": str, "destination": str, "extension": str,
 			"started_at": ts, "answered_at": obj{"type": []string{"string", "null"}, "format": "date-time"}, "ended_at": ts,
 			"duration_seconds": num, "billsec": num, "hangup_cause": str, "recording_path": str,
+			"imported": obj{"type": "boolean", "description": "true for CDRs from POST /api/tenants/<tenant>/imports/cdrs (node \"import\", channel_id the external_id)"},
 		}},
 		"CDRList": obj{"type": "array", "items": ref("CDR")},
 		"CallRequest": obj{"type": "object", "required": []string{"from", "to"}, "properties": obj{

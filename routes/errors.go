@@ -46,6 +46,9 @@ func errorHandler(c *fiber.Ctx, err error) error {
 }
 
 func classify(err error) (int, errorBody) {
+	if me := mediaError(err); me != err {
+		return classify(me)
+	}
 	var ae *apiError
 	var ve *models.ValidationError
 	var ce *models.ConflictError

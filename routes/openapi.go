@@ -236,11 +236,16 @@ func operation(r Route, schemas obj) obj {
 		}
 		// JSON bodies are required (an empty one is refused); mod_xml_curl's
 		// form may be empty and then gets FreeSWITCH's not-found document.
-		media := obj{"schema": schemaRef(reqSchema, schemas)}
-		if consumes == formMedia {
-			media["encoding"] = formEncoding(schemas[reqSchema])
+		content := obj{}
+		for _, ct := range strings.Split(consumes, ",") {
+			ct = strings.TrimSpace(ct)
+			media := obj{"schema": bodySchema(ct, reqSchema, schemas)}
+			if ct == formMedia {
+				media["encoding"] = formEncoding(schemas[reqSchema])
+			}
+			content[ct] = media
 		}
-		op["requestBody"] = obj{"required": consumes == "application/json", "content": obj{consumes: media}}
+		op["requestBody"] = obj{"required": consumes != formMedia, "content": content}
 	}
 	status := r.Status
 	if status == 0 {
@@ -277,6 +282,9 @@ func operation(r Route, schemas obj) obj {
 		}
 	}
 	responses := obj{fmt.Sprint(status): resp}
+	if r.Ranges {
+		responses["206"] = obj{"description": "the byte ranges asked for with Range", "content": resp["content"]}
+	}
 	for st, name := range r.Answers {
 		responses[fmt.Sprint(st)] = obj{"description": http.StatusText(st), "content": obj{"application/json": obj{"schema": schemaRef(name, schemas)}}}
 	}
@@ -332,6 +340,21 @@ func formEncoding(schema any) obj {
 		}
 	}
 	return enc
+}
+
+// bodySchema is the schema of a request body of one content type: the
+// named schema, except for uploads (multipart: text fields and the audio
+// file part) and bulk files (CSV, JSON Lines: text).
+func bodySchema(contentType, name string, schemas obj) obj {
+	switch contentType {
+	case "multipart/form-data":
+		return obj{"type": "object", "description": "the fields of " + name + " as text parts; the audio as a file part named audio",
+			"properties":           obj{"audio": obj{"type": "string", "contentMediaType": "application/octet-stream"}},
+			"additionalProperties": obj{"type": "string"}}
+	case "text/csv", "application/x-ndjson":
+		return obj{"type": "string", "description": "one record per line (CSV with a header row naming the " + name + " fields)"}
+	}
+	return schemaRef(name, schemas)
 }
 
 func schemaRef(name string, schemas obj) obj {

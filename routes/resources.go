@@ -29,7 +29,7 @@ func (s *server) crudRoutes(res *models.Resource) []Route {
 	item := base + "/:key"
 	return []Route{
 		{Method: "GET", Path: base + "/", Summary: "List " + res.Name, Tag: res.Name, Auth: AuthAPI, Access: acc("list"), Resource: res, Op: "list", Query: []string{"limit", "offset"}, Handler: s.listObjects(res)},
-		{Method: "POST", Path: base + "/", Summary: "Create a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("create"), Resource: res, Op: "create", Status: 201, Handler: s.createObject(res)},
+		withUpload(res, Route{Method: "POST", Path: base + "/", Summary: "Create a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("create"), Resource: res, Op: "create", Status: 201, Handler: s.createObject(res)}),
 		{Method: "GET", Path: item, Summary: "Show a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("get"), Resource: res, Op: "get", Handler: s.getObject(res)},
 		{Method: "PUT", Path: item, Summary: "Change any subset of a " + title + "'s fields", Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Handler: s.updateObject(res)},
 		{Method: "DELETE", Path: item, Summary: "Delete a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("delete"), Resource: res, Op: "delete", Status: 204, Handler: s.deleteObject(res)},
@@ -159,6 +159,9 @@ func (s *server) deleteObject(res *models.Resource) fiber.Handler {
 // decodeObject reads a JSON object body strictly: malformed JSON, a body
 // that is not an object and trailing data are refused with 400.
 func decodeObject(c *fiber.Ctx) (map[string]any, error) {
+	if strings.HasPrefix(c.Get(fiber.HeaderContentType), fiber.MIMEMultipartForm) {
+		return decodeMultipart(c)
+	}
 	body := c.Body()
 	if len(bytes.TrimSpace(body)) == 0 {
 		return nil, newError(fiber.StatusBadRequest, "invalid_json", "request body must be a JSON object")

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
+	"github.com/valyala/fasthttp"
 
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
@@ -95,7 +96,12 @@ type Route struct {
 	HTMLAnswers []int
 	// Idempotent routes honour an Idempotency-Key header (calls_idem.go).
 	Idempotent bool
-	Handler    fiber.Handler
+	// Ranges routes answer Range requests with 206 (file downloads).
+	Ranges bool
+	// BodyLimit, when set, lets this route take bodies up to that size
+	// instead of Deps.BodyLimit (audio uploads, bulk imports).
+	BodyLimit int
+	Handler   fiber.Handler
 }
 
 type server struct {
@@ -115,6 +121,8 @@ func New(d Deps) *fiber.App {
 		d.Sessions = websession.New(d.Redis, DefaultSessionIdle, DefaultSessionMax)
 	}
 	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(), limit: newLimiter(d.Redis, d.Limits), sessions: d.Sessions}}
+	var doc *openAPIDoc
+	routes := append(append(s.routeTable(), s.opsRoutes()...), docRoutes(&doc)...)
 	app := fiber.New(fiber.Config{
 		AppName:               "switchboard",
 		BodyLimit:             d.BodyLimit,
@@ -125,24 +133,14 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:                  30 * time.Second,
 		IdleTimeout:                  120 * time.Second,
 	})
+	app.Server().HeaderReceived = routeBodyLimits(routes, app.Config())
 	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second), securityHeaders)
-	guard, forms := browserGuard(d.BaseURL), formGuard(d.BaseURL)
-	var doc *openAPIDoc
-	routes := append(append(s.routeTable(), s.opsRoutes()...),
-		Route{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
-			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
-			return c.Send(doc.json())
-		}},
-		Route{Method: "GET", Path: "/api/openapi.yaml", Summary: "This OpenAPI 3.1 document as YAML", Tag: "operations", Produces: "application/yaml", Handler: func(c *fiber.Ctx) error {
-			c.Set(fiber.HeaderContentType, "application/yaml")
-			return c.Send(doc.yaml())
-		}},
-	)
+	forms := formGuard(d.BaseURL)
 	for _, r := range routes {
 		handlers := []fiber.Handler{}
 		switch {
 		case guarded(r):
-			handlers = append(handlers, guard)
+			handlers = append(handlers, browserGuard(d.BaseURL, r))
 		case browserForm(r):
 			handlers = append(handlers, forms)
 		}
@@ -172,6 +170,47 @@ func New(d Deps) *fiber.App {
 		return newError(fiber.StatusNotFound, "not_found", "no route for "+c.Method()+" "+c.Path())
 	})
 	return app
+}
+
+// docRoutes serve the OpenAPI document, built once the route table is.
+func docRoutes(doc **openAPIDoc) []Route {
+	return []Route{
+		{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
+			return c.Send((*doc).json())
+		}},
+		{Method: "GET", Path: "/api/openapi.yaml", Summary: "This OpenAPI 3.1 document as YAML", Tag: "operations", Produces: "application/yaml", Handler: func(c *fiber.Ctx) error {
+			c.Set(fiber.HeaderContentType, "application/yaml")
+			return c.Send((*doc).yaml())
+		}},
+	}
+}
+
+// routeBodyLimits lets the routes that declare a BodyLimit (audio uploads,
+// bulk imports) take bodies up to it, while every other request keeps the
+// server's default. It runs when a request's header has arrived, so a body
+// announced over its route's limit is refused with 413 before a byte of it
+// is read, and one route's large limit never lets big bodies into the rest.
+func routeBodyLimits(routes []Route, cfg fiber.Config) func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+	var large []Route
+	for _, r := range routes {
+		if r.BodyLimit > cfg.BodyLimit {
+			large = append(large, r)
+		}
+	}
+	return func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		if len(large) == 0 {
+			return fasthttp.RequestConfig{}
+		}
+		method, path, _ := strings.Cut(string(h.RequestURI()), "?")
+		method = string(h.Method())
+		for _, r := range large {
+			if r.Method == method && fiber.RoutePatternMatch(path, r.Path, cfg) {
+				return fasthttp.RequestConfig{MaxRequestBodySize: r.BodyLimit}
+			}
+		}
+		return fasthttp.RequestConfig{}
+	}
 }
 
 // allowedMethods lists the methods declared for a path that no route took

@@ -138,6 +138,8 @@ func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string
 		// rate-limit tests switch the limits on.
 		"SWITCHBOARD_RATE_LIMIT":         "0",
 		"SWITCHBOARD_AUTH_FAILURE_LIMIT": "0",
+		// Uploaded audio goes to the test's own directory.
+		"SWITCHBOARD_MEDIA_DIR": t.TempDir(),
 	}
 	getenv := func(k string) string {
 		if v, ok := env[k]; ok {
@@ -244,6 +246,15 @@ func (r *Response) Expect(t testing.TB, status int) *Response {
 	t.Helper()
 	if r.Status != status {
 		t.Fatalf("status %d, want %d; body %s", r.Status, status, r.Body)
+	}
+	return r
+}
+
+// ExpectHeader fails the test unless the response has the header value.
+func (r *Response) ExpectHeader(t testing.TB, name, want string) *Response {
+	t.Helper()
+	if got := r.Header.Get(name); got != want {
+		t.Fatalf("%s: %q, want %q; body %.300s", name, got, want, r.Body)
 	}
 	return r
 }

@@ -1,0 +1,76 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/switchboard/switchboard/media"
+	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/routes"
+)
+
+// MediaConfig is where uploaded audio goes and how it is converted.
+type MediaConfig struct {
+	Dir      string        // SWITCHBOARD_MEDIA_DIR
+	NodeDir  string        // SWITCHBOARD_MEDIA_NODE_DIR: the same directory as the FreeSWITCH nodes mount it
+	MaxBytes int64         // SWITCHBOARD_MEDIA_MAX_BYTES: decoded audio per upload
+	Timeout  time.Duration // SWITCHBOARD_MEDIA_CONVERT_TIMEOUT
+	Sox      string        // SWITCHBOARD_SOX
+}
+
+var mediaVariables = []envVar{
+	{"SWITCHBOARD_MEDIA_DIR", "data/media", "media library: voice prompts, music on hold, imported recordings (<dir>/<tenant>/…)"},
+	{"SWITCHBOARD_MEDIA_NODE_DIR", "(the media directory)", "the media library as the FreeSWITCH nodes mount it (local_stream.conf directories)"},
+	{"SWITCHBOARD_MEDIA_MAX_BYTES", "67108864", "largest decoded audio upload or import (413 beyond)"},
+	{"SWITCHBOARD_MEDIA_CONVERT_TIMEOUT", "60s", "time one sox conversion may take"},
+	{"SWITCHBOARD_SOX", "sox", "the sox binary (Debian: sox and libsox-fmt-mp3)"},
+}
+
+func init() { Variables = append(Variables, mediaVariables...) }
+
+// loadMediaConfig reads the media variables.
+func loadMediaConfig(get func(name, def string) string) (MediaConfig, error) {
+	c := MediaConfig{Dir: get("SWITCHBOARD_MEDIA_DIR", "data/media"), Sox: get("SWITCHBOARD_SOX", "sox")}
+	abs, err := filepath.Abs(c.Dir)
+	if err != nil {
+		return c, fmt.Errorf("SWITCHBOARD_MEDIA_DIR: %v", err)
+	}
+	c.Dir = abs
+	c.NodeDir = strings.TrimRight(get("SWITCHBOARD_MEDIA_NODE_DIR", c.Dir), "/")
+	if !strings.HasPrefix(c.NodeDir, "/") {
+		return c, fmt.Errorf("SWITCHBOARD_MEDIA_NODE_DIR: must be an absolute path")
+	}
+	n, err := strconv.ParseInt(get("SWITCHBOARD_MEDIA_MAX_BYTES", "67108864"), 10, 64)
+	if err != nil || n < 1024 || n > 1<<30 {
+		return c, fmt.Errorf("SWITCHBOARD_MEDIA_MAX_BYTES: must be a number of bytes from 1024 to 1073741824")
+	}
+	c.MaxBytes = n
+	if c.Timeout, err = time.ParseDuration(get("SWITCHBOARD_MEDIA_CONVERT_TIMEOUT", "60s")); err != nil || c.Timeout <= 0 {
+		return c, fmt.Errorf("SWITCHBOARD_MEDIA_CONVERT_TIMEOUT: must be a duration such as 60s")
+	}
+	return c, nil
+}
+
+// newMediaService wires uploads (voice prompts through the store's audio
+// sink), recording imports and reports, and media for FreeSWITCH nodes.
+func newMediaService(ctx context.Context, s *services, cfg Config, st *models.Store, log *slog.Logger) *media.Service {
+	svc := &media.Service{
+		Store: st,
+		Log:   log.With("component", "media"),
+		Lib:   &media.Library{Root: cfg.Media.Dir, MaxBytes: cfg.Media.MaxBytes, Conv: media.Converter{Sox: cfg.Media.Sox, Timeout: cfg.Media.Timeout}},
+	}
+	st.SetAudioSink(svc)
+	// Bulk imports run in the background; jobs of a replica that died are
+	// resumed by another once their lease lapses.
+	s.stops = append(s.stops, svc.Start(context.WithoutCancel(ctx), replicaID(), 15*time.Second))
+	s.routes = append(s.routes, routes.MediaRoutes(svc, s.xml, cfg.BaseURL)...)
+	for name, sch := range routes.MediaSchemas() {
+		s.schemas[name] = sch
+	}
+	return svc
+}
