@@ -237,6 +237,13 @@ func classify(r walkRoute) (routeClass, bool) {
 			}
 			return 200
 		}}, true
+	// The team-chat web client is public (it logs in to ejabberd itself):
+	// without a chat server its pages answer 503, placeholder files and
+	// pictures 404, whoever calls.
+	case p == "/chat/" || p == "/chat/config.json" || p == "/chat/start.js":
+		return routeClass{answer: fixed(503)}, true
+	case strings.HasPrefix(p, "/chat/dist/") || strings.HasPrefix(p, "/chat/avatars/"):
+		return routeClass{answer: fixed(404)}, true
 	case r.method == "POST" && (p == "/login" || p == "/logout" || strings.HasPrefix(p, "/menu/")):
 		// The pages' forms: the walk's JSON body is refused before
 		// anything else (their own tests post forms).
