@@ -31,8 +31,8 @@ test:
 # the HTTP tests of what lives in Redis (change stream and SSE resume,
 # idempotency, rate limits, two replicas on one Redis, web sessions). The HTTP tests pair
 # it with SWITCHBOARD_TEST_MYSQL_URL. Skipped when the variable is unset.
-CLUSTER_PACKAGES := ./calls ./fsxml ./esl/... ./internal/...
-CLUSTER_ROUTES := '^(TestEventStreamResumesWithLastEventID|TestEventStreamIsTenantScoped|TestIdempotentCall|TestDuplicateEventsEndToEnd|TestEventLeaseTakeover|TestTwoReplicasShareTheWork|TestRequestsLimitedPerCredentialAcrossReplicas|TestFailedAuthenticationLimitedBeforeBcrypt|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestIncomingWebhookRateLimitAndPermission|TestInboundDIDCallBelongsToItsTenant|TestDirectoryChangeFlushesFreeSWITCHCache|TestMessagingSendStatusAndList|TestSessionLogin|TestSessionRevokedOnPasswordChange|TestSessionLogout)$$'
+CLUSTER_PACKAGES := ./calls ./fsxml ./esl/... ./internal/... ./websession
+CLUSTER_ROUTES := '^(TestEventStreamResumesWithLastEventID|TestEventStreamIsTenantScoped|TestIdempotentCall|TestDuplicateEventsEndToEnd|TestEventLeaseTakeover|TestTwoReplicasShareTheWork|TestRequestsLimitedPerCredentialAcrossReplicas|TestFailedAuthenticationLimitedBeforeBcrypt|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestIncomingWebhookRateLimitAndPermission|TestInboundDIDCallBelongsToItsTenant|TestDirectoryChangeFlushesFreeSWITCHCache|TestMessagingSendStatusAndList|TestSessionLogin|TestSessionRevokedOnPasswordChange|TestSessionLogout|TestSessionRotation)$$'
 test-cluster:
 	@if [ -z "$$SWITCHBOARD_TEST_REDIS_CLUSTER_URL" ]; then echo "make test: SWITCHBOARD_TEST_REDIS_CLUSTER_URL unset, Redis Cluster pass skipped"; exit 0; fi; \
 	echo "make test: the Redis-touching tests again on the Redis Cluster $$SWITCHBOARD_TEST_REDIS_CLUSTER_URL"; \
@@ -52,6 +52,7 @@ bench:
 	$(GO) run ./cmd/sbbench call
 	$(GO) run ./cmd/sbbench messaging
 	$(GO) run ./cmd/sbbench chat
+	$(GO) run ./cmd/sbbench cdrimport
 
 # Screenshots of the API reference and the live-calls dashboard
 # (docs/apiref.png, docs/dashboard.png), taken by the browser test in

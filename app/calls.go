@@ -19,7 +19,9 @@ import (
 	"github.com/switchboard/switchboard/calls"
 	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/features"
 	"github.com/switchboard/switchboard/fsxml"
+	"github.com/switchboard/switchboard/media"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
 )
@@ -57,6 +59,10 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	})
 	lease := esl.NewRedisLease(rdb, replica, 0)
 	events := make(chan esl.Event, 8192)
+	// Feature codes (star codes) arrive as CUSTOM events and become store
+	// writes, applied one at a time off the event reader.
+	featureEvents := make(chan esl.Event, 256)
+	applier := features.New(st, rdb, log.With("component", "features"))
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var pool *esl.Pool
 	pool = esl.NewPool(nodes, esl.PoolOptions{
@@ -73,6 +79,13 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 			ccancel()
 			if e.Name() == "BACKGROUND_JOB" {
 				logJob(log, e)
+				return
+			}
+			if features.IsFeatureEvent(e) {
+				select {
+				case featureEvents <- e:
+				case <-runCtx.Done():
+				}
 				return
 			}
 			select {
@@ -97,7 +110,8 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		return nil
 	}})
 	var wg sync.WaitGroup
-	wg.Add(4)
+	wg.Add(5)
+	go func() { defer wg.Done(); applyFeatures(runCtx, applier, featureEvents, log) }()
 	go func() { defer wg.Done(); reconcileNodes(runCtx, pool, cfg, st, reload, log) }()
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
 	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
@@ -106,7 +120,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
 	registerPoolMetrics(s.metrics, pool, events, log)
 
-	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain),
+	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool),
 		callcenter.NewSync(pool, st, cfg.SIPDomain, log.With("component", "callcenter")))
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
 		Store:         st,
@@ -302,22 +316,40 @@ func directoryFlusher(pool *esl.Pool, domain string) changes.Subscriber {
 				cmds = append(cmds, "xml_flush_cache id "+u+" "+domain)
 			}
 		}
-		var errs []error
-		for _, n := range pool.Nodes() {
-			if !n.Up {
-				continue
-			}
-			for _, cmd := range cmds {
-				cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
-				_, err := pool.API(cctx, n.Name, cmd)
-				cancel()
-				if err != nil {
-					errs = append(errs, fmt.Errorf("%s on %s: %w", cmd, n.Name, err))
-				}
+		return broadcast(ctx, pool, cmds)
+	}}
+}
+
+// streamReloader is the outbox subscriber that applies music-on-hold
+// changes on every connected node with mod_local_stream's commands
+// (media.StreamCommands); a refusal is retried by the dispatcher.
+func streamReloader(pool *esl.Pool) changes.Subscriber {
+	return changes.Func{ID: "freeswitch-local-stream", Fn: func(ctx context.Context, c changes.Change) error {
+		return broadcast(ctx, pool, media.StreamCommands(c))
+	}}
+}
+
+// broadcast sends each API command to every connected node; a node that is
+// down has nothing to apply (it reads the configuration when it comes up).
+func broadcast(ctx context.Context, pool *esl.Pool, cmds []string) error {
+	if len(cmds) == 0 {
+		return nil
+	}
+	var errs []error
+	for _, n := range pool.Nodes() {
+		if !n.Up {
+			continue
+		}
+		for _, cmd := range cmds {
+			cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+			_, err := pool.API(cctx, n.Name, cmd)
+			cancel()
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s on %s: %w", cmd, n.Name, err))
 			}
 		}
-		return errors.Join(errs...)
-	}}
+	}
+	return errors.Join(errs...)
 }
 
 func modelCDR(c calls.CDR) models.CDR {
@@ -395,4 +427,28 @@ func (c *tenantCache) exists(name string) bool {
 	c.m[key] = tenantEntry{ok: ok, exp: time.Now().Add(ttl)}
 	c.mu.Unlock()
 	return ok
+}
+
+// applyFeatures applies feature-code events in arrival order; a failed
+// database write is tried again a few times before the event is dropped
+// (the caller heard the confirmation tone: the log says what was lost).
+func applyFeatures(ctx context.Context, a *features.Applier, in <-chan esl.Event, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-in:
+			for attempt := 1; ; attempt++ {
+				err := a.Apply(ctx, e)
+				if err == nil {
+					break
+				}
+				if errors.Is(err, features.ErrRefused) || attempt == 3 || ctx.Err() != nil {
+					log.Warn("feature code not applied", "node", e.Node, "error", err)
+					break
+				}
+				time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+			}
+		}
+	}
 }

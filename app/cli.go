@@ -27,6 +27,7 @@ type cli struct {
 	Key       keyCmd       `cmd:"" help:"Manage API keys."`
 	Sim       simCmd       `cmd:"" help:"Run a fake FreeSWITCH event socket that keeps placing calls."`
 	Chat      chatCmd      `cmd:"" help:"Team chat on ejabberd."`
+	Import    importCmd    `cmd:"" help:"Import data from another system (CDRs)."`
 	SchemaSQL schemaSQLCmd `cmd:"" name:"schema-sql" help:"Print a starting migration for a resource (for developers)."`
 	Version   versionCmd   `cmd:"" help:"Print the version and the commit this binary was built from."`
 	Health    healthCmd    `cmd:"" help:"Exit 0 when the local server answers /readyz with 200 (container healthchecks; the image has no shell or curl)."`

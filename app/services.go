@@ -80,6 +80,7 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		User:     cfg.XMLCurlUser,
 		Password: cfg.XMLCurlPass,
 		Allow:    cfg.XMLCurlAllow,
+		MediaDir: cfg.Media.NodeDir,
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
 	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml, s.metrics)...)

@@ -248,6 +248,7 @@ type TenantSnapshot struct {
 	ConferenceRooms    []ConferenceRoom    `json:"conference_rooms"`
 	IVRMenus           []IVRMenu           `json:"ivr_menus"`
 	Queues             []Queue             `json:"queues"`
+	MusicOnHold        []MusicOnHold       `json:"music_on_hold"`
 	Agents             []Agent             `json:"agents"`
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
@@ -391,4 +392,11 @@ type Agent struct {
 	BusyDelaySeconds     int         `json:"busy_delay_seconds"`
 	NoAnswerDelaySeconds int         `json:"no_answer_delay_seconds"`
 	Enabled              bool        `json:"enabled"`
+}
+
+// MusicOnHold is a music-on-hold class (resources.md §2.23), streamed by
+// mod_local_stream as local_stream://<tenant>_<name>.
+type MusicOnHold struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
 }

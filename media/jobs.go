@@ -133,7 +133,9 @@ func (s *Service) JobByID(ctx context.Context, o models.Owner, id int64) (Job, e
 // runner holds it or the job is finished.
 func (s *Service) claim(ctx context.Context, q sqlx.ExecerContext, id int64, owner string) (bool, error) {
 	now := s.now()
-	res, err := q.ExecContext(ctx, `UPDATE import_jobs SET lease_owner = ?, lease_until = ?, updated_at = ?
+	// claims always changes, so MySQL counts the row as affected even when
+	// the lease's time is unchanged.
+	res, err := q.ExecContext(ctx, `UPDATE import_jobs SET lease_owner = ?, lease_until = ?, updated_at = ?, claims = claims + 1
 		WHERE id = ? AND status = ? AND (lease_owner = ? OR lease_until < ?)`,
 		owner, models.FormatTime(now.Add(leaseFor)), models.FormatTime(now), id, JobRunning, owner, models.FormatTime(now))
 	if err != nil {

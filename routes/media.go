@@ -48,6 +48,8 @@ func MediaRoutes(svc *media.Service, xml *fsxml.Service, baseURL string) []Route
 			Request: "CDRImport", Response: "CDRImportSummary", Answers: map[int]string{202: "ImportJob"}, Consumes: "application/json, text/csv, application/x-ndjson", BodyLimit: upload, Handler: m.importCDRs},
 		{Method: "GET", Path: "/api/tenants/:tenant/imports/:id", Summary: "An import job: status (running, done, failed), progress and the first 100 refused rows with their reasons", Tag: "imports", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopeTenant},
 			Response: "ImportJob", Handler: m.getJob},
+		{Method: "POST", Path: "/api/tenants/:tenant/music_on_hold/:id/files", Summary: "Add a file to a music-on-hold class, converted to the class's rate, idempotent by external_id (201 new, 200 repeat, 409 other content); the nodes reload the stream", Tag: "music_on_hold", Auth: AuthAPI, Access: importAccess,
+			Request: "MOHFileImport", Response: "MOHFileImported", Status: 201, Answers: map[int]string{200: "MOHFileImported"}, Consumes: uploadTypes, BodyLimit: upload, Handler: m.importMOHFile},
 		{Method: "GET", Path: "/fs/media/:tenant/:file", Summary: "A voice prompt for FreeSWITCH nodes (mod_http_cache; the /fs/xml credentials)", Tag: "freeswitch", Auth: AuthCustom, Produces: "audio/wav", Ranges: true, Handler: m.nodeFile},
 		{Method: "GET", Path: "/fs/media/:tenant/moh/:class/:file", Summary: "A music-on-hold file for FreeSWITCH nodes (the /fs/xml credentials)", Tag: "freeswitch", Auth: AuthCustom, Produces: "audio/wav", Ranges: true, Handler: m.nodeFile},
 	}
@@ -101,7 +103,15 @@ func MediaSchemas() map[string]any {
 				"direction":   obj{"type": "string", "enum": []string{"inbound", "outbound", "internal"}},
 			}},
 		"RecordingImported": imported,
-		"RecordingList":     obj{"type": "array", "items": recording},
+		"MOHFileImport": obj{"type": "object", "additionalProperties": false, "required": []string{"audio_base64", "external_id"}, "properties": obj{
+			"filename_hint": obj{"type": "string", "maxLength": 255, "description": "informative only: the server names the file"},
+			"audio_base64":  obj{"type": "string", "description": "WAV, MP3, OGG or FLAC, detected from the bytes"},
+			"external_id":   obj{"type": "string", "minLength": 1, "maxLength": 128}}},
+		"MOHFileImported": obj{"type": "object", "required": []string{"id", "class_id", "external_id", "filename", "created"}, "properties": obj{
+			"id": integer, "class_id": integer, "external_id": str, "filename": str,
+			"source_format": obj{"type": "string", "enum": []string{"wav", "mp3", "ogg", "flac"}},
+			"duration_ms":   integer, "size_bytes": integer, "created": obj{"type": "boolean"}}},
+		"RecordingList": obj{"type": "array", "items": recording},
 	}
 }
 
@@ -317,4 +327,31 @@ func (m *mediaRoutes) getJob(c *fiber.Ctx) error {
 		return err
 	}
 	return c.JSON(job)
+}
+
+func (m *mediaRoutes) importMOHFile(c *fiber.Ctx) error {
+	id, err := strconv.ParseInt(c.Params("id"), 10, 64)
+	if err != nil {
+		return models.ErrNotFound
+	}
+	raw, err := decodeObject(c)
+	if err != nil {
+		return err
+	}
+	var in media.MOHFileImport
+	if err := remarshal(raw, &in); err != nil {
+		return err
+	}
+	f, created, err := m.svc.ImportMOHFile(c.UserContext(), tenantOwner(c), id, in)
+	if err != nil {
+		return mediaError(err)
+	}
+	body := struct {
+		media.MOHFile
+		Created bool `json:"created"`
+	}{f, created}
+	if created {
+		return c.Status(fiber.StatusCreated).JSON(body)
+	}
+	return c.JSON(body)
 }

@@ -22,9 +22,9 @@ import (
 // ErrNoSession is a missing, expired or revoked session.
 var ErrNoSession = errors.New("no such session")
 
-// prefix starts every key. Its hash tag puts a session record and its
-// administrator's index in one Redis Cluster slot: they change together in
-// one transaction, which a cluster refuses across slots.
+// prefix names every session key. One hash tag puts a session and its
+// administrator's index in one Redis Cluster slot, so they change in one
+// transaction (sessions are administrators' browsers: few).
 const prefix = "sb:{websession}:"
 
 // Session is one administrator's signed-in browser.

@@ -53,6 +53,8 @@ func (s *Server) runAPI(cmdline string) string {
 		return s.callcenterConfig(args)
 	case "reloadxml":
 		return "+OK [Success]\n"
+	case "local_stream":
+		return s.localStream(args)
 	default:
 		return "-ERR " + cmd + " Command not found!\n"
 	}

@@ -62,6 +62,7 @@ CREATE TABLE IF NOT EXISTS import_jobs (
   error VARCHAR(512) NOT NULL DEFAULT '',
   lease_owner VARCHAR(64) NOT NULL DEFAULT '',
   lease_until VARCHAR(32) NOT NULL DEFAULT '',
+  claims BIGINT NOT NULL DEFAULT 0,
   created_at VARCHAR(32) NOT NULL,
   updated_at VARCHAR(32) NOT NULL,
   finished_at VARCHAR(32) NULL,

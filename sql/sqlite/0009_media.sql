@@ -59,6 +59,7 @@ CREATE TABLE IF NOT EXISTS import_jobs (
   error TEXT NOT NULL DEFAULT '',
   lease_owner TEXT NOT NULL DEFAULT '',
   lease_until TEXT NOT NULL DEFAULT '',
+  claims INTEGER NOT NULL DEFAULT 0,
   created_at TEXT NOT NULL,
   updated_at TEXT NOT NULL,
   finished_at TEXT NULL

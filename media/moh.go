@@ -1,0 +1,140 @@
+package media
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/switchboard/switchboard/models"
+)
+
+// MOHFileImport is the body of POST …/music_on_hold/<id>/files (§5.3).
+type MOHFileImport struct {
+	FilenameHint string `json:"filename_hint"`
+	AudioBase64  string `json:"audio_base64"`
+	ExternalID   string `json:"external_id"`
+}
+
+// MOHFile is one file of a music-on-hold class.
+type MOHFile struct {
+	ID           int64  `db:"id" json:"id"`
+	ClassID      int64  `db:"moh_id" json:"class_id"`
+	ExternalID   string `db:"external_id" json:"external_id"`
+	Filename     string `db:"filename" json:"filename"`
+	SourceFormat string `db:"source_format" json:"source_format"`
+	DurationMS   int64  `db:"duration_ms" json:"duration_ms"`
+	SizeBytes    int64  `db:"size_bytes" json:"size_bytes"`
+	Path         string `db:"path" json:"-"`
+	Digest       string `db:"content_sha256" json:"-"`
+}
+
+const mohFileColumns = "id, moh_id, external_id, filename, source_format, duration_ms, size_bytes, path, content_sha256"
+
+// ImportMOHFile adds a file to a class, converted to the class's rate in
+// <tenant>/moh/<class>/, idempotent by external_id like recordings. The
+// class's files field is then rewritten through the store, whose change
+// event makes the nodes reload the stream.
+func (s *Service) ImportMOHFile(ctx context.Context, o models.Owner, classID int64, in MOHFileImport) (MOHFile, bool, error) {
+	ve := &models.ValidationError{}
+	if in.AudioBase64 == "" {
+		addField(ve, "audio_base64", "is required")
+	}
+	if !patExternalID.MatchString(in.ExternalID) {
+		addField(ve, "external_id", "is required: 1-128 printable characters without spaces")
+	}
+	if len(in.FilenameHint) > 255 {
+		addField(ve, "filename_hint", "must be at most 255 characters (it is never used as a file name)")
+	}
+	if err := orNil(ve); err != nil {
+		return MOHFile{}, false, err
+	}
+	res := s.Store.Registry().Resource("music_on_hold")
+	class, err := s.Store.Get(ctx, res, o, strconv.FormatInt(classID, 10))
+	if err != nil {
+		return MOHFile{}, false, err
+	}
+	audio, err := DecodeBase64(in.AudioBase64, s.Lib.MaxBytes)
+	if errors.Is(err, ErrBadBase64) {
+		return MOHFile{}, false, models.FieldError("audio_base64", "is not valid base64")
+	} else if err != nil {
+		return MOHFile{}, false, err
+	}
+	want := MOHFile{ClassID: classID, ExternalID: in.ExternalID, Digest: Digest(audio)}
+	if old, err := s.mohFile(ctx, o, in.ExternalID); err == nil {
+		return old, false, sameMOHFile(old, want)
+	} else if !errors.Is(err, models.ErrNotFound) {
+		return MOHFile{}, false, err
+	}
+	name, _ := class["name"].(string)
+	rate, _ := class["rate"].(int64)
+	if rate == 0 {
+		rate = 8000
+	}
+	dir, err := Dir(o.Tenant, "moh", name)
+	if err != nil {
+		return MOHFile{}, false, err
+	}
+	file, err := s.Lib.Ingest(ctx, dir, audio, int(rate))
+	if err != nil {
+		return MOHFile{}, false, err
+	}
+	_, err = s.Store.DB().ExecContext(ctx, `INSERT INTO moh_files (tenant_id, moh_id, external_id, filename, path, source_format, duration_ms, size_bytes, content_sha256, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, o.TenantID, classID, in.ExternalID, file.Filename, file.Rel, string(file.Source), file.DurationMS, file.SizeBytes, file.Digest, models.FormatTime(s.now()))
+	if err != nil {
+		s.RemoveAudio(file.Rel)
+		if err = s.Store.Dialect().Translate(err); errors.Is(err, models.ErrConflict) {
+			old, gerr := s.mohFile(ctx, o, in.ExternalID)
+			if gerr != nil {
+				return MOHFile{}, false, gerr
+			}
+			return old, false, sameMOHFile(old, want)
+		}
+		return MOHFile{}, false, fmt.Errorf("insert music-on-hold file: %w", err)
+	}
+	if err := s.syncMOHFiles(ctx, o, classID); err != nil {
+		return MOHFile{}, false, err
+	}
+	f, err := s.mohFile(ctx, o, in.ExternalID)
+	return f, err == nil, err
+}
+
+// syncMOHFiles rewrites the class's files field from moh_files.
+func (s *Service) syncMOHFiles(ctx context.Context, o models.Owner, classID int64) error {
+	var files []MOHFile
+	if err := s.Store.DB().SelectContext(ctx, &files, "SELECT "+mohFileColumns+" FROM moh_files WHERE tenant_id = ? AND moh_id = ? ORDER BY id", o.TenantID, classID); err != nil {
+		return fmt.Errorf("list music-on-hold files: %w", s.Store.Dialect().Translate(err))
+	}
+	list := make([]any, len(files))
+	for i, f := range files {
+		list[i] = map[string]any{"filename": f.Filename, "duration_ms": f.DurationMS}
+	}
+	return s.Store.SetDerived(ctx, s.Store.Registry().Resource("music_on_hold"), o, classID, "files", list)
+}
+
+func sameMOHFile(old, want MOHFile) error {
+	var diff []string
+	if old.ClassID != want.ClassID {
+		diff = append(diff, "class")
+	}
+	if old.Digest != want.Digest {
+		diff = append(diff, "audio")
+	}
+	if len(diff) > 0 {
+		return &ConflictError{ExternalID: want.ExternalID, Fields: diff}
+	}
+	return nil
+}
+
+func (s *Service) mohFile(ctx context.Context, o models.Owner, externalID string) (MOHFile, error) {
+	var f MOHFile
+	err := s.Store.DB().GetContext(ctx, &f, "SELECT "+mohFileColumns+" FROM moh_files WHERE tenant_id = ? AND external_id = ?", o.TenantID, externalID)
+	if errors.Is(err, sql.ErrNoRows) {
+		return MOHFile{}, models.ErrNotFound
+	}
+	if err != nil {
+		return MOHFile{}, fmt.Errorf("read music-on-hold file: %w", s.Store.Dialect().Translate(err))
+	}
+	return f, nil
+}

@@ -1,0 +1,76 @@
+package routes_test
+
+import (
+	"encoding/base64"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/media/mediatest"
+)
+
+// TestMusicOnHoldReachesFreeSWITCH: local_stream.conf lists the tenant's
+// class under the media directory, and every change to a class reaches
+// each node as mod_local_stream commands: reload on create and change,
+// stop of the old stream on a rename, stop on delete.
+func TestMusicOnHoldReachesFreeSWITCH(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		streams := func() []string {
+			var out []string
+			for _, line := range e.fs.Commands() {
+				if strings.HasPrefix(line, "api local_stream") {
+					out = append(out, line)
+				}
+			}
+			return out
+		}
+		waitFor := func(want string) {
+			t.Helper()
+			eventually(t, 5*time.Second, want, func() bool { return slices.Contains(streams(), want) })
+		}
+		base := "/api/tenants/" + e.tenant + "/music_on_hold/"
+		id := e.Do(t, "POST", base, e.Key, map[string]any{"name": "jazz", "rate": 16000, "shuffle": true}).Expect(t, 201).Map(t)["id"]
+		waitFor("api local_stream reload " + e.tenant + "_jazz")
+
+		conf := e.DoHeaders(t, "POST", "/fs/xml", map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
+			"section=configuration&tag_name=configuration&key_name=name&key_value=local_stream.conf").Expect(t, 200)
+		wantDir := fmt.Sprintf(`<directory name="%s_jazz" path="%s/%s/moh/jazz">`, e.tenant, e.Cfg.Media.NodeDir, e.tenant)
+		if !strings.Contains(string(conf.Body), wantDir) || !strings.Contains(string(conf.Body), `<param name="rate" value="16000"/>`) {
+			t.Fatalf("local_stream.conf lacks %s:\n%s", wantDir, conf.Body)
+		}
+
+		// A file added to the class: converted to its rate into its
+		// directory, listed in files, the stream reloaded; idempotent.
+		n := len(streams())
+		mp3 := base64.StdEncoding.EncodeToString(mediatest.Tone(t, "hold.mp3", 1))
+		filesPath := fmt.Sprintf("%s%v/files", base, id)
+		added := e.Do(t, "POST", filesPath, e.Key, map[string]any{"external_id": "moh-1", "filename_hint": "hold.mp3", "audio_base64": mp3}).Expect(t, 201).Map(t)
+		stored, err := os.ReadFile(filepath.Join(e.Cfg.Media.Dir, e.tenant, "moh", "jazz", added["filename"].(string)))
+		if err != nil || int(stored[24])|int(stored[25])<<8 != 16000 {
+			t.Fatalf("stored file: %v", err)
+		}
+		eventually(t, 5*time.Second, "reload after the file", func() bool { return len(streams()) > n })
+		class := e.Do(t, "GET", fmt.Sprintf("%s%v", base, id), e.Key, nil).Expect(t, 200).Map(t)
+		if files, _ := class["files"].([]any); len(files) != 1 || files[0].(map[string]any)["filename"] != added["filename"] {
+			t.Fatalf("class files %v", class["files"])
+		}
+		again := e.Do(t, "POST", filesPath, e.Key, map[string]any{"external_id": "moh-1", "audio_base64": mp3}).Expect(t, 200).Map(t)
+		if again["id"] != added["id"] || again["created"] != false {
+			t.Fatalf("repeat %v", again)
+		}
+		conflict(t, e.Do(t, "POST", filesPath, e.Key, map[string]any{"external_id": "moh-1", "audio_base64": base64.StdEncoding.EncodeToString(mediatest.Tone(t, "x.wav", 1))}), "audio")
+
+		n = len(streams())
+		e.Do(t, "PUT", fmt.Sprintf("%s%v", base, id), e.Key, map[string]any{"name": "smooth"}).Expect(t, 200)
+		waitFor("api local_stream reload " + e.tenant + "_smooth")
+		if got := streams()[n:]; len(got) != 2 || got[0] != "api local_stream stop "+e.tenant+"_jazz" {
+			t.Fatalf("after the rename: %q", got)
+		}
+		e.Do(t, "DELETE", fmt.Sprintf("%s%v", base, id), e.Key, nil).Expect(t, 204)
+		waitFor("api local_stream stop " + e.tenant + "_smooth")
+	})
+}
