@@ -29,10 +29,10 @@ test:
 # starts a local three-master one), without -race to keep the run short:
 # the call tracker, the XML cache, the event lease and the URL forms, and
 # the HTTP tests of what lives in Redis (change stream and SSE resume,
-# idempotency, rate limits, two replicas on one Redis). The HTTP tests pair
+# idempotency, rate limits, two replicas on one Redis, web sessions). The HTTP tests pair
 # it with SWITCHBOARD_TEST_MYSQL_URL. Skipped when the variable is unset.
-CLUSTER_PACKAGES := ./calls ./fsxml ./esl/... ./internal/...
-CLUSTER_ROUTES := '^(TestEventStreamResumesWithLastEventID|TestEventStreamIsTenantScoped|TestIdempotentCall|TestDuplicateEventsEndToEnd|TestEventLeaseTakeover|TestTwoReplicasShareTheWork|TestRequestsLimitedPerCredentialAcrossReplicas|TestFailedAuthenticationLimitedBeforeBcrypt|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestIncomingWebhookRateLimitAndPermission|TestInboundDIDCallBelongsToItsTenant|TestDirectoryChangeFlushesFreeSWITCHCache|TestMessagingSendStatusAndList)$$'
+CLUSTER_PACKAGES := ./calls ./fsxml ./esl/... ./internal/... ./websession
+CLUSTER_ROUTES := '^(TestEventStreamResumesWithLastEventID|TestEventStreamIsTenantScoped|TestIdempotentCall|TestDuplicateEventsEndToEnd|TestEventLeaseTakeover|TestTwoReplicasShareTheWork|TestRequestsLimitedPerCredentialAcrossReplicas|TestFailedAuthenticationLimitedBeforeBcrypt|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestIncomingWebhookRateLimitAndPermission|TestInboundDIDCallBelongsToItsTenant|TestDirectoryChangeFlushesFreeSWITCHCache|TestMessagingSendStatusAndList|TestSessionLogin|TestSessionRevokedOnPasswordChange|TestSessionLogout|TestSessionRotation)$$'
 test-cluster:
 	@if [ -z "$$SWITCHBOARD_TEST_REDIS_CLUSTER_URL" ]; then echo "make test: SWITCHBOARD_TEST_REDIS_CLUSTER_URL unset, Redis Cluster pass skipped"; exit 0; fi; \
 	echo "make test: the Redis-touching tests again on the Redis Cluster $$SWITCHBOARD_TEST_REDIS_CLUSTER_URL"; \

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
+	"github.com/valyala/fasthttp"
 
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
@@ -124,7 +125,7 @@ func New(d Deps) *fiber.App {
 	routes := append(append(s.routeTable(), s.opsRoutes()...), docRoutes(&doc)...)
 	app := fiber.New(fiber.Config{
 		AppName:               "switchboard",
-		BodyLimit:             largestBodyLimit(routes, d.BodyLimit),
+		BodyLimit:             d.BodyLimit,
 		ErrorHandler:          errorHandler,
 		DisableStartupMessage: true,
 		// Bodies are JSON (browserGuard); multipart is never parsed.
@@ -132,10 +133,11 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:                  30 * time.Second,
 		IdleTimeout:                  120 * time.Second,
 	})
+	app.Server().HeaderReceived = routeBodyLimits(routes, app.Config())
 	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second), securityHeaders)
 	forms := formGuard(d.BaseURL)
 	for _, r := range routes {
-		handlers := []fiber.Handler{bodyLimit(r, d.BodyLimit)}
+		handlers := []fiber.Handler{}
 		switch {
 		case guarded(r):
 			handlers = append(handlers, browserGuard(d.BaseURL, r))
@@ -184,28 +186,30 @@ func docRoutes(doc **openAPIDoc) []Route {
 	}
 }
 
-// largestBodyLimit is what the server as a whole must read: the default or
-// the largest a route declares (bodyLimit holds every other route to less).
-func largestBodyLimit(routes []Route, def int) int {
-	n := def
+// routeBodyLimits lets the routes that declare a BodyLimit (audio uploads,
+// bulk imports) take bodies up to it, while every other request keeps the
+// server's default. It runs when a request's header has arrived, so a body
+// announced over its route's limit is refused with 413 before a byte of it
+// is read, and one route's large limit never lets big bodies into the rest.
+func routeBodyLimits(routes []Route, cfg fiber.Config) func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+	var large []Route
 	for _, r := range routes {
-		n = max(n, r.BodyLimit)
-	}
-	return n
-}
-
-// bodyLimit answers 413 for a body over the route's limit (its own, or the
-// default), before authentication reads anything.
-func bodyLimit(r Route, def int) fiber.Handler {
-	limit := def
-	if r.BodyLimit > 0 {
-		limit = r.BodyLimit
-	}
-	return func(c *fiber.Ctx) error {
-		if len(c.Request().Body()) > limit {
-			return fiber.ErrRequestEntityTooLarge
+		if r.BodyLimit > cfg.BodyLimit {
+			large = append(large, r)
 		}
-		return c.Next()
+	}
+	return func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		if len(large) == 0 {
+			return fasthttp.RequestConfig{}
+		}
+		method, path, _ := strings.Cut(string(h.RequestURI()), "?")
+		method = string(h.Method())
+		for _, r := range large {
+			if r.Method == method && fiber.RoutePatternMatch(path, r.Path, cfg) {
+				return fasthttp.RequestConfig{MaxRequestBodySize: r.BodyLimit}
+			}
+		}
+		return fasthttp.RequestConfig{}
 	}
 }
 
