@@ -199,23 +199,23 @@ func TestFeatureCodesAct(t *testing.T) {
 			}
 			return n
 		}
-		eventually(t, 5*time.Second, "setup flush", func() bool { return flushes() > 0 })
+		eventually(t, 10*time.Second, "setup flush", func() bool { return flushes() > 0 })
 		before := flushes()
 		featureEvent(e, "1001", "dnd_toggle", "")
-		eventually(t, 5*time.Second, "dnd on", func() bool { return ext()["dnd"] == true })
-		eventually(t, 5*time.Second, "user cache flushed after *78", func() bool { return flushes() > before })
+		eventually(t, 10*time.Second, "dnd on", func() bool { return ext()["dnd"] == true })
+		eventually(t, 10*time.Second, "user cache flushed after *78", func() bool { return flushes() > before })
 		featureEvent(e, "1001", "forward_all_on", "0825550123")
-		eventually(t, 5*time.Second, "forward on", func() bool {
+		eventually(t, 10*time.Second, "forward on", func() bool {
 			fw, _ := ext()["forward_all"].(map[string]any)
 			return fw["enabled"] == true && fw["destination"] == "0825550123"
 		})
 		featureEvent(e, "1001", "forward_all_off", "")
-		eventually(t, 5*time.Second, "forward off", func() bool {
+		eventually(t, 10*time.Second, "forward off", func() bool {
 			fw, _ := ext()["forward_all"].(map[string]any)
 			return fw["enabled"] == false && fw["destination"] == "0825550123"
 		})
 		featureEvent(e, "1001", "office_mode_night", "")
-		eventually(t, 5*time.Second, "office mode night", func() bool {
+		eventually(t, 10*time.Second, "office mode night", func() bool {
 			return e.Do(t, "GET", base+"/office_mode", e.Key, nil).Expect(t, 200).Map(t)["mode"] == "night"
 		})
 		agent := "35@" + e.tenant
@@ -225,15 +225,15 @@ func TestFeatureCodesAct(t *testing.T) {
 			return e.Do(t, "GET", fmt.Sprintf("%s/agents/%v", base, a["id"]), e.Key, nil).Expect(t, 200).Map(t)["status"]
 		}
 		featureEvent(e, "1001", "agent_login_logout", "")
-		eventually(t, 5*time.Second, "agent logged in", func() bool { return status() == "available" })
+		eventually(t, 10*time.Second, "agent logged in", func() bool { return status() == "available" })
 		waitCommand(t, e.fs, "api callcenter_config agent set status "+agent+" Available")
 		featureEvent(e, "1001", "agent_pause_toggle", "")
-		eventually(t, 5*time.Second, "agent paused", func() bool { return status() == "on_break" })
-		eventually(t, 5*time.Second, "mod_callcenter on break", func() bool {
+		eventually(t, 10*time.Second, "agent paused", func() bool { return status() == "on_break" })
+		eventually(t, 10*time.Second, "mod_callcenter on break", func() bool {
 			got, _ := e.fs.CallcenterAgent(agent)
 			return got.Status == "On Break"
 		})
 		featureEvent(e, "1001", "agent_login_logout", "")
-		eventually(t, 5*time.Second, "agent logged out", func() bool { return status() == "logged_out" })
+		eventually(t, 10*time.Second, "agent logged out", func() bool { return status() == "logged_out" })
 	})
 }
