@@ -169,7 +169,7 @@ func (c routeClass) fill(r walkRoute, tenant string) string {
 		return strings.Replace(p, "{key}", "1999", 1)
 	case strings.Contains(p, "/extensions/{key}"):
 		return strings.Replace(p, "{key}", "1001", 1)
-	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/telephony/events" || p == "/api/messaging/messages":
+	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/reports/recordings" || p == "/api/telephony/events" || p == "/api/messaging/messages":
 		return p + "?tenant=" + tenant
 	case strings.HasSuffix(p, "{profile}"):
 		return strings.Replace(p, "{profile}", "heap", 1)
@@ -239,7 +239,7 @@ func classify(r walkRoute) (routeClass, bool) {
 			}
 			return 401
 		}}, true
-	case p == "/fs/xml" || strings.HasPrefix(p, "/integration/"):
+	case p == "/fs/xml" || strings.HasPrefix(p, "/integration/") || strings.HasPrefix(p, "/fs/media/"):
 		// FreeSWITCH's and providers' own credentials (node Basic/allow
 		// list, webhook tokens, signatures): their own tests.
 		return routeClass{skip: true}, true
@@ -282,6 +282,11 @@ func classify(r walkRoute) (routeClass, bool) {
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("config.read") && w.inTenant && w.user == ""
 		}, answer: fixed(400)}, true // "to" is required
+	case p == "/api/tenants/{tenant}/recordedcalls/{id}/audio":
+		// Recordings are call data: calls.read in the tenant (unknown id: 404).
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return w.can("calls.read") && w.inTenant && w.user == ""
+		}, answer: fixed(404)}, true
 	case strings.HasPrefix(p, "/api/tenants/{tenant}/"):
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			if !w.can(perm(r.method, "config.read", "config.write")) || !w.inTenant {
@@ -313,7 +318,7 @@ func classify(r walkRoute) (routeClass, bool) {
 		}}, true
 	case p == "/api/routing/trace":
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.platform && w.can("config.read") }, answer: fixed(400)}, true
-	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/telephony/events":
+	case p == "/api/telephony/channels" || p == "/api/reports/cdrs" || p == "/api/reports/recordings" || p == "/api/telephony/events":
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("calls.read") && (w.platform || w.inTenant) && w.user == ""
 		}, answer: func(r walkRoute, w walker) int {
