@@ -97,8 +97,9 @@ type Route struct {
 	Idempotent bool
 	// Ranges routes answer Range requests with 206 (file downloads).
 	Ranges bool
-	// BodyLimit, when set, lets this route take bodies up to that size
-	// instead of Deps.BodyLimit (audio uploads, bulk imports).
+	// BodyLimit, when set, holds this route to a smaller body than
+	// Deps.BodyLimit. Larger is not honoured yet: the server refuses an
+	// announced body over Deps.BodyLimit before reading it, for every route.
 	BodyLimit int
 	Handler   fiber.Handler
 }
@@ -124,7 +125,7 @@ func New(d Deps) *fiber.App {
 	routes := append(append(s.routeTable(), s.opsRoutes()...), docRoutes(&doc)...)
 	app := fiber.New(fiber.Config{
 		AppName:               "switchboard",
-		BodyLimit:             largestBodyLimit(routes, d.BodyLimit),
+		BodyLimit:             d.BodyLimit,
 		ErrorHandler:          errorHandler,
 		DisableStartupMessage: true,
 		// Bodies are JSON (browserGuard); multipart is never parsed.
@@ -182,16 +183,6 @@ func docRoutes(doc **openAPIDoc) []Route {
 			return c.Send((*doc).yaml())
 		}},
 	}
-}
-
-// largestBodyLimit is what the server as a whole must read: the default or
-// the largest a route declares (bodyLimit holds every other route to less).
-func largestBodyLimit(routes []Route, def int) int {
-	n := def
-	for _, r := range routes {
-		n = max(n, r.BodyLimit)
-	}
-	return n
 }
 
 // bodyLimit answers 413 for a body over the route's limit (its own, or the
