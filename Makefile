@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/switchboard
 
-.PHONY: build run test test-cluster test-short bench fuzz vet fmt ci
+.PHONY: build run test test-cluster test-short bench fuzz vet fmt ci webclient
 
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 
@@ -29,10 +29,10 @@ test:
 # starts a local three-master one), without -race to keep the run short:
 # the call tracker, the XML cache, the event lease and the URL forms, and
 # the HTTP tests of what lives in Redis (change stream and SSE resume,
-# idempotency, rate limits, two replicas on one Redis). The HTTP tests pair
+# idempotency, rate limits, two replicas on one Redis, web sessions). The HTTP tests pair
 # it with SWITCHBOARD_TEST_MYSQL_URL. Skipped when the variable is unset.
-CLUSTER_PACKAGES := ./calls ./fsxml ./esl/... ./internal/...
-CLUSTER_ROUTES := '^(TestEventStreamResumesWithLastEventID|TestEventStreamIsTenantScoped|TestIdempotentCall|TestDuplicateEventsEndToEnd|TestEventLeaseTakeover|TestTwoReplicasShareTheWork|TestRequestsLimitedPerCredentialAcrossReplicas|TestFailedAuthenticationLimitedBeforeBcrypt|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestIncomingWebhookRateLimitAndPermission|TestInboundDIDCallBelongsToItsTenant|TestDirectoryChangeFlushesFreeSWITCHCache|TestMessagingSendStatusAndList)$$'
+CLUSTER_PACKAGES := ./calls ./fsxml ./esl/... ./internal/... ./websession
+CLUSTER_ROUTES := '^(TestEventStreamResumesWithLastEventID|TestEventStreamIsTenantScoped|TestIdempotentCall|TestDuplicateEventsEndToEnd|TestEventLeaseTakeover|TestTwoReplicasShareTheWork|TestRequestsLimitedPerCredentialAcrossReplicas|TestFailedAuthenticationLimitedBeforeBcrypt|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestIncomingWebhookRateLimitAndPermission|TestInboundDIDCallBelongsToItsTenant|TestDirectoryChangeFlushesFreeSWITCHCache|TestMessagingSendStatusAndList|TestSessionLogin|TestSessionRevokedOnPasswordChange|TestSessionLogout|TestSessionRotation)$$'
 test-cluster:
 	@if [ -z "$$SWITCHBOARD_TEST_REDIS_CLUSTER_URL" ]; then echo "make test: SWITCHBOARD_TEST_REDIS_CLUSTER_URL unset, Redis Cluster pass skipped"; exit 0; fi; \
 	echo "make test: the Redis-touching tests again on the Redis Cluster $$SWITCHBOARD_TEST_REDIS_CLUSTER_URL"; \
@@ -53,6 +53,13 @@ bench:
 	$(GO) run ./cmd/sbbench messaging
 	$(GO) run ./cmd/sbbench chat
 	$(GO) run ./cmd/sbbench cdrimport
+
+# The team-chat web client served at /chat/: converse.js from npm at this
+# exact version, its dist files vendored into chat/webclient/dist (committed,
+# so builds need no npm). Change the version, run this, try it, commit.
+CONVERSE_VERSION := 14.0.0
+webclient:
+	bash chat/webclient/vendor.sh $(CONVERSE_VERSION)
 
 fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s

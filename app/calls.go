@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard/switchboard/calls"
 	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/features"
 	"github.com/switchboard/switchboard/fsxml"
 	"github.com/switchboard/switchboard/media"
 	"github.com/switchboard/switchboard/models"
@@ -58,6 +59,10 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	})
 	lease := esl.NewRedisLease(rdb, replica, 0)
 	events := make(chan esl.Event, 8192)
+	// Feature codes (star codes) arrive as CUSTOM events and become store
+	// writes, applied one at a time off the event reader.
+	featureEvents := make(chan esl.Event, 256)
+	applier := features.New(st, rdb, log.With("component", "features"))
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var pool *esl.Pool
 	pool = esl.NewPool(nodes, esl.PoolOptions{
@@ -74,6 +79,13 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 			ccancel()
 			if e.Name() == "BACKGROUND_JOB" {
 				logJob(log, e)
+				return
+			}
+			if features.IsFeatureEvent(e) {
+				select {
+				case featureEvents <- e:
+				case <-runCtx.Done():
+				}
 				return
 			}
 			select {
@@ -98,7 +110,8 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		return nil
 	}})
 	var wg sync.WaitGroup
-	wg.Add(4)
+	wg.Add(5)
+	go func() { defer wg.Done(); applyFeatures(runCtx, applier, featureEvents, log) }()
 	go func() { defer wg.Done(); reconcileNodes(runCtx, pool, cfg, st, reload, log) }()
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
 	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
@@ -414,4 +427,28 @@ func (c *tenantCache) exists(name string) bool {
 	c.m[key] = tenantEntry{ok: ok, exp: time.Now().Add(ttl)}
 	c.mu.Unlock()
 	return ok
+}
+
+// applyFeatures applies feature-code events in arrival order; a failed
+// database write is tried again a few times before the event is dropped
+// (the caller heard the confirmation tone: the log says what was lost).
+func applyFeatures(ctx context.Context, a *features.Applier, in <-chan esl.Event, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-in:
+			for attempt := 1; ; attempt++ {
+				err := a.Apply(ctx, e)
+				if err == nil {
+					break
+				}
+				if errors.Is(err, features.ErrRefused) || attempt == 3 || ctx.Err() != nil {
+					log.Warn("feature code not applied", "node", e.Node, "error", err)
+					break
+				}
+				time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
+			}
+		}
+	}
 }

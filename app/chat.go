@@ -59,6 +59,7 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 	}
 	s.routes = append(s.routes, routes.ChatRoutes(deps)...)
 	s.routes = append(s.routes, routes.WebhookRoutes(deps)...)
+	s.routes = append(s.routes, routes.ChatWebRoutes(deps)...)
 	for name, sch := range routes.ChatSchemas() {
 		s.schemas[name] = sch
 	}

@@ -47,6 +47,7 @@ type Config struct {
 	ChatMUCDomain string // SWITCHBOARD_CHAT_MUC_DOMAIN
 	ChatWSURL     string // SWITCHBOARD_CHAT_WS_URL
 	SIPWSURL      string // SWITCHBOARD_SIP_WS_URL
+	SIPWSPort     int    // SWITCHBOARD_SIP_WS_PORT: sofia ws-binding on internal profiles (0 = none)
 	// Rate limits (0 disables): requests per second and burst per
 	// credential, failed authentications per minute per client address.
 	RateLimit, RateBurst, AuthFailureLimit int
@@ -93,7 +94,8 @@ var Variables = []envVar{
 	{"SWITCHBOARD_CHAT_DOMAIN", "", "XMPP domain of chat users (required with the API URL)"},
 	{"SWITCHBOARD_CHAT_MUC_DOMAIN", "conference.<domain>", "XMPP service of chat rooms"},
 	{"SWITCHBOARD_CHAT_WS_URL", "", "XMPP WebSocket URL chat clients use (wss://chat.example.net/ws)"},
-	{"SWITCHBOARD_SIP_WS_URL", "wss://<SIP domain>:7443", "SIP WebSocket URL in agent provisioning bundles"},
+	{"SWITCHBOARD_SIP_WS_PORT", "5066", "SIP over WebSocket (ws-binding) port rendered on every internal sofia profile (0 = none)"},
+	{"SWITCHBOARD_SIP_WS_URL", "ws://<SIP domain>:<ws port>", "SIP WebSocket URL in agent provisioning bundles (wss:// through a TLS proxy, or a server's wss_port)"},
 	{"SWITCHBOARD_RATE_LIMIT", "100", "requests per second per API key or administrator, shared by all replicas (0 = off)"},
 	{"SWITCHBOARD_RATE_BURST", "200", "requests a credential may send at once above the rate"},
 	{"SWITCHBOARD_AUTH_FAILURE_LIMIT", "10", "failed authentications per minute per client address before 429 (0 = off)"},
@@ -112,20 +114,22 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	host, _ := os.Hostname()
 	c := Config{
-		Listen:        get("SWITCHBOARD_LISTEN", ":8080"),
-		DatabaseURL:   get("SWITCHBOARD_DATABASE_URL", "sqlite:data/switchboard.db"),
-		RedisURL:      get("SWITCHBOARD_REDIS_URL", ""),
-		BaseURL:       strings.TrimRight(get("SWITCHBOARD_BASE_URL", "http://localhost:8080"), "/"),
-		LogFormat:     get("SWITCHBOARD_LOG_FORMAT", "json"),
-		SIPDomain:     get("SWITCHBOARD_SIP_DOMAIN", host),
-		XMLCurlUser:   get("SWITCHBOARD_XMLCURL_USER", ""),
-		XMLCurlPass:   get("SWITCHBOARD_XMLCURL_PASSWORD", ""),
-		ESLNodes:      get("SWITCHBOARD_ESL_NODES", ""),
-		ESLPassword:   get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
-		Recordings:    get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
-		TwilioURL:     strings.TrimRight(get("SWITCHBOARD_TWILIO_URL", "https://api.twilio.com"), "/"),
-		MetaURL:       strings.TrimRight(get("SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0"), "/"),
-		BodyLimit:     1 << 20,
+		Listen:      get("SWITCHBOARD_LISTEN", ":8080"),
+		DatabaseURL: get("SWITCHBOARD_DATABASE_URL", "sqlite:data/switchboard.db"),
+		RedisURL:    get("SWITCHBOARD_REDIS_URL", ""),
+		BaseURL:     strings.TrimRight(get("SWITCHBOARD_BASE_URL", "http://localhost:8080"), "/"),
+		LogFormat:   get("SWITCHBOARD_LOG_FORMAT", "json"),
+		SIPDomain:   get("SWITCHBOARD_SIP_DOMAIN", host),
+		XMLCurlUser: get("SWITCHBOARD_XMLCURL_USER", ""),
+		XMLCurlPass: get("SWITCHBOARD_XMLCURL_PASSWORD", ""),
+		ESLNodes:    get("SWITCHBOARD_ESL_NODES", ""),
+		ESLPassword: get("SWITCHBOARD_ESL_PASSWORD", "ClueCon"),
+		Recordings:  get("SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings"),
+		TwilioURL:   strings.TrimRight(get("SWITCHBOARD_TWILIO_URL", "https://api.twilio.com"), "/"),
+		MetaURL:     strings.TrimRight(get("SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0"), "/"),
+		// 1.5 MiB: a 1 MiB picture (webhook avatars) is 1.4 MB as the
+		// base64 data: URL the API takes.
+		BodyLimit:     3 << 19,
 		ShutdownWait:  15 * time.Second,
 		MetricsListen: get("SWITCHBOARD_METRICS_LISTEN", ""),
 	}
@@ -169,7 +173,21 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	c.ChatDomain = strings.ToLower(get("SWITCHBOARD_CHAT_DOMAIN", ""))
 	c.ChatMUCDomain = strings.ToLower(get("SWITCHBOARD_CHAT_MUC_DOMAIN", ""))
 	c.ChatWSURL = get("SWITCHBOARD_CHAT_WS_URL", "")
-	c.SIPWSURL = get("SWITCHBOARD_SIP_WS_URL", "wss://"+c.SIPDomain+":7443")
+	if n, err := strconv.Atoi(get("SWITCHBOARD_SIP_WS_PORT", "5066")); err != nil || n < 0 || n > 65535 {
+		return c, fmt.Errorf("SWITCHBOARD_SIP_WS_PORT: must be a port number (0 = no WebSocket binding)")
+	} else {
+		c.SIPWSPort = n
+	}
+	// The bundle's URL points at the binding rendered on the profile
+	// unless the operator names another (a TLS proxy, a wss_port).
+	defWS := "wss://" + c.SIPDomain + ":7443"
+	if c.SIPWSPort > 0 {
+		defWS = "ws://" + c.SIPDomain + ":" + strconv.Itoa(c.SIPWSPort)
+	}
+	c.SIPWSURL = get("SWITCHBOARD_SIP_WS_URL", defWS)
+	if u, err := url.Parse(c.SIPWSURL); err != nil || (u.Scheme != "ws" && u.Scheme != "wss") || u.Host == "" {
+		return c, fmt.Errorf("SWITCHBOARD_SIP_WS_URL: must be a ws:// or wss:// URL")
+	}
 	if err := c.checkChat(); err != nil {
 		return c, err
 	}

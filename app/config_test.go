@@ -56,7 +56,7 @@ func TestLoadConfigChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ChatAPIURL != "http://127.0.0.1:5281/api" || cfg.ChatDomain != "chat.example" || cfg.ChatMUCDomain != "conference.chat.example" || cfg.SIPWSURL != "wss://sip.example:7443" {
+	if cfg.ChatAPIURL != "http://127.0.0.1:5281/api" || cfg.ChatDomain != "chat.example" || cfg.ChatMUCDomain != "conference.chat.example" || cfg.SIPWSURL != "ws://sip.example:5066" || cfg.SIPWSPort != 5066 {
 		t.Fatalf("chat config %+v", cfg)
 	}
 }

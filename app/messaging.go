@@ -2,11 +2,14 @@ package app
 
 import (
 	"context"
+	"errors"
 	"log/slog"
+	"strconv"
 	"sync"
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/chat"
 	"github.com/switchboard/switchboard/messaging"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
@@ -21,6 +24,7 @@ func newMessagingService(ctx context.Context, s *services, cfg Config, st *model
 		Providers: messaging.Providers{Twilio: cfg.TwilioURL, Meta: cfg.MetaURL},
 		Logger:    log.With("component", "messaging"),
 		Replica:   replicaID(),
+		Inbound:   inboundDeliverers(cfg, st),
 	})
 	st.OnCommit(svc.Committed)
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
@@ -31,5 +35,31 @@ func newMessagingService(ctx context.Context, s *services, cfg Config, st *model
 	s.routes = append(s.routes, routes.MessagingRoutes(svc, st, rdb, cfg.BaseURL)...)
 	for name, sch := range routes.MessagingSchemas() {
 		s.schemas[name] = sch
+	}
+}
+
+// inboundDeliverers route received SMS and WhatsApp messages: into a chat
+// channel (the room, with the sender's number as the sender name) when a
+// chat server is configured. The messaging worker retries a chat server
+// outage until the post succeeds; a channel that is gone or archived ends
+// the delivery (the message stays stored with the reason).
+func inboundDeliverers(cfg Config, st *models.Store) map[string]messaging.InboundDeliverer {
+	client := chatClient(cfg)
+	if !client.Config().Enabled() {
+		return nil
+	}
+	return map[string]messaging.InboundDeliverer{
+		"chat_channel": messaging.InboundFunc(func(ctx context.Context, d messaging.InboundDelivery) error {
+			err := client.PostToChannel(ctx, st, d.Tenant, d.Destination.Target, chat.ChannelMessage{
+				Body: d.Body, FromName: d.From, ID: "sb-msg-" + strconv.FormatInt(d.MessageID, 10),
+			})
+			switch {
+			case errors.Is(err, chat.ErrNoChannel) || errors.Is(err, chat.ErrArchived):
+				return &messaging.SendError{Code: "chat_channel_unavailable", Message: err.Error()}
+			case err != nil:
+				return &messaging.SendError{Transient: true, Code: "chat_unavailable", Message: err.Error()}
+			}
+			return nil
+		}),
 	}
 }

@@ -76,11 +76,12 @@ func newWebSessions(s *services, cfg Config, st *models.Store, rdb redis.Univers
 // takes it.
 func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
 	s.xml = fsxml.New(st, rdb, fsxml.Config{
-		Domain:   cfg.SIPDomain,
-		User:     cfg.XMLCurlUser,
-		Password: cfg.XMLCurlPass,
-		Allow:    cfg.XMLCurlAllow,
-		MediaDir: cfg.Media.NodeDir,
+		Domain:    cfg.SIPDomain,
+		SIPWSPort: cfg.SIPWSPort,
+		User:      cfg.XMLCurlUser,
+		Password:  cfg.XMLCurlPass,
+		Allow:     cfg.XMLCurlAllow,
+		MediaDir:  cfg.Media.NodeDir,
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
 	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml, s.metrics)...)

@@ -4,9 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/xml"
+	"errors"
 	"fmt"
 
 	"github.com/google/uuid"
+
+	"github.com/switchboard/switchboard/models"
 )
 
 // Namespaces of the message extensions Switchboard adds.
@@ -14,6 +17,8 @@ const (
 	nsNick = "http://jabber.org/protocol/nick" // XEP-0172: the sender's display name
 	nsJSON = "urn:xmpp:json:0"                 // XEP-0335: a JSON payload
 	nsHTML = "http://jabber.org/protocol/xhtml-im"
+	// nsAvatar carries the URL of a webhook's picture with its messages.
+	nsAvatar = "urn:switchboard:avatar:0"
 )
 
 // ChannelMessage is one post into a room.
@@ -25,15 +30,27 @@ type ChannelMessage struct {
 	// HTML is an optional XHTML-IM rendering (already well-formed XHTML
 	// body content, escaped by the caller).
 	HTML string
+	// Avatar is the URL of the sender's picture (webhooks), carried as
+	// <avatar xmlns="urn:switchboard:avatar:0" url="…"/>: XMPP has no
+	// per-message avatar, so bots and custom clients read it there.
+	Avatar string
+	// ID is the stanza id; "" = a new random one. A stable id lets clients
+	// recognise a message delivered twice (at-least-once delivery).
+	ID string
 }
 
 // PostChannel sends a groupchat message from the service account into a
 // room; ejabberd archives it (MAM) because the service account is a MucSub
 // subscriber. It returns the message id.
 func (c *Client) PostChannel(ctx context.Context, m ChannelMessage) (string, error) {
-	id := uuid.NewString()
+	id := m.ID
+	if id == "" {
+		id = uuid.NewString()
+	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, `<message type="groupchat" id="%s">`, id)
+	b.WriteString(`<message type="groupchat" id="`)
+	escape(&b, id)
+	b.WriteString(`">`)
 	b.WriteString("<body>")
 	escape(&b, m.Body)
 	b.WriteString("</body>")
@@ -46,6 +63,11 @@ func (c *Client) PostChannel(ctx context.Context, m ChannelMessage) (string, err
 		fmt.Fprintf(&b, `<json xmlns="%s">`, nsJSON)
 		escape(&b, m.Body)
 		b.WriteString("</json>")
+	}
+	if m.Avatar != "" {
+		fmt.Fprintf(&b, `<avatar xmlns="%s" url="`, nsAvatar)
+		escape(&b, m.Avatar)
+		b.WriteString(`"/>`)
 	}
 	if m.HTML != "" {
 		fmt.Fprintf(&b, `<html xmlns="%s"><body xmlns="http://www.w3.org/1999/xhtml">%s</body></html>`, nsHTML, m.HTML)
@@ -66,4 +88,36 @@ func (c *Client) SendDirect(ctx context.Context, fromLocal, toLocal, body string
 
 func escape(b *bytes.Buffer, s string) {
 	_ = xml.EscapeText(b, []byte(s))
+}
+
+// Refusals of PostToChannel that will not change by retrying.
+var (
+	ErrNoChannel = errors.New("no such chat channel")
+	ErrArchived  = errors.New("chat channel is archived")
+)
+
+// PostToChannel posts into a tenant's channel named channel, after checking
+// that the channel exists in that tenant and is not archived: the path of
+// integrations that post on their own (inbound SMS and WhatsApp).
+func (c *Client) PostToChannel(ctx context.Context, st *models.Store, tenant, channel string, m ChannelMessage) error {
+	o, err := st.Tenant(ctx, tenant)
+	if errors.Is(err, models.ErrNotFound) {
+		return fmt.Errorf("tenant %s: %w", tenant, ErrNoChannel)
+	}
+	if err != nil {
+		return err
+	}
+	recs, err := st.Records(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": channel})
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return fmt.Errorf("%s in tenant %s: %w", channel, tenant, ErrNoChannel)
+	}
+	if archived, _ := recs[0]["archived"].(bool); archived {
+		return fmt.Errorf("%s in tenant %s: %w", channel, tenant, ErrArchived)
+	}
+	m.Room = RoomLocal(o.Tenant, channel)
+	_, err = c.PostChannel(ctx, m)
+	return err
 }

@@ -42,11 +42,12 @@ type Sync struct {
 	mu      sync.Mutex
 	pending map[string]bool // tenants waiting for a sync ("" = everything)
 	wake    chan struct{}
+	marks   map[string]string // bookmarks last set per user (bookmarks.go)
 }
 
 // NewSync returns a sync over the client and store.
 func NewSync(c *Client, st *models.Store, log *slog.Logger) *Sync {
-	return &Sync{c: c, st: st, log: log, pending: map[string]bool{}, wake: make(chan struct{}, 1)}
+	return &Sync{c: c, st: st, log: log, pending: map[string]bool{}, wake: make(chan struct{}, 1), marks: map[string]string{}}
 }
 
 var _ changes.Subscriber = (*Sync)(nil)
@@ -303,6 +304,7 @@ func (s *Sync) Tenant(ctx context.Context, tenant string) error {
 			if err := s.c.Unregister(ctx, u); err != nil {
 				return err
 			}
+			s.Forget(u)
 		}
 		delete(want, u)
 	}
@@ -327,7 +329,7 @@ func (s *Sync) Tenant(ctx context.Context, tenant string) error {
 			}
 		}
 	}
-	return nil
+	return s.bookmarks(ctx, st)
 }
 
 // Channel reconciles one channel's room (destroying it when the channel is gone).
@@ -344,10 +346,16 @@ func (s *Sync) Channel(ctx context.Context, tenant, channel string) error {
 			if err := s.ensureService(ctx); err != nil {
 				return err
 			}
-			return s.room(ctx, st, ch)
+			if err := s.room(ctx, st, ch); err != nil {
+				return err
+			}
+			return s.bookmarks(ctx, st)
 		}
 	}
-	return s.c.DestroyRoom(ctx, RoomLocal(st.owner.Tenant, channel))
+	if err := s.c.DestroyRoom(ctx, RoomLocal(st.owner.Tenant, channel)); err != nil {
+		return err
+	}
+	return s.bookmarks(ctx, st)
 }
 
 // RoomOptions are the room settings a channel maps to. Every room is

@@ -26,6 +26,8 @@ type planner struct {
 	trace  *Trace
 	// callerName is the caller's display name (SIP From: caller data).
 	callerName string
+	// forwardChain is the call's sb_forward_chain (forward's loop guard).
+	forwardChain string
 }
 
 func (p *planner) transfer(number string) action {

@@ -10,8 +10,9 @@ import (
 // destination when the menu gives up; ivr.conf serves the menu itself when
 // the ivr application asks for it (Menu-Name). An option becomes one
 // menu-exec-app entry running the single application its destination
-// renders to (transfer, voicemail or hangup); destinations that need more
-// than one application (prompt_then_hangup) are left out of the menu.
+// renders to (transfer, voicemail or hangup); prompt_then_hangup, which
+// needs two (playback, hangup), transfers to the tenant context's
+// "prompt-<id>" number, which plays the prompt and hangs up.
 
 func (s *TenantSnapshot) ivrMenu(number string) *IVRMenu {
 	for i := range s.IVRMenus {
@@ -80,6 +81,9 @@ func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []b
 		acts, ok := p.destination(o.Destination)
 		if !ok {
 			continue
+		}
+		if o.Destination.Type == "prompt_then_hangup" && p.promptPath(o.Destination.Target) != "" {
+			acts = []action{p.transfer(promptPrefix + o.Destination.Target)}
 		}
 		var run []action
 		for _, a := range acts {

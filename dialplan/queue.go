@@ -220,10 +220,10 @@ func QueueParams(opts Options, snap *TenantSnapshot, q *Queue) [][2]string {
 		strategy = "longest-idle-agent"
 	}
 	moh := "local_stream://moh"
-	if q.MOHClassID > 0 {
-		// The tenant's music-on-hold class, streamed by mod_local_stream
-		// under the same "<tenant>_<id>" name the media renderer gives it.
-		moh = "local_stream://" + TenantObjectName(p.tenant, q.MOHClassID)
+	if c := snap.mohClass(q.MOHClassID); c != nil {
+		// The tenant's class, streamed by mod_local_stream as
+		// <tenant>_<name> (local_stream.conf, rendered with the media).
+		moh = "local_stream://" + p.tenant + "_" + c.Name
 	}
 	timeBase := "queue"
 	if q.TimeBaseScore == "system" {
@@ -344,3 +344,14 @@ func boolText(b bool) string {
 
 // clampRange is v within [lo, hi] (zero stays zero when lo is 0).
 func clampRange(v, lo, hi int) int { return min(max(v, lo), hi) }
+
+// mohClass is the tenant's music-on-hold class id, when its name is one
+// local_stream.conf can carry (^[a-z0-9_]{1,32}$).
+func (s *TenantSnapshot) mohClass(id int64) *MusicOnHold {
+	for i := range s.MusicOnHold {
+		if c := &s.MusicOnHold[i]; c.ID == id && id > 0 && len(c.Name) <= 32 && len(c.Name) > 0 && allIn(c.Name, "abcdefghijklmnopqrstuvwxyz0123456789_") {
+			return c
+		}
+	}
+	return nil
+}

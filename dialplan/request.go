@@ -208,3 +208,7 @@ func nextPair(body []byte) (pair, rest []byte) {
 	}
 	return body, nil
 }
+
+// ForwardChain is the call's sb_forward_chain variable: the extensions that
+// forwarded it so far (set by the dialplan's forwards).
+func (r *Request) ForwardChain() string { return r.Get("variable_sb_forward_chain") }

@@ -135,3 +135,25 @@ func (s *TenantSnapshot) Bind(trunks []SIPTrunk, extensions []Extension) *Tenant
 	}
 	return &c
 }
+
+// WithExtensions returns a prepared copy of a prepared snapshot with its
+// extensions replaced and indexed, sharing everything else (the outbound
+// routes' compiled patterns included): a model updated after an extension
+// changed. The original is not modified.
+func (s *TenantSnapshot) WithExtensions(extensions []Extension) *TenantSnapshot {
+	c := *s
+	c.Extensions = extensions
+	ix := &snapIndex{extensions: make(map[string]*Extension, len(extensions))}
+	for i := range extensions {
+		if _, dup := ix.extensions[extensions[i].Name]; !dup {
+			ix.extensions[extensions[i].Name] = &extensions[i]
+		}
+	}
+	if s.prepared != nil {
+		ix.outbound = s.prepared.outbound
+	} else {
+		ix.outbound = c.sortedOutbound()
+	}
+	c.prepared = ix
+	return &c
+}

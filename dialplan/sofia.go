@@ -89,6 +89,9 @@ func writeProfile(w *xw, opts Options, prof SIPProfile, server string, known boo
 		w.param("param", "tls", "true")
 		w.param("param", "tls-sip-port", itoa(prof.TLSPort))
 	}
+	if internal && opts.SIPWSPort > 0 {
+		w.param("param", "ws-binding", ":"+itoa(opts.SIPWSPort))
+	}
 	if prof.WSSPort > 0 {
 		w.param("param", "wss-binding", ":"+itoa(prof.WSSPort))
 	}

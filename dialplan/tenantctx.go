@@ -27,13 +27,16 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 		tr.Reason = "tenant disabled"
 		return NotFound(), tr
 	}
-	p := &planner{opts: opts, snap: snap, tenant: snap.Tenant.Tenant, now: now, trace: &tr, callerName: req.CallerName()}
+	p := &planner{opts: opts, snap: snap, tenant: snap.Tenant.Tenant, now: now, trace: &tr, callerName: req.CallerName(),
+		forwardChain: req.ForwardChain()}
 	var e *ext
 	switch {
 	case strings.HasPrefix(num, failPrefix):
 		e = p.failover(strings.TrimPrefix(num, failPrefix))
 	case strings.HasPrefix(num, queueAfterPrefix):
 		e = p.queueAfter(strings.TrimPrefix(num, queueAfterPrefix))
+	case strings.HasPrefix(num, promptPrefix):
+		e = p.promptThenHangup(strings.TrimPrefix(num, promptPrefix))
 	case !validDialable(num):
 		tr.Reason = "number not dialable"
 	default:
@@ -56,6 +59,22 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 		return NotFound(), tr
 	}
 	return writeDialplan(p.tenant, []ext{*e}), tr
+}
+
+// promptPrefix marks the internal number that plays a voice prompt and
+// hangs up (an IVR option's prompt_then_hangup, which a menu entry cannot
+// run as one application). It contains a '-': no number-plan object
+// collides with it.
+const promptPrefix = "prompt-"
+
+// promptThenHangup renders "prompt-<id>" for a prompt of the tenant.
+func (p *planner) promptThenHangup(id string) *ext {
+	if !allIn(id, "0123456789") || len(id) == 0 || len(id) > 18 || p.promptPath(id) == "" {
+		return nil
+	}
+	p.trace.Match = "prompt_then_hangup"
+	acts, _ := p.destination(Destination{Type: "prompt_then_hangup", Target: id})
+	return single(promptPrefix+id, promptPrefix+id, acts)
 }
 
 // single is an extension with one condition on destination_number.
@@ -168,12 +187,44 @@ func (p *planner) failover(num string) *ext {
 // forward transfers to an extension's forward target under the extension
 // owner's call permission (the forward is the owner's choice, not the
 // caller's), so a forward cannot reach numbers the owner could not dial.
+//
+// Loop guard: sb_forward_chain (our variable, set here) lists the
+// extensions that already forwarded this call. A forward back to one of
+// them, or a chain of maxForwardHops, goes to the extension's voicemail
+// (else hangs up) instead of transferring again, so two extensions
+// forwarding to each other cannot bounce a call for ever.
 func (p *planner) forward(x *Extension, target string) []action {
+	p.trace.CallerDependent = true // the render reads the call's chain
+	chain := p.forwardChain
+	if !validForwardChain(chain) {
+		chain = ""
+	}
+	hops := strings.Split(chain, "-")
+	if chain == "" {
+		hops = nil
+	}
+	if slices.Contains(hops, x.Name) || slices.Contains(hops, target) || len(hops) >= maxForwardHops {
+		p.trace.Reason = "forward loop"
+		if x.VoicemailEnabled {
+			return p.voicemail(x.Name)
+		}
+		return []action{act("hangup", "NORMAL_CLEARING")}
+	}
 	return []action{
 		set("toll_allow", tollAllow(x.CallPermission)),
 		set("sb_forwarded_by", x.Name),
+		set("sb_forward_chain", strings.Join(append(hops, x.Name), "-")),
 		p.transfer(target),
 	}
+}
+
+// maxForwardHops bounds a chain of forwards.
+const maxForwardHops = 5
+
+// validForwardChain matches extension numbers joined by '-', the only form
+// forward writes.
+func validForwardChain(s string) bool {
+	return len(s) <= 64 && allIn(s, "0123456789-")
 }
 
 // Failover choices: an enabled forward wins, then voicemail, then hangup.

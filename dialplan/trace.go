@@ -7,7 +7,7 @@ type Trace struct {
 	Number  string `json:"number"`
 	Caller  string `json:"caller,omitempty"`
 	// Match is what the number matched: did, extension, extension_failover,
-	// special_mailbox, routing_condition, hunt_group, conference, ivr, queue, queue_after, feature, emergency, outbound, or ""
+	// special_mailbox, routing_condition, hunt_group, conference, ivr, queue, queue_after, prompt_then_hangup, feature, emergency, outbound, or ""
 	// when nothing did (the document is then NotFound).
 	Match  string `json:"match"`
 	Reason string `json:"reason,omitempty"`

@@ -248,6 +248,7 @@ type TenantSnapshot struct {
 	ConferenceRooms    []ConferenceRoom    `json:"conference_rooms"`
 	IVRMenus           []IVRMenu           `json:"ivr_menus"`
 	Queues             []Queue             `json:"queues"`
+	MusicOnHold        []MusicOnHold       `json:"music_on_hold"`
 	Agents             []Agent             `json:"agents"`
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
@@ -271,6 +272,11 @@ type Options struct {
 	DefaultTimezone string
 	// UserCacheMS is the cacheable="" value on directory users (0 = 60000).
 	UserCacheMS int
+	// SIPWSPort is the plain SIP-over-WebSocket port (sofia ws-binding) of
+	// every internal profile, where browser phones register (the bundle's
+	// sip.websocket_url); 0 renders none. A profile's wss_port adds the TLS
+	// binding (wss-binding), which needs the node's wss.pem.
+	SIPWSPort int
 }
 
 // HuntMember is one member of a hunt group, in ring order.
@@ -391,4 +397,11 @@ type Agent struct {
 	BusyDelaySeconds     int         `json:"busy_delay_seconds"`
 	NoAnswerDelaySeconds int         `json:"no_answer_delay_seconds"`
 	Enabled              bool        `json:"enabled"`
+}
+
+// MusicOnHold is a music-on-hold class (resources.md §2.23), streamed by
+// mod_local_stream as local_stream://<tenant>_<name>.
+type MusicOnHold struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
 }

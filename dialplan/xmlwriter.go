@@ -56,6 +56,16 @@ func (w *xw) bytes() []byte { return w.b }
 // become U+FFFD for the same reason.
 func escapeTo(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
+		// Runs of bytes that stay as they are are copied at once: most
+		// values (names, numbers, hashes) are one such run.
+		j := i
+		for j < len(s) && plainXML[s[j]] {
+			j++
+		}
+		b = append(b, s[i:j]...)
+		if i = j; i == len(s) {
+			break
+		}
 		c := s[i]
 		if c < 0x80 {
 			switch c {
@@ -95,6 +105,18 @@ func escapeTo(b []byte, s string) []byte {
 	}
 	return b
 }
+
+// plainXML marks the ASCII bytes escapeTo copies unchanged.
+var plainXML = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		switch c {
+		case '&', '<', '>', '"', '\'', '$':
+		default:
+			t[c] = true
+		}
+	}
+	return t
+}()
 
 // xmlChar reports whether r is allowed in XML 1.0 text (non-ASCII part).
 func xmlChar(r rune) bool {

@@ -13,10 +13,16 @@ import (
 )
 
 // subscribeLine is the one subscription of an event connection: the channel
-// lifecycle the tracker needs, recordings and job results, nothing more.
+// lifecycle the tracker needs, recordings, job results and the dialplan's
+// feature-code events (CUSTOM switchboard::feature), nothing more. CUSTOM
+// comes last: mod_event_socket reads every word after it as a subclass.
 const subscribeLine = "event plain CHANNEL_CREATE CHANNEL_PROGRESS CHANNEL_PROGRESS_MEDIA CHANNEL_ANSWER " +
 	"CHANNEL_BRIDGE CHANNEL_UNBRIDGE CHANNEL_HOLD CHANNEL_UNHOLD CHANNEL_HANGUP_COMPLETE " +
-	"RECORD_START RECORD_STOP BACKGROUND_JOB"
+	"RECORD_START RECORD_STOP BACKGROUND_JOB CUSTOM " + FeatureSubclass
+
+// FeatureSubclass is the subclass of the CUSTOM events the dialplan fires
+// when a feature code runs (dialplan's featureEvent).
+const FeatureSubclass = "switchboard::feature"
 
 // PoolOptions configures a Pool. Zero values select the defaults.
 type PoolOptions struct {

@@ -19,8 +19,9 @@ func TestQueueReachesFreeSWITCH(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
 		tenant := seedExtension(t, s)
 		base := "/api/tenants/" + tenant
+		moh := s.Do(t, "POST", base+"/music_on_hold/", s.Key, map[string]any{"name": "jazz"}).Expect(t, 201).Map(t)
 		q := s.Do(t, "POST", base+"/queues/", s.Key, map[string]any{
-			"name": "support", "number": "640", "strategy": "top-down", "max_wait_seconds": 90,
+			"name": "support", "number": "640", "strategy": "top-down", "max_wait_seconds": 90, "moh_class_id": moh["id"],
 			"timeout_destination": map[string]any{"type": "voicemail", "target": "1000"},
 		}).Expect(t, 201).Map(t)
 		s.Do(t, "POST", base+"/agents/", s.Key, map[string]any{
@@ -44,7 +45,7 @@ func TestQueueReachesFreeSWITCH(t *testing.T) {
 			return out
 		}
 		one := fakefs.FormWith(capture(t, "003"), "key_value", "callcenter.conf", "CC-Queue", queue)
-		if got := params(one); got["strategy"] != "top-down" || got["max-wait-time"] != "90" {
+		if got := params(one); got["strategy"] != "top-down" || got["max-wait-time"] != "90" || got["moh-sound"] != "local_stream://"+tenant+"_jazz" {
 			t.Errorf("queue params %v", got)
 		}
 		s.Do(t, "PUT", fmt.Sprintf("%s/queues/%v", base, q["id"]), s.Key, map[string]any{"strategy": "ring-all"}).Expect(t, 200)

@@ -2,11 +2,14 @@ package fsxml
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
-	"fmt"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -14,142 +17,342 @@ import (
 	"github.com/switchboard/switchboard/changes"
 )
 
-// Cache invalidation follows committed changes. A scope's generation (one
-// per tenant, one for the platform) is the outbox id of the last change
-// applied to it: raising it to a change's id is idempotent and monotonic,
-// so the writer may raise it right after its commit (read-your-writes on
-// every replica) and the outbox subscriber raise it again, retried until
-// Redis takes it.
+// How committed changes reach the in-memory generations (gens.go) of
+// every replica:
 //
-// In between, a committed change whose raise failed (Redis paused or
-// erroring) must never let an older document be served. Every replica
-// therefore knows each scope's newest committed change id: its own
-// commits at once, other replicas' from polling the outbox. A fetch that
-// reads a generation below that id does not trust the cache (its documents
-// may predate the change), renders from the database instead, and raises
-// the generation itself.
+//   - the writer observes its own changes right after the commit
+//     (Committed, before the API answers) and publishes them on a Redis
+//     channel;
+//   - every replica subscribes to that channel (notifier) and observes
+//     what arrives;
+//   - the outbox subscriber publishes every change again, retried until
+//     Redis takes it (a writer's publish may fail);
+//   - every replica polls the outbox heads (headsPoll), so a change whose
+//     notifications were all lost is known within that interval anyway.
+//
+// The writer waits (at most ackWait) until every other subscribed replica
+// acknowledged having applied its notification, so the API answers a write
+// only once every live replica will serve it: the next fetch anywhere sees
+// it, however late a replica's scheduler runs its subscriber.
+//
+// Pub/sub is at-most-once: messages published while a subscriber is
+// disconnected are lost to it. So a replica trusts its memory only while
+// its subscription is confirmed: after every (re)subscription it first
+// catches up from the outbox, and until then, or whenever the connection
+// fails, fetches render from the database and cache nothing.
 
-// raiseScript sets KEYS[1] to ARGV[1] unless it already holds at least that.
-var raiseScript = redis.NewScript(`
-local cur = tonumber(redis.call('GET', KEYS[1]) or '0') or 0
-if cur < tonumber(ARGV[1]) then redis.call('SET', KEYS[1], ARGV[1]) end
-return 1
-`)
-
-// raise makes scope's generation at least id.
-func (s *Service) raise(ctx context.Context, scope string, id int64) error {
-	if err := raiseScript.Run(ctx, s.rdb, []string{genKey(scope)}, id).Err(); err != nil {
-		return fmt.Errorf("xml cache: raise generation of %q to %d: %w", scope, id, err)
-	}
-	return nil
+// notice is one change as published: its scope, id and, for an extension,
+// the extension names it touched (before and after a rename).
+type notice struct {
+	Scope string   `json:"s"`
+	ID    int64    `json:"id"`
+	Exts  []string `json:"x,omitempty"`
+	// Reset drops everything every replica holds (ResetAll).
+	Reset bool `json:"reset,omitempty"`
 }
+
+// envelope is one message on the channel: notices from a replica (Seq set
+// when the sender waits for acknowledgements), or an acknowledgement of
+// message Ack sent to replica To.
+type envelope struct {
+	From    string   `json:"from,omitempty"`
+	Seq     uint64   `json:"seq,omitempty"`
+	Notices []notice `json:"n,omitempty"`
+	Ack     uint64   `json:"ack,omitempty"`
+	To      string   `json:"to,omitempty"`
+}
+
+// ackWait bounds how long a write waits for the other replicas'
+// acknowledgements; one that does not answer in time learns of the change
+// from the outbox poll.
+const ackWait = 250 * time.Millisecond
 
 // scopeOf is the generation scope a change moves: its tenant, or the
 // platform ("") for platform resources.
 func scopeOf(c changes.Change) string { return strings.ToLower(c.Tenant) }
 
-// Committed is the writer's fast path, called right after its commit: the
-// changes' scopes are known to be newer at once, and their generations are
-// raised so every replica's next fetch sees the write. Failures are only
-// logged: the outbox subscriber retries, and fetches distrust the cache
-// until then.
-func (s *Service) Committed(ctx context.Context, chs []changes.Change) {
-	top := map[string]int64{}
-	for _, c := range chs {
-		top[scopeOf(c)] = max(top[scopeOf(c)], c.ID)
+// noticeOf describes a change. A change to one extension (not a rename)
+// names it, so a model can be updated by reading only that extension.
+func noticeOf(c changes.Change) notice {
+	n := notice{Scope: scopeOf(c), ID: c.ID}
+	if c.Resource == "extensions" {
+		if names := extensionNames(c); len(names) == 1 {
+			n.Exts = names
+		}
 	}
-	s.heads.observe(top)
-	if !s.redisUp() {
+	return n
+}
+
+// observe makes one notice known here.
+func (s *Service) observe(n notice) {
+	if n.Reset {
+		s.gens.reset()
 		return
+	}
+	s.gens.observe(n.Scope, n.ID, n.Exts)
+}
+
+// Committed is the writer's fast path, called right after its commit: the
+// changes are known here at once (the writer's next fetch sees them) and
+// published to the other replicas. A failed publish is only logged: the
+// outbox subscriber publishes again and every replica polls the outbox.
+func (s *Service) Committed(ctx context.Context, chs []changes.Change) {
+	ns := make([]notice, 0, len(chs))
+	for _, c := range chs {
+		n := noticeOf(c)
+		s.observe(n)
+		ns = append(ns, n)
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
 	defer cancel()
-	for scope, id := range top {
-		if err := s.raise(ctx, scope, id); err != nil {
-			s.warnRedis("xml cache: generation not raised after a write (the outbox retries it)", err)
-			return
-		}
+	if err := s.publish(ctx, ns, true); err != nil {
+		s.warnRedis("xml cache: change not published after a write (the outbox publishes it again)", err)
 	}
 }
 
-// CacheSubscriber is the outbox subscriber that raises generations; it
-// fails (and is retried) until Redis takes the change.
+// CacheSubscriber is the outbox subscriber that publishes every change to
+// every replica; it fails (and is retried) until Redis takes it.
 func (s *Service) CacheSubscriber() changes.Subscriber {
 	return changes.Func{ID: "xml-cache", Fn: func(ctx context.Context, c changes.Change) error {
-		s.heads.observe(map[string]int64{scopeOf(c): c.ID})
-		return s.raise(ctx, scopeOf(c), c.ID)
+		n := noticeOf(c)
+		s.observe(n)
+		return s.publish(ctx, []notice{n}, false)
 	}}
 }
 
-// fresh reports whether documents cached under the platform generation
-// pgen and tenant's generation tgen can be trusted: no committed change of
-// either scope is newer. When one is, the generation is raised (so the
-// next fetch trusts the cache again) and the caller renders from the
-// database without caching.
-func (s *Service) fresh(ctx context.Context, tenant, pgen, tgen string) bool {
-	ok := true
-	scopes := []struct{ scope, gen string }{{"", pgen}}
-	if tenant != "" {
-		scopes = append(scopes, struct{ scope, gen string }{tenant, tgen})
+// publish sends notices to every replica; with wait it returns once each
+// other subscribed replica acknowledged them, or after ackWait.
+func (s *Service) publish(ctx context.Context, ns []notice, wait bool) error {
+	if s.rdb == nil || len(ns) == 0 || !s.redisUp() {
+		return nil
 	}
-	for _, sc := range scopes {
-		head := s.heads.get(sc.scope)
-		if head == 0 {
-			continue
-		}
-		g, _ := strconv.ParseInt(sc.gen, 10, 64)
-		if g >= head {
-			continue
-		}
-		ok = false
-		if err := s.raise(ctx, sc.scope, head); err != nil {
-			s.warnRedis("xml cache unavailable", err)
-		}
+	env := envelope{From: s.note.id, Notices: ns}
+	var w *ackWaiter
+	if wait {
+		env.Seq = s.note.seq.Add(1)
+		w = s.note.await(env.Seq)
+		defer s.note.forget(env.Seq)
 	}
-	return ok
+	msg, err := json.Marshal(env)
+	if err != nil {
+		return err
+	}
+	receivers, err := s.rdb.Publish(ctx, s.channel, msg).Result()
+	if err != nil || w == nil {
+		return err
+	}
+	// Our own subscription is among the receivers and does not answer.
+	others := int(receivers)
+	if s.note.live.Load() {
+		others--
+	}
+	s.note.expect(w, others)
+	select {
+	case <-w.done:
+	case <-time.After(ackWait):
+	case <-ctx.Done():
+	}
+	return nil
 }
 
-// heads holds each scope's newest committed change id known here.
-type heads struct {
-	mu     sync.RWMutex
-	m      map[string]int64
+// ResetAll tells every replica using rdb to drop every model and document
+// it holds (as after a restart of all of them); the benchmark's cold modes
+// use it. It takes effect when the notification arrives.
+func ResetAll(ctx context.Context, rdb redis.UniversalClient) error {
+	msg, _ := json.Marshal(envelope{Notices: []notice{{Reset: true}}})
+	return rdb.Publish(ctx, channelFor(rdb), msg).Err()
+}
+
+// channelFor names the notification channel: pub/sub ignores the database
+// number, so installations sharing a Redis server on different databases
+// keep to their own.
+func channelFor(rdb redis.UniversalClient) string {
+	db := 0
+	if c, ok := rdb.(*redis.Client); ok {
+		db = c.Options().DB
+	}
+	return "sb:xml:changes:" + strconv.Itoa(db)
+}
+
+// notifier keeps the subscription and says whether memory can be trusted.
+type notifier struct {
+	live atomic.Bool
+	// id names this replica's messages; seq numbers those awaiting
+	// acknowledgements, which waiting holds.
+	id      string
+	seq     atomic.Uint64
+	mu      sync.Mutex
+	waiting map[uint64]*ackWaiter
+	// pollMu serialises outbox polls (the ticker's and the catch-ups).
+	pollMu sync.Mutex
 	cursor int64 // outbox rows up to here were read
-}
-
-func newHeads() *heads { return &heads{m: map[string]int64{}} }
-
-func (h *heads) get(scope string) int64 {
-	h.mu.RLock()
-	defer h.mu.RUnlock()
-	return h.m[scope]
-}
-
-func (h *heads) observe(top map[string]int64) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	for scope, id := range top {
-		h.m[scope] = max(h.m[scope], id)
-	}
 }
 
 // headsPoll is how often other replicas' commits are read from the outbox.
 const headsPoll = 250 * time.Millisecond
 
-// pollHeads reads committed changes newer than the cursor until ctx ends.
-func (s *Service) pollHeads(ctx context.Context) {
+// subscribe holds the notification subscription until ctx ends,
+// reconnecting after failures.
+func (s *Service) subscribe(ctx context.Context) {
+	for ctx.Err() == nil {
+		err := s.subscribeOnce(ctx)
+		s.note.live.Store(false)
+		if ctx.Err() != nil {
+			return
+		}
+		s.warnRedis("xml cache: change notifications interrupted", err)
+		select {
+		case <-ctx.Done():
+		case <-time.After(200 * time.Millisecond):
+		}
+	}
+}
+
+// pingEvery is how long a quiet subscription waits before it checks that
+// its connection is still there.
+const pingEvery = 2 * time.Second
+
+func (s *Service) subscribeOnce(ctx context.Context) error {
+	ps := s.rdb.Subscribe(ctx)
+	defer ps.Close()
+	if err := ps.Subscribe(ctx, s.channel); err != nil {
+		return err
+	}
+	// Wait for the confirmation: from here on nothing published is lost.
+	for {
+		v, err := ps.ReceiveTimeout(ctx, 5*time.Second)
+		if err != nil {
+			return err
+		}
+		if _, ok := v.(*redis.Subscription); ok {
+			break
+		}
+	}
+	// What was published before the confirmation is read from the outbox.
+	if err := s.pollHeads(ctx); err != nil {
+		return err
+	}
+	s.note.live.Store(true)
+	for {
+		v, err := ps.ReceiveTimeout(ctx, pingEvery)
+		if err != nil {
+			var ne interface{ Timeout() bool }
+			if errors.As(err, &ne) && ne.Timeout() && ctx.Err() == nil {
+				if err := ps.Ping(ctx); err != nil {
+					return err
+				}
+				continue
+			}
+			return err
+		}
+		if m, ok := v.(*redis.Message); ok {
+			s.receive(ctx, m.Payload)
+		}
+	}
+}
+
+// receive applies one message: notices from another replica (then
+// acknowledged when the sender waits), or an acknowledgement for us.
+func (s *Service) receive(ctx context.Context, payload string) {
+	var env envelope
+	if json.Unmarshal([]byte(payload), &env) != nil {
+		return // not ours
+	}
+	if env.Ack != 0 {
+		if env.To == s.note.id {
+			s.note.acked(env.Ack)
+		}
+		return
+	}
+	if env.From == s.note.id {
+		return // observed when sent
+	}
+	for _, n := range env.Notices {
+		s.observe(n)
+	}
+	if env.Seq != 0 {
+		ack, _ := json.Marshal(envelope{Ack: env.Seq, To: env.From})
+		if err := s.rdb.Publish(ctx, s.channel, ack).Err(); err != nil {
+			s.warnRedis("xml cache: change notification not acknowledged", err)
+		}
+	}
+}
+
+func newReplicaID() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// ackWaiter counts the acknowledgements of one message.
+type ackWaiter struct {
+	got, want int // want < 0: not known yet
+	done      chan struct{}
+	closed    bool
+}
+
+func (n *notifier) await(seq uint64) *ackWaiter {
+	w := &ackWaiter{want: -1, done: make(chan struct{})}
+	n.mu.Lock()
+	if n.waiting == nil {
+		n.waiting = map[uint64]*ackWaiter{}
+	}
+	n.waiting[seq] = w
+	n.mu.Unlock()
+	return w
+}
+
+func (n *notifier) forget(seq uint64) {
+	n.mu.Lock()
+	delete(n.waiting, seq)
+	n.mu.Unlock()
+}
+
+func (n *notifier) acked(seq uint64) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	if w := n.waiting[seq]; w != nil {
+		w.got++
+		w.check()
+	}
+}
+
+// expect sets how many acknowledgements w's message needs.
+func (n *notifier) expect(w *ackWaiter, others int) {
+	n.mu.Lock()
+	defer n.mu.Unlock()
+	w.want = others
+	w.check()
+}
+
+func (w *ackWaiter) check() {
+	if !w.closed && w.want >= 0 && w.got >= w.want {
+		w.closed = true
+		close(w.done)
+	}
+}
+
+// pollHeads reads committed changes newer than the cursor from the outbox.
+func (s *Service) pollHeads(ctx context.Context) error {
+	s.note.pollMu.Lock()
+	defer s.note.pollMu.Unlock()
+	top, last, err := s.st.OutboxHeads(ctx, s.note.cursor)
+	if err != nil {
+		return err
+	}
+	for scope, id := range top {
+		s.gens.observe(scope, id, nil)
+	}
+	s.note.cursor = max(s.note.cursor, last)
+	return nil
+}
+
+// pollLoop polls the outbox heads until ctx ends.
+func (s *Service) pollLoop(ctx context.Context) {
 	t := time.NewTicker(headsPoll)
 	defer t.Stop()
 	for {
-		s.heads.mu.RLock()
-		cursor := s.heads.cursor
-		s.heads.mu.RUnlock()
-		top, last, err := s.st.OutboxHeads(ctx, cursor)
-		if err == nil {
-			s.heads.observe(top)
-			s.heads.mu.Lock()
-			s.heads.cursor = max(s.heads.cursor, last)
-			s.heads.mu.Unlock()
-		} else if ctx.Err() == nil {
+		if err := s.pollHeads(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("xml cache: read outbox heads", "error", err)
 		}
 		select {
@@ -158,6 +361,23 @@ func (s *Service) pollHeads(ctx context.Context) {
 		case <-t.C:
 		}
 	}
+}
+
+// extensionNames are the names an extension change touched.
+func extensionNames(c changes.Change) []string {
+	var names []string
+	for _, img := range []json.RawMessage{c.Before, c.After} {
+		var obj struct {
+			Name string `json:"name"`
+		}
+		if img == nil || json.Unmarshal(img, &obj) != nil || obj.Name == "" {
+			continue
+		}
+		if len(names) == 0 || names[0] != obj.Name {
+			names = append(names, obj.Name)
+		}
+	}
+	return names
 }
 
 // DirectoryUsers says which FreeSWITCH directory users a change makes
@@ -171,16 +391,8 @@ func DirectoryUsers(c changes.Change) (users []string, all bool) {
 	case "emergency_locations":
 		return nil, true
 	case "extensions":
-		seen := map[string]bool{}
-		for _, img := range []json.RawMessage{c.Before, c.After} {
-			var obj struct {
-				Name string `json:"name"`
-			}
-			if img == nil || json.Unmarshal(img, &obj) != nil || obj.Name == "" || seen[obj.Name] {
-				continue
-			}
-			seen[obj.Name] = true
-			users = append(users, obj.Name+"-"+c.Tenant)
+		for _, name := range extensionNames(c) {
+			users = append(users, name+"-"+c.Tenant)
 		}
 		return users, false
 	}

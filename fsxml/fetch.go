@@ -10,78 +10,69 @@ import (
 )
 
 // Fetch answers one mod_xml_curl POST body with the XML document to send
-// back. The configuration generations are read from Redis first (one
-// batched MGET); a document rendered under them is served from memory,
-// else it is rendered from the in-memory models valid under them (built
-// from the database on first use). When Redis is unavailable, or a
-// generation is behind a committed change, the render reads the database
-// directly and nothing is cached. An error means the database failed;
-// FreeSWITCH then falls back to its own files.
+// back. The configuration generations are read from process memory
+// (gens.go); a document rendered under them is served from memory, else
+// it is rendered from the in-memory models valid under them (built from
+// the database on first use). While change notifications are not
+// confirmed (changes.go) the render reads the database directly and
+// nothing is cached. An error means the database failed; FreeSWITCH then
+// falls back to its own files.
 func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	stats.fetches.Add(1)
+	rec := recorder(ctx)
 	// The body outlives no part of this call, so it need not be copied.
 	req := dialplan.ParseRequestShared(body)
+	rec.setSection(req.Section)
 	now := s.now()
 	if req.Section == "configuration" && req.KeyValue == "local_stream.conf" {
-		setTier(ctx, TierRender)
+		rec.setTier(TierRender)
 		return s.localStreamConf(ctx)
 	}
 	l, ok := lookupFor(&req, now)
 	if !ok {
-		setTier(ctx, TierNone)
+		rec.setTier(TierNone)
 		return dialplan.NotFound(), nil
 	}
-	if !s.redisUp() || l.everyTenant {
-		setTier(ctx, TierRender)
+	if !s.note.live.Load() || l.everyTenant {
+		// Changes may be missed (or, across every tenant, not keyed by one
+		// generation): nothing cached can be trusted.
+		rec.setTier(TierRender)
 		r, err := s.render(ctx, &req, l, &source{s: s, fresh: true}, now)
 		return r.doc, err
 	}
 	g, err := s.fetchGens(ctx, l)
 	if err != nil {
-		s.warnRedis("xml cache unavailable", err)
+		return nil, err
 	}
-	if err != nil || !s.fresh(ctx, g.tenant, g.pgen, g.tgen) {
-		// No generations, or older than a change known to be committed
-		// (its raise failed): nothing cached under them can be trusted.
-		setTier(ctx, TierRender)
-		r, err := s.render(ctx, &req, l, &source{s: s, fresh: true}, now)
-		return r.doc, err
-	}
-	base := g.localKey(l)
+	var buf [256]byte
+	base := g.appendKey(buf[:0], l)
 	if doc := s.local.get(base, l); doc != nil {
 		stats.docHits.Add(1)
-		setTier(ctx, TierMemory)
+		rec.setTier(TierMemory)
 		return doc, nil
 	}
-	setTier(ctx, TierRender)
+	rec.setTier(TierRender)
 	src := &source{s: s, g: g}
 	r, err := s.render(ctx, &req, l, src, now)
 	if err != nil {
 		return nil, err
 	}
 	if !src.fresh {
-		s.local.put(base+variant(r.flags, l), r.doc)
+		s.local.put(string(base)+variant(r.flags, l), r.doc)
 	}
 	return r.doc, nil
 }
 
-// fetchGens reads the generations a fetch's answer is keyed by. For the
+// fetchGens returns the generations a fetch's answer is keyed by. For the
 // public context that is the generation of the DID's tenant: the DID's
-// tenant is remembered per platform generation, so a known DID costs the
-// same one read as any other fetch.
+// tenant is remembered per platform generation.
 func (s *Service) fetchGens(ctx context.Context, l lookup) (gens, error) {
 	if l.did == "" {
-		return s.generations(ctx, l.tenant)
+		return s.gens.current(l.tenant), nil
 	}
-	if m, ok := s.local.did(l.did); ok {
-		g, err := s.generations(ctx, m.tenant)
-		if err != nil || (g.epoch == m.epoch && g.pgen == m.pgen) {
-			return g, err
-		}
-	}
-	g, err := s.generations(ctx, "")
-	if err != nil {
-		return g, err
+	g := s.gens.current("")
+	if m, ok := s.local.did(l.did); ok && m.epoch == g.epoch && m.pgen == g.pgen {
+		return s.gens.current(m.tenant), nil
 	}
 	p, err := s.platformModel(ctx, g)
 	if err != nil {
@@ -91,10 +82,7 @@ func (s *Service) fetchGens(ctx context.Context, l lookup) (gens, error) {
 	if err != nil || d == nil || d.Tenant == "" {
 		return g, err
 	}
-	g2, err := s.generations(ctx, d.Tenant)
-	if err != nil {
-		return g, err
-	}
+	g2 := s.gens.current(d.Tenant)
 	if g2.epoch == g.epoch && g2.pgen == g.pgen {
 		s.local.putDID(l.did, didEntry{epoch: g2.epoch, pgen: g2.pgen, tenant: g2.tenant})
 	}
@@ -148,7 +136,7 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 		dest := req.DestinationNumber()
 		// Everything a render may read about the caller; used only for
 		// renders that did read it (Trace.CallerDependent).
-		l.caller = keyPart(strings.Join([]string{req.CallerNumber(), req.CallerName(), req.Ext, req.Tenant}, "|"))
+		l.caller = keyPart(strings.Join([]string{req.CallerNumber(), req.CallerName(), req.Ext, req.Tenant, req.ForwardChain()}, "|"))
 		if req.Context() == "public" {
 			l.did = strings.TrimPrefix(dest, "+")
 			l.key = keyPart("p|" + dest)

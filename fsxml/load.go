@@ -39,6 +39,7 @@ type tables struct {
 	menus      *table[dialplan.IVRMenu]
 	queues     *table[dialplan.Queue]
 	agents     *table[dialplan.Agent]
+	moh        *table[dialplan.MusicOnHold]
 	dids       *table[dialplan.DID]
 	trunks     *table[dialplan.SIPTrunk]
 	servers    *table[dialplan.Server]
@@ -83,6 +84,8 @@ func newTables(reg *models.Registry, sealer *models.Sealer) (*tables, error) {
 	add(err)
 	t.agents, err = newTable[dialplan.Agent](reg, sealer, "agents")
 	add(err)
+	t.moh, err = newTable[dialplan.MusicOnHold](reg, sealer, "music_on_hold")
+	add(err)
 	t.dids, err = newTable[dialplan.DID](reg, sealer, "dids")
 	add(err)
 	t.trunks, err = newTable[dialplan.SIPTrunk](reg, sealer, "sip_trunks")
@@ -112,6 +115,7 @@ func (t *tables) close() {
 	t.menus.close()
 	t.queues.close()
 	t.agents.close()
+	t.moh.close()
 	t.dids.close()
 	t.trunks.close()
 	t.servers.close()
@@ -126,9 +130,9 @@ const defaultModelExtensions = 2000
 // two parts read separately: what directory fetches need (the tenant, its
 // extensions, emergency locations and special mailboxes), read when the
 // model is built, and the routing part (routes, conditions, schedules,
-// office mode, feature codes, prompts, hunt groups, conference rooms, IVR menus, queues, agents), read by the first dialplan fetch
+// office mode, feature codes, prompts, hunt groups, conference rooms, IVR menus, queues, agents, music-on-hold classes), read by the first dialplan fetch
 // that needs it. So a registration after a write, or a registration storm,
-// reads four resources per tenant, not sixteen. A nil snap means no such
+// reads four resources per tenant, not seventeen. A nil snap means no such
 // tenant.
 type tenantModel struct {
 	id   int64
@@ -138,6 +142,7 @@ type tenantModel struct {
 	// the extensions they involve.
 	allExtensions bool
 	weight        int
+	extWeight     int // of weight, the bytes the extensions' rows took
 
 	mu      sync.Mutex // held while the routing part is read
 	routing atomic.Pointer[dialplan.TenantSnapshot]
@@ -203,8 +208,80 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 		weights[0] = 0
 	}
 	snap.Prepare()
-	m.snap, m.weight = snap, 1+weights[0]+weights[1]+weights[2]
+	m.snap, m.weight, m.extWeight = snap, 1+weights[0]+weights[1]+weights[2], weights[0]
 	return m, nil
+}
+
+// updateTenant returns tenant's model for the generations g: the previous
+// model (old, when had) with only the changed extensions read again when
+// every change since it was built touched only named extensions, else a
+// model read afresh. A directory write thus costs its next fetch one
+// indexed query for one extension, not the tenant's whole directory part.
+func (s *Service) updateTenant(ctx context.Context, tenant string, old tenantEntry, had bool, g gens) (*tenantModel, error) {
+	if had && old.epoch == g.epoch && old.m.snap != nil {
+		if names, ok := s.gens.extensionsChanged(g.tenant, old.gen, g.tgen); ok {
+			stats.tenantPatches.Add(1)
+			return s.patchExtensions(ctx, old.m, names)
+		}
+	}
+	stats.tenantBuilds.Add(1)
+	return s.buildTenant(ctx, tenant)
+}
+
+// patchExtensions is m with the named extensions read again: each one kept
+// in its place when it still exists, dropped when it does not, added at
+// the end when it is new (as ORDER BY id would place it).
+func (s *Service) patchExtensions(ctx context.Context, m *tenantModel, names []string) (*tenantModel, error) {
+	n := &tenantModel{id: m.id, allExtensions: m.allExtensions, weight: m.weight, extWeight: m.extWeight}
+	if !m.allExtensions {
+		// The model holds no extensions: renders read them per fetch.
+		n.snap = m.snap
+		n.routing.Store(m.routing.Load())
+		return n, nil
+	}
+	fresh, size, err := s.extensionsNamed(ctx, m, names...)
+	if err != nil {
+		return nil, err
+	}
+	changed := make(map[string]*dialplan.Extension, len(names))
+	for _, name := range names {
+		changed[name] = nil
+	}
+	for i := range fresh {
+		changed[fresh[i].Name] = &fresh[i]
+	}
+	old := m.snap.Extensions
+	exts := make([]dialplan.Extension, 0, len(old)+len(fresh))
+	for i := range old {
+		x, ok := changed[old[i].Name]
+		switch {
+		case !ok:
+			exts = append(exts, old[i])
+		case x != nil:
+			exts = append(exts, *x)
+			delete(changed, x.Name)
+		}
+	}
+	for i := range fresh {
+		if changed[fresh[i].Name] == &fresh[i] { // not placed yet: new
+			exts = append(exts, fresh[i])
+		}
+	}
+	if len(exts) > s.modelExtensions {
+		// Grown past what a model holds: read it as a large tenant.
+		return s.buildTenant(ctx, m.snap.Tenant.Tenant)
+	}
+	// The rows' bytes, estimated for the ones kept.
+	if len(old) > 0 {
+		n.extWeight = m.extWeight * (len(exts) - len(fresh)) / len(old)
+	}
+	n.extWeight = max(n.extWeight, 0) + size
+	n.weight = m.weight - m.extWeight + n.extWeight
+	n.snap = m.snap.WithExtensions(exts)
+	if r := m.routing.Load(); r != nil {
+		n.routing.Store(r.WithExtensions(exts))
+	}
+	return n, nil
 }
 
 // routingSnapshot returns the tenant's full snapshot (directory and
@@ -222,7 +299,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	db, t, id := s.st.DB(), s.tables, m.id
 	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
 		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
-	var weights [12]int
+	var weights [13]int
 	g, gctx := s.reader(ctx)
 	g.Go(func() (err error) {
 		full.InboundRoutes, weights[0], err = t.inbound.query(gctx, db, byTenant, id)
@@ -268,6 +345,10 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 		full.Agents, weights[11], err = t.agents.query(gctx, db, byTenant, id)
 		return
 	})
+	g.Go(func() (err error) {
+		full.MusicOnHold, weights[12], err = t.moh.query(gctx, db, byTenant, id)
+		return
+	})
 	g.Go(func() error {
 		om, n, err := t.officeMode.query(gctx, db, byTenant, id)
 		if len(om) > 0 {
@@ -291,6 +372,13 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 // extensionsFor returns the named extensions of a tenant whose model does
 // not hold them, in one indexed query.
 func (s *Service) extensionsFor(ctx context.Context, m *tenantModel, names ...string) ([]dialplan.Extension, error) {
+	xs, _, err := s.extensionsNamed(ctx, m, names...)
+	return xs, err
+}
+
+// extensionsNamed reads the named extensions of m's tenant in one indexed
+// query, with the bytes their rows took.
+func (s *Service) extensionsNamed(ctx context.Context, m *tenantModel, names ...string) ([]dialplan.Extension, int, error) {
 	seen := map[string]bool{}
 	var args []any
 	args = append(args, m.id)
@@ -301,13 +389,13 @@ func (s *Service) extensionsFor(ctx context.Context, m *tenantModel, names ...st
 		}
 	}
 	if len(args) == 1 {
-		return []dialplan.Extension{}, nil
+		return []dialplan.Extension{}, 0, nil
 	}
-	xs, _, err := s.tables.extensions.query(ctx, s.st.DB(), "tenant_id = ? AND name IN (?"+strings.Repeat(",?", len(args)-2)+")", args...)
+	xs, size, err := s.tables.extensions.query(ctx, s.st.DB(), "tenant_id = ? AND name IN (?"+strings.Repeat(",?", len(args)-2)+")", args...)
 	if xs == nil {
 		xs = []dialplan.Extension{}
 	}
-	return xs, err
+	return xs, size, err
 }
 
 // snapshot is the tenant's snapshot for one render: the model's directory
@@ -375,8 +463,8 @@ func (s *Service) UserVariables(ctx context.Context, tenant, ext string) ([][2]s
 	return nil, fmt.Errorf("user variables %s@%s: %w", ext, tenant, models.ErrNotFound)
 }
 
-// everyTenantQueues reads, for every enabled tenant, the queues, agents and
-// voice prompts callcenter.conf at module load renders: two small indexed
+// everyTenantQueues reads, for every enabled tenant, the queues, agents,
+// voice prompts and music-on-hold classes callcenter.conf at module load renders: two small indexed
 // queries per tenant, a few at a time.
 func (s *Service) everyTenantQueues(ctx context.Context) ([]*dialplan.TenantSnapshot, error) {
 	db, t := s.st.DB(), s.tables
@@ -401,6 +489,9 @@ func (s *Service) everyTenantQueues(ctx context.Context) ([]*dialplan.TenantSnap
 			}
 			if err == nil {
 				snap.VoicePrompts, _, err = t.prompts.query(gctx, db, byTenant, id)
+			}
+			if err == nil {
+				snap.MusicOnHold, _, err = t.moh.query(gctx, db, byTenant, id)
 			}
 			return err
 		})

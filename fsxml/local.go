@@ -2,19 +2,16 @@ package fsxml
 
 import (
 	"bytes"
-	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"strings"
 	"sync"
 )
 
 // localDocs keeps rendered documents in process memory, keyed by the
 // generations they were rendered under and the request fields they depend
-// on. The key embeds the Redis dataset epoch and the platform and tenant
-// generations, so an entry can never be stale: a write bumps a generation
-// and the next fetch asks for a different key. A cached fetch costs one
-// batched MGET of the generation counters and no render.
+// on. The key embeds the platform and tenant generations (gens.go), so an
+// entry can never be stale: a write bumps a generation and the next fetch
+// asks for a different key. A cached fetch costs a parse, a key and a map
+// lookup: no I/O, no render.
 //
 // Memory is bounded by two generations of maps: when the current one
 // reaches half the budget it becomes the old one (the previous old one is
@@ -26,12 +23,14 @@ type localDocs struct {
 	bytes    int
 	max      int
 	// dids maps a DID to its tenant as learnt under one platform
-	// generation of one Redis dataset; a mismatch makes the fetch resolve
-	// the DID again.
+	// generation; a mismatch makes the fetch resolve the DID again.
 	dids map[string]didEntry
 }
 
-type didEntry struct{ epoch, pgen, tenant string }
+type didEntry struct {
+	epoch, pgen uint64
+	tenant      string
+}
 
 func newLocalDocs(maxBytes int) *localDocs {
 	return &localDocs{cur: map[string][]byte{}, old: map[string][]byte{}, max: maxBytes, dids: map[string]didEntry{}}
@@ -60,14 +59,20 @@ func (l *localDocs) putDID(number string, e didEntry) {
 // reads), so at most one of them can answer a request.
 var variants = []string{"", "c", "t", "tc"}
 
-// get returns the document stored under base (g.localKey(lk)) or one of
+// get returns the document stored under base (gens.appendKey) or one of
 // its variants. Variant keys are built in a stack buffer: a map lookup
 // with string(bytes) does not allocate.
-func (l *localDocs) get(base string, lk lookup) []byte {
+func (l *localDocs) get(base []byte, lk lookup) []byte {
 	var buf [256]byte
 	l.mu.RLock()
 	defer l.mu.RUnlock()
-	for _, flags := range variants {
+	if doc := l.cur[string(base)]; doc != nil {
+		return doc
+	}
+	if doc := l.old[string(base)]; doc != nil {
+		return doc
+	}
+	for _, flags := range variants[1:] {
 		k := append(buf[:0], base...)
 		k = appendVariant(k, flags, lk)
 		if doc := l.cur[string(k)]; doc != nil {
@@ -108,65 +113,4 @@ func (l *localDocs) put(key string, doc []byte) {
 	}
 	l.cur[key] = doc
 	l.bytes += len(key) + len(doc)
-}
-
-// epochKey names a random value that identifies this Redis dataset. Local
-// keys include it: if Redis loses its data the generations restart at 0,
-// and without the epoch a document or model cached under an old "0" would
-// be served.
-const epochKey = genTag + "epoch"
-
-// gens is what one fetch learned from Redis: the dataset epoch, the
-// platform generation and the generation of tenant.
-type gens struct {
-	epoch, pgen, tgen string
-	tenant            string // lower-case; "" when tgen is not a tenant's
-}
-
-// localKey is where a plain document for l lives in memory.
-func (g gens) localKey(l lookup) string {
-	return g.epoch + ":" + g.pgen + ":" + g.tgen + ":" + l.key
-}
-
-// generations reads the dataset epoch and the platform and tenant
-// generations in one (batched) MGET; a missing epoch is created (once per
-// dataset).
-func (s *Service) generations(ctx context.Context, tenant string) (gens, error) {
-	tenant = strings.ToLower(tenant)
-	keys := []string{epochKey, genKey("")}
-	if tenant != "" {
-		keys = append(keys, genKey(tenant))
-	}
-	vals, err := s.gens.get(ctx, keys)
-	if err != nil {
-		return gens{}, err
-	}
-	str := func(i int) string {
-		if i < len(vals) {
-			return vals[i]
-		}
-		return ""
-	}
-	g := gens{epoch: str(0), pgen: str(1), tgen: str(2), tenant: tenant}
-	if g.pgen == "" {
-		g.pgen = "0"
-	}
-	if g.tgen == "" || tenant == "" {
-		g.tgen = "0"
-	}
-	if g.epoch == "" {
-		if err := s.rdb.SetNX(ctx, epochKey, newEpoch(), 0).Err(); err != nil {
-			return gens{}, err
-		}
-		if g.epoch, err = s.rdb.Get(ctx, epochKey).Result(); err != nil {
-			return gens{}, err
-		}
-	}
-	return g, nil
-}
-
-func newEpoch() string {
-	b := make([]byte, 8)
-	_, _ = rand.Read(b)
-	return hex.EncodeToString(b)
 }

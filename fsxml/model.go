@@ -3,6 +3,7 @@ package fsxml
 import (
 	"container/list"
 	"context"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -19,10 +20,10 @@ import (
 //   - one platformModel (trunks, servers, DIDs seen) for one platform
 //     generation.
 //
-// The generations are read from Redis on every fetch (genbatch.go), before
-// anything else, so a model is used only under the generation it was built
-// for and a write, which bumps a generation after it commits, is visible on
-// the very next fetch. Models are built on first use; concurrent fetches
+// A fetch reads the generations (gens.go) before anything else, so a model
+// is used only under the generation it was built for and a write, which
+// bumps a generation when it is known to have committed, is visible on the
+// very next fetch. Models are built on first use; concurrent fetches
 // needing the same one wait for a single build. Tenant models live in a
 // least-recently-used cache bounded by the bytes their rows took.
 
@@ -34,13 +35,13 @@ type modelCache struct {
 }
 
 type tenantEntry struct {
-	gen string // epoch:tenant generation the model was built under
-	m   *tenantModel
+	epoch, gen uint64 // the generations the model was built under
+	m          *tenantModel
 }
 
 type platformEntry struct {
-	gen string // epoch:platform generation
-	m   *platformModel
+	epoch, gen uint64
+	m          *platformModel
 }
 
 func newModelCache(maxBytes int) *modelCache {
@@ -50,19 +51,19 @@ func newModelCache(maxBytes int) *modelCache {
 // tenantModel returns the model of tenant valid under g, building it when
 // the cache has none (or an older one).
 func (s *Service) tenantModel(ctx context.Context, tenant string, g gens) (*tenantModel, error) {
-	key := strings.ToLower(tenant)
-	gen := g.epoch + ":" + g.tgen
-	if e, ok := s.models.tenants.get(key); ok && e.gen == gen {
+	key := lowerASCII(tenant)
+	e, ok := s.models.tenants.get(key)
+	if ok && e.epoch == g.epoch && e.gen == g.tgen {
 		return e.m, nil
 	}
-	v, err, _ := s.models.flight.Do("t:"+key+"@"+gen, func() (any, error) {
-		stats.tenantBuilds.Add(1)
+	flight := "t:" + key + "@" + strconv.FormatUint(g.epoch, 10) + ":" + strconv.FormatUint(g.tgen, 10)
+	v, err, _ := s.models.flight.Do(flight, func() (any, error) {
 		// Detached from this fetch's cancellation: others wait on it.
-		m, err := s.buildTenant(context.WithoutCancel(ctx), tenant)
+		m, err := s.updateTenant(context.WithoutCancel(ctx), tenant, e, ok, g)
 		if err != nil {
 			return nil, err
 		}
-		s.models.tenants.put(key, tenantEntry{gen: gen, m: m}, m.weight)
+		s.models.tenants.put(key, tenantEntry{epoch: g.epoch, gen: g.tgen, m: m}, m.weight)
 		return m, nil
 	})
 	if err != nil {
@@ -73,17 +74,16 @@ func (s *Service) tenantModel(ctx context.Context, tenant string, g gens) (*tena
 
 // platformModel returns the platform model valid under g.
 func (s *Service) platformModel(ctx context.Context, g gens) (*platformModel, error) {
-	gen := g.epoch + ":" + g.pgen
-	if e := s.models.platform.Load(); e != nil && e.gen == gen {
+	if e := s.models.platform.Load(); e != nil && e.epoch == g.epoch && e.gen == g.pgen {
 		return e.m, nil
 	}
-	v, err, _ := s.models.flight.Do("p@"+gen, func() (any, error) {
+	v, err, _ := s.models.flight.Do("p@"+strconv.FormatUint(g.epoch, 10)+":"+strconv.FormatUint(g.pgen, 10), func() (any, error) {
 		stats.platformBuilds.Add(1)
 		m, err := s.buildPlatform(context.WithoutCancel(ctx))
 		if err != nil {
 			return nil, err
 		}
-		s.models.platform.Store(&platformEntry{gen: gen, m: m})
+		s.models.platform.Store(&platformEntry{epoch: g.epoch, gen: g.pgen, m: m})
 		return m, nil
 	})
 	if err != nil {
@@ -264,17 +264,18 @@ func (c *weightedLRU[V]) stats() (n, weight int) {
 // Stats are process-wide counters of the XML service, for benchmarks and
 // diagnostics.
 type Stats struct {
-	Fetches, DocHits, Renders, TenantBuilds, PlatformBuilds int64
+	Fetches, DocHits, Renders, TenantBuilds, TenantPatches, PlatformBuilds int64
 }
 
 var stats struct {
-	fetches, docHits, renders, tenantBuilds, platformBuilds atomic.Int64
+	fetches, docHits, renders, tenantBuilds, tenantPatches, platformBuilds atomic.Int64
 }
 
 // ReadStats returns the counters since the process started.
 func ReadStats() Stats {
 	return Stats{
 		Fetches: stats.fetches.Load(), DocHits: stats.docHits.Load(), Renders: stats.renders.Load(),
-		TenantBuilds: stats.tenantBuilds.Load(), PlatformBuilds: stats.platformBuilds.Load(),
+		TenantBuilds: stats.tenantBuilds.Load(), TenantPatches: stats.tenantPatches.Load(),
+		PlatformBuilds: stats.platformBuilds.Load(),
 	}
 }

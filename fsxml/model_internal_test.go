@@ -15,7 +15,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/esl/fakefs"
-	"github.com/switchboard/switchboard/internal/redistest"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/models/storetest"
 )
@@ -64,11 +63,7 @@ func TestLargeTenantExtensionsPerFetch(t *testing.T) {
 				t.Errorf("%s: wrong or missing a1-hash\n%s", user, doc)
 			}
 		}
-		g, err := svc.generations(ctx, tenant)
-		if err != nil {
-			t.Fatal(err)
-		}
-		m, err := svc.tenantModel(ctx, tenant, g)
+		m, err := svc.tenantModel(ctx, tenant, svc.gens.current(tenant))
 		if err != nil || m.allExtensions || len(m.snap.Extensions) != 0 {
 			t.Fatalf("the model should not hold the extensions: %+v %v", m, err)
 		}
@@ -130,11 +125,4 @@ func readCapture(prefix string) ([]byte, error) {
 		return nil, fmt.Errorf("capture %s: no body", prefix)
 	}
 	return body, nil
-}
-
-// TestGenerationKeysShareOneSlot: a fetch reads the epoch and the
-// platform's and a tenant's generations with one MGET, which Redis Cluster
-// takes only for keys of one slot.
-func TestGenerationKeysShareOneSlot(t *testing.T) {
-	redistest.SameSlot(t, epochKey, genKey(""), genKey("acme"), genKey("Globex"))
 }

@@ -1,18 +1,18 @@
 // Package fsxml serves the XML FreeSWITCH fetches through mod_xml_curl
-// (POST /fs/xml): it authenticates the node, reads the per-tenant and
-// platform configuration generations from Redis, and answers from
-// in-process memory: a document rendered under those generations, else a
-// render (package dialplan) of the typed configuration models valid under
-// them, built from the store on first use. Every committed write raises a
-// generation (changes.go), so it is visible on the very next fetch without
-// deleting anything. It also answers the routing-trace API.
+// (POST /fs/xml): it authenticates the node and answers from in-process
+// memory: a document rendered under the current per-tenant and platform
+// configuration generations, else a render (package dialplan) of the typed
+// configuration models valid under them, built from the store on first
+// use. The generations are kept in process memory and moved by every
+// committed change (gens.go, changes.go), so a write is visible on the
+// very next fetch without deleting anything. It also answers the
+// routing-trace API.
 package fsxml
 
 import (
 	"context"
 	"log/slog"
 	"net"
-	"strings"
 	"sync/atomic"
 	"time"
 
@@ -45,6 +45,8 @@ type Config struct {
 	// MediaDir is the media library as the nodes mount it: music-on-hold
 	// classes are the local_stream.conf directories <MediaDir>/<tenant>/moh/<name>.
 	MediaDir string
+	// SIPWSPort is the SIP-over-WebSocket port of internal profiles (0 = none).
+	SIPWSPort int
 }
 
 // Service renders and caches FreeSWITCH XML. It is safe for concurrent use.
@@ -65,10 +67,12 @@ type Service struct {
 	modelExtensions int
 	// local holds rendered documents by generation-qualified key (local.go).
 	local *localDocs
-	// gens batches the generation reads of concurrent fetches (genbatch.go).
-	gens *genBatcher
-	// heads is each scope's newest committed change (changes.go).
-	heads    *heads
+	// gens are the configuration generations known here (gens.go).
+	gens *scopeGens
+	// note keeps the change notifications coming (changes.go); channel is
+	// their Redis channel.
+	note     notifier
+	channel  string
 	stopPoll context.CancelFunc
 
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
@@ -79,7 +83,6 @@ type Service struct {
 // statements.
 func (s *Service) Close() {
 	s.stopPoll()
-	s.gens.close()
 	if s.tables != nil {
 		s.tables.close()
 	}
@@ -119,37 +122,22 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 			Domain:          cfg.Domain,
 			SoundsDir:       cfg.SoundsDir,
 			DefaultTimezone: cfg.DefaultTimezone,
+			SIPWSPort:       cfg.SIPWSPort,
 		},
 		log:      log,
 		now:      time.Now,
 		local:    newLocalDocs(cfg.DocBytes),
-		gens:     newGenBatcher(rdb),
-		heads:    newHeads(),
+		gens:     newScopeGens(),
 		stopPoll: stopPoll,
 	}
-	if st != nil {
-		go s.pollHeads(pollCtx)
+	if st != nil && rdb != nil {
+		s.channel = channelFor(rdb)
+		s.note.id = newReplicaID()
+		go s.pollLoop(pollCtx)
+		go s.subscribe(pollCtx)
 	}
 	return s
 }
-
-// genKey holds a tenant's (or the platform's) configuration generation:
-// the outbox id of the last change applied to it (changes.go).
-//
-// The generations and the dataset epoch (epochKey) share the hash tag
-// {gen}, so on Redis Cluster they live in one slot: a fetch reads all it
-// needs with one single-slot MGET, and a master that loses its data loses
-// the epoch together with the generations it would otherwise leave
-// looking current (documents cached under them are keyed by the epoch).
-func genKey(tenant string) string {
-	if tenant == "" {
-		return genTag + "cgen:_platform"
-	}
-	return genTag + "cgen:" + strings.ToLower(tenant)
-}
-
-// genTag starts the generation keys: their Redis Cluster hash tag.
-const genTag = "sb:{gen}:"
 
 // warnRedis logs a Redis failure at most once per 10 seconds: during an
 // outage every fetch would otherwise log.
@@ -165,5 +153,5 @@ func (s *Service) warnRedis(msg string, err error) {
 	s.log.Warn(msg+"; serving from the database", "error", err)
 }
 
-// redisUp reports whether the cache should be tried now.
+// redisUp reports whether Redis should be tried now.
 func (s *Service) redisUp() bool { return time.Now().UnixNano() >= s.downUntil.Load() }

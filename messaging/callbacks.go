@@ -239,8 +239,9 @@ func (s *Service) metaCallback(ctx context.Context, ch *Channel, r CallbackReque
 
 // receive stores an inbound message once per provider id. Stored inbound
 // messages are what opens WhatsApp's 24-hour window for free-form replies.
-// Delivery to the channel's inbound_destination beyond storing is for the
-// chat and webhook packages; until they exist the message is kept here.
+// When a deliverer serves the channel's inbound_destination (a chat
+// channel), the message is queued in the outbox with it and the worker
+// delivers it (deliverInbound).
 func (s *Service) receive(ctx context.Context, ch *Channel, from, to, body, providerID string) error {
 	if seen, err := s.db.seenInbound(ctx, ch.ID, providerID); err != nil || seen {
 		return err
@@ -255,7 +256,11 @@ func (s *Service) receive(ctx context.Context, ch *Channel, from, to, body, prov
 		to = ch.Sender
 	}
 	m := &Message{TenantID: ch.TenantID, ChannelID: ch.ID, From: truncate(from, 32), To: truncate(to, 32), Body: body, ProviderMessageID: truncate(providerID, 128)}
-	if err := s.db.insertInbound(ctx, m); err != nil {
+	store := s.db.insertInbound
+	if s.inboundDeliverer(ch) != nil {
+		store = s.db.insertInboundQueued // delivered to the destination by the worker
+	}
+	if err := store(ctx, m); err != nil {
 		s.log.Warn("inbound message not stored", "channel", ch.ID, "error", err)
 		return err
 	}
@@ -264,6 +269,7 @@ func (s *Service) receive(ctx context.Context, ch *Channel, from, to, body, prov
 		dest = ch.Inbound.Type + ":" + ch.Inbound.Target
 	}
 	s.log.Info("message received", "channel", ch.ID, "tenant", ch.Tenant, "message", m.ID, "destination", dest)
+	s.Wake()
 	return nil
 }
 

@@ -26,6 +26,9 @@ type Config struct {
 	Logger    *slog.Logger
 	// Replica names this process in outbox leases.
 	Replica string
+	// Inbound delivers received messages by inbound_destination type
+	// ("chat_channel"); types without one are only stored.
+	Inbound map[string]InboundDeliverer
 	// Worker tuning; zero values take the defaults.
 	Lease       time.Duration // how long a claim holds a message (30s)
 	Poll        time.Duration // idle poll interval (200ms)

@@ -129,8 +129,12 @@ func (d *db) insertOutbound(ctx context.Context, m *Message) error {
 
 // insertInbound stores a received message.
 func (d *db) insertInbound(ctx context.Context, m *Message) error {
+	return d.insertInboundTx(ctx, d.x, m)
+}
+
+func (d *db) insertInboundTx(ctx context.Context, x sqlx.ExecerContext, m *Message) error {
 	now := stamp(time.Now())
-	res, err := d.x.ExecContext(ctx, d.q(`INSERT INTO messages (tenant_id, channel_id, direction, to_number, from_number, body, variables, status, status_rank, provider_message_id, created_at, updated_at)
+	res, err := x.ExecContext(ctx, d.q(`INSERT INTO messages (tenant_id, channel_id, direction, to_number, from_number, body, variables, status, status_rank, provider_message_id, created_at, updated_at)
 		VALUES (?, ?, 'inbound', ?, ?, ?, '[]', 'received', 0, ?, ?, ?)`),
 		m.TenantID, m.ChannelID, m.To, m.From, m.Body, m.ProviderMessageID, now, now)
 	if err != nil {

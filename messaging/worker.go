@@ -125,11 +125,15 @@ type outcome struct {
 	err        *SendError // failed (final) or, with retry, to try again
 	retry      bool
 	release    bool      // handed back without an attempt (rate limit, shutdown)
+	inbound    bool      // a received message handed to its destination (done or final)
 	at         time.Time // when a retried or released message is due again
 }
 
 // deliver sends one claimed message and says what became of it.
 func (s *Service) deliver(ctx context.Context, c claimed) outcome {
+	if c.Direction == "inbound" {
+		return s.deliverInbound(ctx, c)
+	}
 	ch, err := s.channels.get(ctx, c.ChannelID)
 	if err != nil || !ch.Enabled {
 		reason := "the messaging channel was deleted"
@@ -216,6 +220,8 @@ func (s *Service) record(ctx context.Context, outcomes []outcome) {
 	}
 	for _, o := range outcomes {
 		switch {
+		case o.inbound && o.err != nil:
+			s.log.Warn("received message not delivered to its destination", "message", o.c.ID, "code", o.err.Code, "error", o.err.Message)
 		case o.retry:
 			s.log.Info("message send failed; retrying", "message", o.c.ID, "attempt", o.c.Attempts+1, "at", o.at, "code", o.err.Code)
 		case o.err != nil:
@@ -235,6 +241,15 @@ func (s *Service) recordTx(ctx context.Context, tx *sqlx.Tx, outcomes []outcome)
 		token = o.c.Token
 		var err error
 		switch {
+		case o.inbound:
+			// A received message stays "received"; the outcome of its
+			// delivery shows in error_code / error_message.
+			code, msg := "", ""
+			if o.err != nil {
+				code, msg = truncate(o.err.Code, 64), truncate(o.err.Message, 500)
+			}
+			_, err = tx.ExecContext(ctx, s.db.q(`UPDATE messages SET attempts = attempts + 1, error_code = ?, error_message = ?, updated_at = ? WHERE id = ?`), code, msg, now, o.c.ID)
+			done = append(done, o.c.ID)
 		case o.release:
 			_, err = tx.ExecContext(ctx, s.db.q(`UPDATE messaging_outbox SET lease_owner = '', lease_until = '', next_attempt_at = ? WHERE message_id = ? AND lease_owner = ?`), stamp(o.at), o.c.ID, o.c.Token)
 		case o.retry:

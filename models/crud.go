@@ -179,6 +179,9 @@ func (s *Store) output(res *Resource, o Owner, rec Record) {
 	if h, ok := res.Hooks.(outputter); ok {
 		h.output(o, rec)
 	}
+	if h, ok := res.Hooks.(storeOutputter); ok {
+		h.outputStore(s, rec)
+	}
 }
 
 // Create validates input and stores a new object. The answer includes the

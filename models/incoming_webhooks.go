@@ -6,6 +6,8 @@ import (
 	"encoding/base64"
 	"fmt"
 	"strconv"
+
+	"github.com/switchboard/switchboard/internal/avatar"
 )
 
 // Incoming webhooks (resources.md §3.4, §6): the token in the URL is 32
@@ -113,4 +115,41 @@ func (s *Store) WebhookUsed(ctx context.Context, o Owner, id int64) error {
 		return fmt.Errorf("webhook %d used: %w", id, s.dialect.translate(err))
 	}
 	return nil
+}
+
+// storeOutputter is an outputter that needs the store (its base URL).
+type storeOutputter interface {
+	outputStore(s *Store, rec Record)
+}
+
+var _ storeOutputter = incomingWebhookRules{}
+
+// outputStore shows a stored picture as the URL Switchboard serves it at.
+func (incomingWebhookRules) outputStore(s *Store, rec Record) {
+	if pic, ok := rec["picture"].(string); ok && pic != "" {
+		rec["picture"] = s.WebhookPictureURL(rec["id"], pic)
+	}
+}
+
+// WebhookPicturePath is where a webhook's picture is served, under the
+// base URL; the content hash makes the URL change with the picture and
+// keeps it from being guessed from the id alone.
+const WebhookPicturePath = "/chat/avatars/webhooks/"
+
+// WebhookPictureURL is the public URL of a webhook's stored picture.
+func (s *Store) WebhookPictureURL(id any, stored string) string {
+	return fmt.Sprintf("%s%s%v/%s.png", s.baseURL, WebhookPicturePath, id, avatar.Hash(stored))
+}
+
+// WebhookPicture returns the PNG of webhook id's picture when hash names
+// its current content; anything else is ErrNotFound.
+func (s *Store) WebhookPicture(ctx context.Context, id int64, hash string) ([]byte, error) {
+	var pics []string
+	if err := s.db.SelectContext(ctx, &pics, s.db.Rebind("SELECT picture FROM incoming_webhooks WHERE id = ? AND picture IS NOT NULL AND picture <> ''"), id); err != nil {
+		return nil, fmt.Errorf("webhook picture: %w", s.dialect.translate(err))
+	}
+	if len(pics) == 0 || avatar.Hash(pics[0]) != hash {
+		return nil, ErrNotFound
+	}
+	return avatar.PNG(pics[0])
 }

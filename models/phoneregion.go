@@ -58,7 +58,9 @@ func hasPhoneField(fields []*Field) bool {
 	return false
 }
 
-func isCountry(s string) bool { return len(s) == 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z' }
+func isCountry(s string) bool {
+	return len(s) == 2 && s[0] >= 'A' && s[0] <= 'Z' && s[1] >= 'A' && s[1] <= 'Z'
+}
 
 // NationalNumberNote says, for the request schemas, how field f of res
 // (an E.164 field, or one holding such numbers) also takes national

@@ -88,8 +88,11 @@ type Field struct {
 	// Masked secrets (provider credentials) are never echoed, not even by
 	// the create answer: reads show each value reduced to its last four
 	// characters, enough to tell which credential is configured.
-	Masked   bool
-	ReadOnly bool
+	Masked bool
+	// ReadPattern, when set, is the pattern of what reads show instead of
+	// Pattern (an uploaded data: URL read back as the URL serving it).
+	ReadPattern string
+	ReadOnly    bool
 	// Immutable fields are set on create and refused on update.
 	Immutable bool
 	// Input fields are accepted on create only and never stored (tenant_to_clone).

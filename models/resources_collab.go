@@ -241,7 +241,7 @@ var incomingWebhooksResource = &Resource{
 		{Name: "name", Type: String, Required: true, MaxLen: 64, Doc: "sender name shown on messages"},
 		descriptionField(),
 		enabledField(),
-		{Name: "picture", Type: String, MaxLen: 1400000, Pattern: `^data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/]+={0,2}$`, Doc: "avatar; data: URL"},
+		{Name: "picture", Type: String, MaxLen: 1400000, Pattern: `^data:image/(png|jpeg|gif);base64,[A-Za-z0-9+/]+={0,2}$`, ReadPattern: `^https?://.*/chat/avatars/webhooks/[0-9]+/[0-9a-f]{16}\.png$`, Doc: "avatar shown with the webhook's messages: write a data: URL of a PNG, JPEG or GIF (at most 1 MiB), stored as a 256×256 PNG; reads show the URL serving it"},
 		{Name: "token", Type: String, ReadOnly: true, Secret: Digest, Generate: newWebhookToken, Doc: "the secret in the URL (32 random bytes); shown only in the create and regenerate answers, stored as SHA-256"},
 		{Name: "url", Type: String, ReadOnly: true, MaxLen: 1024, Doc: "{base_url}/integration/webhooks/<token>: in full only in the create and regenerate answers, else with the token's first characters"},
 		{Name: "created_by", Type: String, ReadOnly: true},

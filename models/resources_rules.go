@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/avatar"
 )
 
 // Cross-field rules of the resources declared in resources_people.go,
@@ -213,6 +215,14 @@ type incomingWebhookRules struct{ rules }
 func (r incomingWebhookRules) beforeSave(ctx context.Context, ts *txStore, o Owner, old, patch Record) error {
 	if err := r.rules.beforeSave(ctx, ts, o, old, patch); err != nil {
 		return err
+	}
+	if pic, ok := patch["picture"].(string); ok && pic != "" {
+		// Stored as a 256×256 PNG whatever was uploaded (resources.md §3.4).
+		png, err := avatar.Normalize(pic)
+		if err != nil {
+			return FieldError("picture", "%s", err.Error())
+		}
+		patch["picture"] = png
 	}
 	if tok, ok := patch["token"].(string); ok && old == nil {
 		patch["url"] = ts.webhookDisplayURL(tok)

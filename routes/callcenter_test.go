@@ -167,3 +167,73 @@ func TestAgentStatusEndpoint(t *testing.T) {
 		e.Do(t, "POST", fmt.Sprintf("/api/tenants/%s/agents/%v/status", other, a["id"]), e.Key, map[string]any{"status": "available"}).Expect(t, 404)
 	})
 }
+
+// featureEvent fires what FreeSWITCH's event application fires for a
+// feature code dialled by extension ext (the dialplan's featureEvent).
+func featureEvent(e *callEnv, ext, feature, arg string) {
+	h := []fakefs.Header{{Name: "Event-Subclass", Value: "switchboard::feature"}, {Name: "sb_feature", Value: feature},
+		{Name: "Unique-ID", Value: "feature-call-" + feature}, {Name: "variable_sb_tenant", Value: e.tenant}, {Name: "variable_sb_ext", Value: ext}}
+	if arg != "" {
+		h = append(h, fakefs.Header{Name: "sb_arg", Value: arg})
+	}
+	e.fs.EmitEvent("CUSTOM", h, "")
+}
+
+// TestFeatureCodesAct: star-code events from the node's event stream change
+// the configuration through the store: DND and forwards on the caller's
+// extension (FreeSWITCH's user cache is flushed, as after any directory
+// change), office mode, and the caller's agent status (which reaches
+// mod_callcenter).
+func TestFeatureCodesAct(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		base := "/api/tenants/" + e.tenant
+		ext := func() map[string]any {
+			return e.Do(t, "GET", base+"/extensions/1001", e.Key, nil).Expect(t, 200).Map(t)
+		}
+		flushes := func() int {
+			n := 0
+			for _, c := range e.fs.Commands() {
+				if c == "api xml_flush_cache id 1001-"+e.tenant+" sip.test" {
+					n++
+				}
+			}
+			return n
+		}
+		eventually(t, 5*time.Second, "setup flush", func() bool { return flushes() > 0 })
+		before := flushes()
+		featureEvent(e, "1001", "dnd_toggle", "")
+		eventually(t, 5*time.Second, "dnd on", func() bool { return ext()["dnd"] == true })
+		eventually(t, 5*time.Second, "user cache flushed after *78", func() bool { return flushes() > before })
+		featureEvent(e, "1001", "forward_all_on", "0825550123")
+		eventually(t, 5*time.Second, "forward on", func() bool {
+			fw, _ := ext()["forward_all"].(map[string]any)
+			return fw["enabled"] == true && fw["destination"] == "0825550123"
+		})
+		featureEvent(e, "1001", "forward_all_off", "")
+		eventually(t, 5*time.Second, "forward off", func() bool {
+			fw, _ := ext()["forward_all"].(map[string]any)
+			return fw["enabled"] == false && fw["destination"] == "0825550123"
+		})
+		featureEvent(e, "1001", "office_mode_night", "")
+		eventually(t, 5*time.Second, "office mode night", func() bool {
+			return e.Do(t, "GET", base+"/office_mode", e.Key, nil).Expect(t, 200).Map(t)["mode"] == "night"
+		})
+		agent := "35@" + e.tenant
+		a := e.Do(t, "POST", base+"/agents/", e.Key, map[string]any{"name": "Di", "agent_number": "35", "extension": "1001"}).Expect(t, 201).Map(t)
+		waitCommand(t, e.fs, "api callcenter_config agent set status "+agent+" 'Logged Out'")
+		status := func() any {
+			return e.Do(t, "GET", fmt.Sprintf("%s/agents/%v", base, a["id"]), e.Key, nil).Expect(t, 200).Map(t)["status"]
+		}
+		featureEvent(e, "1001", "agent_login_logout", "")
+		eventually(t, 5*time.Second, "agent logged in", func() bool { return status() == "available" })
+		waitCommand(t, e.fs, "api callcenter_config agent set status "+agent+" Available")
+		featureEvent(e, "1001", "agent_pause_toggle", "")
+		eventually(t, 5*time.Second, "agent paused", func() bool { return status() == "on_break" })
+		eventually(t, 5*time.Second, "mod_callcenter on break", func() bool {
+			got, _ := e.fs.CallcenterAgent(agent)
+			return got.Status == "On Break"
+		})
+		featureEvent(e, "1001", "agent_login_logout", "")
+		eventually(t, 5*time.Second, "agent logged out", func() bool { return status() == "logged_out" })
+	})
+}

@@ -300,6 +300,7 @@ func (r *chatRoutes) provision(c *fiber.Ctx) error {
 		undo()
 		return chatErr(err)
 	}
+	r.Sync.Forget(local) // a new account: its bookmarks are set afresh
 	r.Sync.Notify(o.Tenant)
 	b, err := r.bundle(ctx, o, in.Extension, password, "provisioned")
 	if err != nil {
@@ -376,8 +377,12 @@ func (r *chatRoutes) rotate(c *fiber.Ctx) error {
 	err = r.Chat.ChangePassword(ctx, local, password)
 	var ae *chat.APIError
 	if errors.As(err, &ae) {
-		// The chat server lost the account (a new spool): recreate it.
-		err = r.Chat.Register(ctx, local, password)
+		// The chat server lost the account (a new spool): recreate it,
+		// with its memberships and bookmarks.
+		if err = r.Chat.Register(ctx, local, password); err == nil {
+			r.Sync.Forget(local)
+			r.Sync.Notify(o.Tenant)
+		}
 	}
 	if err != nil {
 		return chatErr(err)

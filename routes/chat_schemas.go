@@ -41,6 +41,11 @@ func ChatSchemas() map[string]any {
 			}}},
 		}},
 		"Empty": obj{"type": "object", "additionalProperties": false},
+		"ChatClientConfig": obj{"type": "object", "required": []string{"websocket_url", "domain", "muc_domain"}, "properties": obj{
+			"websocket_url": obj{"type": "string", "description": "XMPP over WebSocket (SWITCHBOARD_CHAT_WS_URL)"},
+			"domain":        obj{"type": "string", "description": "the users' XMPP domain"},
+			"muc_domain":    obj{"type": "string", "description": "the rooms' XMPP service"},
+		}},
 		"AgentBundle": obj{"type": "object", "properties": obj{
 			"status":    obj{"type": "string", "enum": []string{"provisioned", "rotated"}},
 			"tenant":    str,

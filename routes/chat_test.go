@@ -251,7 +251,7 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 			"sip.auth_id":           {sip["auth_id"], "2001-" + e.tenant},
 			"sip.password":          {sip["password"], "sip-secret-2001-ok"},
 			"sip.domain":            {sip["domain"], "sip.test"},
-			"sip.websocket_url":     {sip["websocket_url"], "wss://sip.test:7443"},
+			"sip.websocket_url":     {sip["websocket_url"], "ws://sip.test:5066"},
 			"endpoints.management":  {ep["management"], base + "/api"},
 			"endpoints.messaging":   {ep["messaging"], base + "/api/messaging"},
 			"endpoints.reporting":   {ep["reporting"], base + "/api/reports"},

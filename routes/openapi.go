@@ -262,7 +262,11 @@ func operation(r Route, schemas obj) obj {
 	case r.Produces != "":
 		content := obj{}
 		for _, ct := range strings.Split(r.Produces, ",") {
-			content[strings.TrimSpace(ct)] = obj{"schema": obj{"type": "string"}}
+			schema := obj{"type": "string"}
+			if ct = strings.TrimSpace(ct); ct == "application/json" {
+				schema = obj{} // a JSON file among other kinds (web client assets)
+			}
+			content[ct] = obj{"schema": schema}
 		}
 		resp["content"] = content
 	case respSchema != "" && status != 204:

@@ -242,6 +242,8 @@ func stringBounds(f *models.Field, s obj, nullable bool, dir direction) {
 	pattern := f.Pattern
 	if dir == request {
 		pattern = f.InputPattern()
+	} else if f.ReadPattern != "" {
+		pattern = f.ReadPattern
 	}
 	if pattern != "" {
 		s["pattern"] = pattern

@@ -14,6 +14,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
+	"github.com/valyala/fasthttp"
 
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
@@ -97,9 +98,8 @@ type Route struct {
 	Idempotent bool
 	// Ranges routes answer Range requests with 206 (file downloads).
 	Ranges bool
-	// BodyLimit, when set, holds this route to a smaller body than
-	// Deps.BodyLimit. Larger is not honoured yet: the server refuses an
-	// announced body over Deps.BodyLimit before reading it, for every route.
+	// BodyLimit, when set, lets this route take bodies up to that size
+	// instead of Deps.BodyLimit (audio uploads, bulk imports).
 	BodyLimit int
 	Handler   fiber.Handler
 }
@@ -133,10 +133,11 @@ func New(d Deps) *fiber.App {
 		ReadTimeout:                  30 * time.Second,
 		IdleTimeout:                  120 * time.Second,
 	})
+	app.Server().HeaderReceived = routeBodyLimits(routes, app.Config())
 	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second), securityHeaders)
 	forms := formGuard(d.BaseURL)
 	for _, r := range routes {
-		handlers := []fiber.Handler{bodyLimit(r, d.BodyLimit)}
+		handlers := []fiber.Handler{}
 		switch {
 		case guarded(r):
 			handlers = append(handlers, browserGuard(d.BaseURL, r))
@@ -185,18 +186,30 @@ func docRoutes(doc **openAPIDoc) []Route {
 	}
 }
 
-// bodyLimit answers 413 for a body over the route's limit (its own, or the
-// default), before authentication reads anything.
-func bodyLimit(r Route, def int) fiber.Handler {
-	limit := def
-	if r.BodyLimit > 0 {
-		limit = r.BodyLimit
-	}
-	return func(c *fiber.Ctx) error {
-		if len(c.Request().Body()) > limit {
-			return fiber.ErrRequestEntityTooLarge
+// routeBodyLimits lets the routes that declare a BodyLimit (audio uploads,
+// bulk imports) take bodies up to it, while every other request keeps the
+// server's default. It runs when a request's header has arrived, so a body
+// announced over its route's limit is refused with 413 before a byte of it
+// is read, and one route's large limit never lets big bodies into the rest.
+func routeBodyLimits(routes []Route, cfg fiber.Config) func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
+	var large []Route
+	for _, r := range routes {
+		if r.BodyLimit > cfg.BodyLimit {
+			large = append(large, r)
 		}
-		return c.Next()
+	}
+	return func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		if len(large) == 0 {
+			return fasthttp.RequestConfig{}
+		}
+		method, path, _ := strings.Cut(string(h.RequestURI()), "?")
+		method = string(h.Method())
+		for _, r := range large {
+			if r.Method == method && fiber.RoutePatternMatch(path, r.Path, cfg) {
+				return fasthttp.RequestConfig{MaxRequestBodySize: r.BodyLimit}
+			}
+		}
+		return fasthttp.RequestConfig{}
 	}
 }
 

@@ -105,10 +105,14 @@ func (r *chatRoutes) webhookPost(c *fiber.Ctx) error {
 		return slackError(c, fiber.StatusTooManyRequests, "rate_limited", "at most one message a second per webhook (bursts of ten)")
 	}
 	name, _ := hook["name"].(string)
+	pic, _ := hook["picture"].(string)
+	if strings.HasPrefix(pic, "data:") {
+		pic = r.Store.WebhookPictureURL(id, pic)
+	}
 	out := chat.Render(payload)
 	actx, cancel := actionContext(c)
 	defer cancel()
-	if _, err := r.Chat.PostChannel(actx, chat.ChannelMessage{Room: chat.RoomLocal(o.Tenant, channel), Body: out.Body, HTML: out.HTML, FromName: name}); err != nil {
+	if _, err := r.Chat.PostChannel(actx, chat.ChannelMessage{Room: chat.RoomLocal(o.Tenant, channel), Body: out.Body, HTML: out.HTML, FromName: name, Avatar: pic}); err != nil {
 		log.Warn("webhook post not delivered", "error", err)
 		return slackError(c, fiber.StatusServiceUnavailable, "chat_unavailable", "the chat server is not reachable; try again later")
 	}

@@ -47,7 +47,9 @@ func TestIncomingWebhookPostsIntoChannel(t *testing.T) {
 		reader := e.provision(t, "1001")
 		e.waitMember(t, room, e.lower+"-1001@"+chatDomain)
 
-		hook := e.Do(t, "POST", base+"/incoming_webhooks/", e.Key, map[string]any{"channel": "alerts", "name": "Grafana"}).Expect(t, 201).Map(t)
+		// A 1×1 PNG picture: stored as 256×256, its URL carried with each post.
+		const dot = "data:image/png;base64,iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+		hook := e.Do(t, "POST", base+"/incoming_webhooks/", e.Key, map[string]any{"channel": "alerts", "name": "Grafana", "picture": dot}).Expect(t, 201).Map(t)
 		token, _ := hook["token"].(string)
 		if len(token) < 43 || hook["url"] != e.Cfg.BaseURL+"/integration/webhooks/"+token || hook["created_by"] == nil {
 			t.Fatalf("create answer %v", hook)
@@ -81,6 +83,7 @@ func TestIncomingWebhookPostsIntoChannel(t *testing.T) {
 			"Build failed: build 7 (https://ci.example.com/b/7) &amp; more",
 			"*Disk*\n*Host*\ndb1\n*Used*\n93%\nbottom text one\n────────────\n*Memory*\nbottom text two</body>",
 			`<a xmlns="http://www.w3.org/1999/xhtml" href="https://ci.example.com/b/7">build 7</a>`,
+			`<avatar xmlns="urn:switchboard:avatar:0" url="` + hook["picture"].(string) + `"></avatar>`,
 		} {
 			if !strings.Contains(m, want) {
 				t.Fatalf("archived message lacks %q:\n%s", want, m)

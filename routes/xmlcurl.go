@@ -53,9 +53,10 @@ func (x *xmlRoutes) fetch(c *fiber.Ctx) error {
 		}
 		return newError(fiber.StatusForbidden, "forbidden", "this address may not fetch FreeSWITCH XML")
 	}
-	start, tier := time.Now(), ""
-	doc, err := x.svc.Fetch(fsxml.WithTierRecorder(c.UserContext(), &tier), c.Body())
-	x.metrics.ObserveXMLFetch(string(c.Request().PostArgs().Peek("section")), tier, time.Since(start))
+	var rec fsxml.FetchRecord
+	start := time.Now()
+	doc, err := x.svc.Fetch(fsxml.WithFetchRecorder(c.UserContext(), &rec), c.Body())
+	x.metrics.ObserveXMLFetch(rec.Section, rec.Tier, time.Since(start))
 	if err != nil {
 		return err
 	}

@@ -22,7 +22,10 @@ import (
 // ErrNoSession is a missing, expired or revoked session.
 var ErrNoSession = errors.New("no such session")
 
-const prefix = "sb:websession:"
+// prefix names every session key. One hash tag puts a session and its
+// administrator's index in one Redis Cluster slot, so they change in one
+// transaction (sessions are administrators' browsers: few).
+const prefix = "sb:{websession}:"
 
 // Session is one administrator's signed-in browser.
 type Session struct {

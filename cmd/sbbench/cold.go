@@ -116,10 +116,15 @@ func a1Param(user string) []byte {
 }
 
 // invalidateAll makes every model and document the server holds
-// unusable at once, as after a restart of every replica: it gives the Redis
-// dataset a new epoch, which every in-memory key includes.
+// unusable at once, as after a restart of every replica: it publishes the
+// reset notification every replica drops its memory on, then waits a
+// moment for it to arrive.
 func invalidateAll(ctx context.Context, rdb redis.UniversalClient) error {
-	return rdb.Set(ctx, "sb:{gen}:epoch", fmt.Sprintf("bench-%d", time.Now().UnixNano()), 0).Err()
+	if err := fsxml.ResetAll(ctx, rdb); err != nil {
+		return err
+	}
+	time.Sleep(100 * time.Millisecond)
+	return nil
 }
 
 // users returns every user index in a random order (registrations of one
@@ -216,18 +221,21 @@ func loadN(ctx context.Context, name string, workers, n int, timeout time.Durati
 }
 
 // serverStats is what the XML service did during one run.
-type serverStats struct{ before fsxml.Stats }
+type serverStats struct {
+	srv    *server
+	before fsxml.Stats
+}
 
-func startStats() serverStats { return serverStats{before: fsxml.ReadStats()} }
+func startStats(srv *server) serverStats { return serverStats{srv: srv, before: srv.stats()} }
 
 func (s serverStats) String() string {
-	a := fsxml.ReadStats()
+	a := s.srv.stats()
 	f := a.Fetches - s.before.Fetches
 	hits := a.DocHits - s.before.DocHits
 	pct := 0.0
 	if f > 0 {
 		pct = 100 * float64(hits) / float64(f)
 	}
-	return fmt.Sprintf("server: %d fetches, %d renders, %d answered from memory (%.0f%%), %d tenant models built, %d platform models built",
-		f, a.Renders-s.before.Renders, hits, pct, a.TenantBuilds-s.before.TenantBuilds, a.PlatformBuilds-s.before.PlatformBuilds)
+	return fmt.Sprintf("server: %d fetches, %d renders, %d answered from memory (%.0f%%), %d tenant models built, %d updated in place, %d platform models built",
+		f, a.Renders-s.before.Renders, hits, pct, a.TenantBuilds-s.before.TenantBuilds, a.TenantPatches-s.before.TenantPatches, a.PlatformBuilds-s.before.PlatformBuilds)
 }

@@ -19,6 +19,7 @@ const benchKey = "62636263626362636263626362636263626362636263626362636263626362
 type backend struct {
 	name     string
 	dbURL    string
+	redisURL string
 	st       *models.Store
 	rdb      redis.UniversalClient
 	closeFns []func()
@@ -62,7 +63,7 @@ func openBackend(ctx context.Context) (*backend, error) {
 		redisURL = "redis://" + m.Addr() + "/0"
 		b.name = "SQLite + miniredis (in-process)"
 	}
-	b.dbURL = dbURL
+	b.dbURL, b.redisURL = dbURL, redisURL
 	reg, err := models.NewRegistry(models.Resources)
 	if err != nil {
 		return nil, err

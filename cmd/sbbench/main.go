@@ -35,6 +35,8 @@ func run(ctx context.Context, args []string) error {
 	switch args[0] {
 	case "xml":
 		return benchXML(ctx, args[1:])
+	case "xml-server":
+		return serveXML(ctx, args[1:])
 	case "tracker":
 		return benchTracker(ctx, args[1:])
 	case "call":

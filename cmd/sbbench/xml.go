@@ -6,23 +6,23 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"log/slog"
 	"math/rand/v2"
 	"net"
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/app"
 	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
 )
 
@@ -39,6 +39,7 @@ func benchXML(ctx context.Context, args []string) error {
 	memProfile := fs.String("memprofile", "", "write a heap profile after all modes to this file")
 	stormConns := fs.Int("storm-conns", 256, "concurrent connections of the registration storm")
 	stormTimeout := fs.Duration("storm-timeout", 5*time.Second, "a storm fetch slower than this is a timeout (mod_xml_curl's timeout in freeswitch.md's example)")
+	inProcess := fs.Bool("inprocess", false, "run the server in this process (implied by -cpuprofile and -memprofile); by default it runs in a child so its memory is measured alone")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -54,17 +55,12 @@ func benchXML(ctx context.Context, args []string) error {
 	}
 	fmt.Printf("seed: %d tenants, %d extensions, %d DIDs ready in %s\n", tenantCount, tenantCount*extsPerTenant, didTenants, time.Since(t0).Round(time.Millisecond))
 
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	xmlURL, stopXML, err := startServer(ctx, b, log)
+	srv, err := startServers(ctx, b, *inProcess || *cpuProfile != "" || *memProfile != "")
 	if err != nil {
 		return err
 	}
-	defer stopXML()
-	bareURL, stopBare, err := startBare(b, log)
-	if err != nil {
-		return err
-	}
-	defer stopBare()
+	defer srv.stop()
+	xmlURL, bareURL := srv.xmlURL, srv.bareURL
 	key, err := b.st.CreateKey(ctx, map[string]any{"name": "sbbench"}, "sbbench")
 	if err != nil {
 		return err
@@ -139,7 +135,7 @@ func benchXML(ctx context.Context, args []string) error {
 		}
 		order := users(1)
 		bareBefore("first fetch")
-		st := startStats()
+		st := startStats(srv)
 		first = loadN(ctx, "directory first fetch, every user", *workers, len(order), 10*time.Second, func(i int) request {
 			u := userID(order[i])
 			r := xmlRequest(xmlURL, cold.dir.fill(u))
@@ -155,7 +151,7 @@ func benchXML(ctx context.Context, args []string) error {
 		}
 		order := users(2)
 		bareBefore("storm")
-		st := startStats()
+		st := startStats(srv)
 		storm = loadN(ctx, fmt.Sprintf("registration storm, %d conns", *stormConns), *stormConns, len(order), *stormTimeout, func(i int) request {
 			u := userID(order[i])
 			r := xmlRequest(xmlURL, cold.dir.fill(u))
@@ -182,7 +178,7 @@ func benchXML(ctx context.Context, args []string) error {
 			}
 		}
 		bareBefore("random")
-		st := startStats()
+		st := startStats(srv)
 		random = load(ctx, "dialplan random caller and callee", *workers, *dur, func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) })
 		randomStats = st.String()
 	}
@@ -191,7 +187,7 @@ func benchXML(ctx context.Context, args []string) error {
 			return err
 		}
 		bareBefore("random from cold")
-		st := startStats()
+		st := startStats(srv)
 		randomCold = load(ctx, "dialplan random, from cold", *workers, *dur, func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) })
 		randomColdStats = st.String()
 	}
@@ -223,11 +219,10 @@ func benchXML(ctx context.Context, args []string) error {
 	fmt.Println("random calls ", randomStats)
 	fmt.Println("random, cold ", randomColdStats)
 	fmt.Println(miss)
-	var m runtime.MemStats
-	runtime.ReadMemStats(&m)
-	fmt.Printf("memory after all modes (whole process: server, load generator, runtime): heap in use %.1f MiB, Go runtime total %.1f MiB, RSS %s, peak RSS %s\n",
-		float64(m.HeapInuse)/(1<<20), float64(m.Sys)/(1<<20), procStatus("VmRSS"), procStatus("VmHWM"))
-	debug.FreeOSMemory()
+	if srv.pid != 0 {
+		fmt.Printf("server process peak RSS %s\n", procStatus(fmt.Sprint(srv.pid), "VmHWM"))
+	}
+	fmt.Println(srv.memory())
 	if *memProfile != "" {
 		f, err := os.Create(*memProfile)
 		if err != nil {
@@ -238,8 +233,6 @@ func benchXML(ctx context.Context, args []string) error {
 			return err
 		}
 	}
-	runtime.ReadMemStats(&m)
-	fmt.Printf("after a forced GC: heap in use %.1f MiB, RSS %s\n", float64(m.HeapInuse)/(1<<20), procStatus("VmRSS"))
 	return nil
 }
 
@@ -264,14 +257,15 @@ func startServer(ctx context.Context, b *backend, log *slog.Logger) (string, fun
 }
 
 // startBare runs a second app from routes.New with the same middleware
-// and configuration as the real one, serving only GET /bench/bare (a fixed
-// 1 KB body): the reference for what the HTTP stack itself costs.
-func startBare(b *backend, log *slog.Logger) (string, func(), error) {
-	page := bytes.Repeat([]byte("x"), 1024)
-	fapp := routes.New(routes.Deps{Store: b.st, Redis: b.rdb, Logger: log, Extra: []routes.Route{{
-		Method: "GET", Path: "/bench/bare", Summary: "benchmark reference", Tag: "bench",
-		Handler: func(c *fiber.Ctx) error { return c.Send(page) },
-	}}})
+// and configuration as the real one, serving GET /bench/bare (a fixed 1 KB
+// body): the reference for what the HTTP stack itself costs; and the
+// benchmark's own reads of the server (benchRoutes).
+func startBare(st *models.Store, rdb redis.UniversalClient, log *slog.Logger) (string, func(), error) {
+	var extra []routes.Route
+	for _, r := range benchRoutes() {
+		extra = append(extra, routes.Route{Method: "GET", Path: r.path, Summary: "benchmark reference", Tag: "bench", Handler: r.handler})
+	}
+	fapp := routes.New(routes.Deps{Store: st, Redis: rdb, Logger: log, Extra: extra})
 	url, stop, err := listen(fapp, func() {})
 	return url + "/bench/bare", stop, err
 }
@@ -324,9 +318,9 @@ func writeThenFetch(ctx context.Context, xmlURL, apiKey string, bodies *bodyset,
 	return res
 }
 
-// procStatus reads one field of /proc/self/status (VmRSS, VmHWM).
-func procStatus(field string) string {
-	data, err := os.ReadFile("/proc/self/status")
+// procStatus reads one field (VmRSS, VmHWM) of /proc/<pid>/status.
+func procStatus(pid, field string) string {
+	data, err := os.ReadFile("/proc/" + pid + "/status")
 	if err != nil {
 		return "unknown"
 	}

@@ -24,12 +24,15 @@ type conn struct {
 	killOnce sync.Once
 	dead     chan struct{}
 
-	mu      sync.Mutex
-	authed  bool
-	format  string
-	all     bool
-	events  map[string]bool // true: subscribed, false: nixed
-	filters []Header
+	mu     sync.Mutex
+	authed bool
+	format string
+	all    bool
+	events map[string]bool // true: subscribed, false: nixed
+	// subclasses are the CUSTOM subclasses subscribed to: the names after
+	// CUSTOM in an event command (mod_event_socket's event_hash).
+	subclasses map[string]bool
+	filters    []Header
 	// busy is set while a blocking api command runs: like mod_event_socket,
 	// events queue up meanwhile and follow the api/response.
 	busy bool
@@ -41,12 +44,13 @@ var closeMarker = []byte(nil)
 
 func newConn(s *Server, id int, nc net.Conn) *conn {
 	return &conn{
-		id:     id,
-		srv:    s,
-		nc:     nc,
-		out:    make(chan []byte, 4096),
-		dead:   make(chan struct{}),
-		events: make(map[string]bool),
+		id:         id,
+		srv:        s,
+		nc:         nc,
+		out:        make(chan []byte, 4096),
+		dead:       make(chan struct{}),
+		events:     make(map[string]bool),
+		subclasses: make(map[string]bool),
 	}
 }
 

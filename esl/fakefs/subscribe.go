@@ -23,16 +23,22 @@ func (c *conn) subscribe(args string) string {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	n := 0
+	custom := false
 	for _, name := range f {
 		if !validEventName(name) {
 			continue
 		}
 		n++
-		if strings.EqualFold(name, "all") {
+		switch {
+		case custom:
+			// After CUSTOM every word is a subclass name.
+			c.subclasses[name] = true
+		case strings.EqualFold(name, "all"):
 			c.all = true
-			continue
+		default:
+			custom = strings.EqualFold(name, "CUSTOM")
+			c.events[strings.ToUpper(name)] = true
 		}
-		c.events[strings.ToUpper(name)] = true
 	}
 	if n == 0 {
 		return "-ERR no keywords supplied"
@@ -129,6 +135,15 @@ func (c *conn) wants(name string, headers []Header) (string, bool) {
 	sub, set := c.events[name]
 	if !(sub || (c.all && !set)) {
 		return "", false
+	}
+	if name == "CUSTOM" && !c.all {
+		// A subclassed custom event goes only to those who named its
+		// subclass.
+		for _, h := range headers {
+			if h.Name == "Event-Subclass" && !c.subclasses[h.Value] {
+				return "", false
+			}
+		}
 	}
 	if len(c.filters) > 0 && !matchFilters(c.filters, headers) {
 		return "", false

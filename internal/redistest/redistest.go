@@ -106,13 +106,6 @@ func DeleteMatching(ctx context.Context, rdb redis.UniversalClient, pattern stri
 	return err
 }
 
-// FlushAll empties the whole dataset, every master of a cluster included.
-func FlushAll(ctx context.Context, rdb redis.UniversalClient) error {
-	return eachMaster(ctx, rdb, func(ctx context.Context, c redis.UniversalClient) error {
-		return c.FlushDB(ctx).Err()
-	})
-}
-
 // StartCluster starts a private three-master Redis Cluster from the
 // redis-server and redis-cli on PATH (Debian's redis-server package) in a
 // temporary directory, waits until it serves every slot, and returns its

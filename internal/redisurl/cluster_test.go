@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/redis/go-redis/v9"
@@ -31,10 +32,13 @@ func TestRedisClusterURL(t *testing.T) {
 		}
 	}
 	perMaster := map[string]int{}
+	var mu sync.Mutex // ForEachMaster runs fn on every master at once
 	err = rdb.(*redis.ClusterClient).ForEachMaster(ctx, func(ctx context.Context, c *redis.Client) error {
 		n, err := c.DBSize(ctx).Result()
 		if err == nil {
+			mu.Lock()
 			perMaster[c.Options().Addr] = int(n)
+			mu.Unlock()
 		}
 		return err
 	})
