@@ -239,11 +239,7 @@ func classify(r walkRoute) (routeClass, bool) {
 			}
 			return 401
 		}}, true
-<<<<<<< HEAD
-	case p == "/fs/xml" || strings.HasPrefix(p, "/integration/") || strings.HasPrefix(p, "/fs/media/"):
-=======
 	case p == "/fs/xml" || strings.HasPrefix(p, "/fs/media/") || strings.HasPrefix(p, "/integration/"):
->>>>>>> main
 		// FreeSWITCH's and providers' own credentials (node Basic/allow
 		// list, webhook tokens, signatures): their own tests.
 		return routeClass{skip: true}, true
