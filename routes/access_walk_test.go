@@ -312,6 +312,11 @@ func classify(r walkRoute) (routeClass, bool) {
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("config.read") && w.inTenant && w.user == ""
 		}, answer: fixed(400)}, true // "to" is required
+	case p == "/api/tenants/{tenant}/recordedcalls/{id}/audio":
+		// Recordings are call data: calls.read in the tenant (unknown id: 404).
+		return routeClass{allowed: func(r walkRoute, w walker) bool {
+			return w.can("calls.read") && w.inTenant && w.user == ""
+		}, answer: fixed(404)}, true
 	case strings.HasPrefix(p, "/api/tenants/{tenant}/"):
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			if !w.can(perm(r.method, "config.read", "config.write")) || !w.inTenant {
