@@ -199,6 +199,8 @@ func crudAnswer(r walkRoute, _ walker) int {
 	switch {
 	case r.method == "POST" && strings.HasSuffix(r.path, "/leads/"):
 		return 201 // a lead needs no field
+	case strings.Contains(r.path, "webhooks/{id}/"):
+		return 404 // deliveries, replay, test, enable of webhook 999999
 	case r.method == "POST":
 		return 400
 	case r.method == "DELETE":

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"io"
 	"log/slog"
+	mrand "math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -36,6 +37,11 @@ type Server struct {
 	Cfg   app.Config
 	// Logs holds the server's JSON log lines (info and above).
 	Logs *LogBuffer
+
+	// client sends the test's requests from this server's own loopback
+	// address (replicas share it), so per-address limits one test switches
+	// on never count another test's requests on a shared Redis.
+	client *http.Client
 
 	contractOnce sync.Once
 	contractDoc  *contract
@@ -158,7 +164,17 @@ func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string
 	if err != nil {
 		t.Fatalf("platform key: %v", err)
 	}
-	return &Server{URL: url, Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg, Logs: logs}
+	return &Server{URL: url, Key: key["key"].(string), Store: st, Redis: rdb, Cfg: cfg, Logs: logs, client: loopbackClient()}
+}
+
+// loopbackClient is an HTTP client that connects from a random address of
+// 127.0.0.0/8 (Linux answers on all of them), following no redirects.
+func loopbackClient() *http.Client {
+	ip := net.IPv4(127, byte(1+mrand.IntN(254)), byte(1+mrand.IntN(254)), byte(1+mrand.IntN(254)))
+	dialer := &net.Dialer{LocalAddr: &net.TCPAddr{IP: ip}, Timeout: 10 * time.Second}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.DialContext = dialer.DialContext
+	return &http.Client{Transport: tr, CheckRedirect: noRedirects.CheckRedirect}
 }
 
 // Replica starts a second server over the same database, Redis and
@@ -166,7 +182,7 @@ func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string
 // installation behind a load balancer would be.
 func (s *Server) Replica(t testing.TB) *Server {
 	t.Helper()
-	r := &Server{Key: s.Key, Store: s.Store, Redis: s.Redis, Cfg: s.Cfg, Logs: &LogBuffer{}}
+	r := &Server{Key: s.Key, Store: s.Store, Redis: s.Redis, Cfg: s.Cfg, Logs: &LogBuffer{}, client: s.client}
 	r.Cfg.Listen = "127.0.0.1:0"
 	r.URL = listen(t, r.Cfg, s.Store, s.Redis, r.Logs)
 	return r
@@ -311,7 +327,11 @@ func (s *Server) Send(t testing.TB, req *http.Request) *Response {
 		req.Body.Close()
 		req.Body = io.NopCloser(bytes.NewReader(body))
 	}
-	resp, err := noRedirects.Do(req)
+	client := s.client
+	if client == nil {
+		client = noRedirects
+	}
+	resp, err := client.Do(req)
 	if err != nil {
 		t.Fatalf("%s %s: %v", req.Method, req.URL.Path, err)
 	}
