@@ -25,7 +25,6 @@ import (
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/chat/chattest"
-	"github.com/switchboard/switchboard/messaging/providertest"
 )
 
 // TestChatWebClientFiles: the login URL serves the embedded client under
@@ -105,15 +104,7 @@ func TestChatWebClientLogin(t *testing.T) {
 		t.Skip("chromium not installed (apt-get install chromium)")
 	}
 	x := chattest.Start(t, chatDomain)
-	port := providertest.FreePort(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	s := apptest.Start(t, apptest.Envs(t)[0], map[string]string{
-		"SWITCHBOARD_LISTEN":       fmt.Sprintf("127.0.0.1:%d", port),
-		"SWITCHBOARD_BASE_URL":     base,
-		"SWITCHBOARD_CHAT_API_URL": x.APIURL,
-		"SWITCHBOARD_CHAT_DOMAIN":  chatDomain,
-		"SWITCHBOARD_CHAT_WS_URL":  x.WSURL,
-	})
+	s, base := startWithChat(t, x)
 	tenant := s.Tenant(t, "web")
 	s.Do(t, "POST", "/api/tenants/"+tenant+"/chat_channels/", s.Key, map[string]any{"name": "ops", "display_name": "Operations"}).Expect(t, 201)
 	bundle := s.Do(t, "POST", "/api/connect/agent/"+tenant, s.Key, map[string]any{"extension": "1001", "first_name": "Ava"}).Expect(t, 201).Map(t)

@@ -23,15 +23,7 @@ import (
 // is down is delivered once it is back.
 func TestInboundMessagesReachChatChannel(t *testing.T) {
 	x := chattest.Start(t, chatDomain)
-	port := providertest.FreePort(t)
-	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	s := apptest.Start(t, apptest.Envs(t)[0], map[string]string{
-		"SWITCHBOARD_LISTEN":       fmt.Sprintf("127.0.0.1:%d", port),
-		"SWITCHBOARD_BASE_URL":     base,
-		"SWITCHBOARD_CHAT_API_URL": x.APIURL,
-		"SWITCHBOARD_CHAT_DOMAIN":  chatDomain,
-		"SWITCHBOARD_CHAT_WS_URL":  x.WSURL,
-	})
+	s, base := startWithChat(t, x)
 	tenant := s.Tenant(t, "inbox")
 	room := strings.ToLower(tenant) + "-inbox@conference." + chatDomain
 	s.Do(t, "POST", "/api/tenants/"+tenant+"/chat_channels/", s.Key, map[string]any{"name": "inbox"}).Expect(t, 201)
@@ -129,4 +121,20 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 	if m["status"] != "received" || m["error_code"] != nil || m["attempts"].(float64) < 2 {
 		t.Fatalf("after delivery: %v", m)
 	}
+}
+
+// startWithChat runs a server on the first backend pairing with the
+// private ejabberd x as its chat server, on a port known before it starts
+// (its base URL goes into what it renders), and returns it with that URL.
+func startWithChat(t *testing.T, x *chattest.Server) (*apptest.Server, string) {
+	t.Helper()
+	port := providertest.FreePort(t)
+	base := fmt.Sprintf("http://127.0.0.1:%d", port)
+	return apptest.Start(t, apptest.Envs(t)[0], map[string]string{
+		"SWITCHBOARD_LISTEN":       fmt.Sprintf("127.0.0.1:%d", port),
+		"SWITCHBOARD_BASE_URL":     base,
+		"SWITCHBOARD_CHAT_API_URL": x.APIURL,
+		"SWITCHBOARD_CHAT_DOMAIN":  chatDomain,
+		"SWITCHBOARD_CHAT_WS_URL":  x.WSURL,
+	}), base
 }

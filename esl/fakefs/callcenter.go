@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/url"
 	"slices"
 	"strconv"
 	"strings"
@@ -345,17 +344,7 @@ func (s *Server) fetchQueue(name string) (map[string]string, error) {
 	if u == "" {
 		return nil, nil
 	}
-	form := url.Values{}
-	form.Set("hostname", s.opts.Hostname)
-	form.Set("section", "configuration")
-	form.Set("tag_name", "configuration")
-	form.Set("key_name", "name")
-	form.Set("key_value", "callcenter.conf")
-	form.Set("Event-Name", "REQUEST_PARAMS")
-	form.Set("Core-UUID", s.CoreUUID())
-	form.Set("FreeSWITCH-Hostname", s.opts.Hostname)
-	form.Set("FreeSWITCH-Switchname", s.opts.Hostname)
-	form.Set("FreeSWITCH-IPv4", s.opts.IPv4)
+	form := s.fetchForm("configuration", "configuration", "name", "callcenter.conf")
 	form.Set("CC-Queue", name)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()

@@ -57,22 +57,30 @@ type dpXMLApp struct {
 	Inline      string `xml:"inline,attr"`
 }
 
-// fetchDialplan asks the configured mod_xml_curl URL for the dialplan of c
-// in context hunt, the way mod_dialplan_xml does: a form with the channel's
-// caller profile and every channel variable (variable_<name>). Caller holds
-// no lock.
-func (s *Server) fetchDialplan(ctx context.Context, c Channel, hunt string) (*dpDocument, error) {
+// fetchForm starts a mod_xml_curl request as FreeSWITCH sends it: the
+// binding's section and key, then the REQUEST_PARAMS event headers of
+// this node.
+func (s *Server) fetchForm(section, tagName, keyName, keyValue string) url.Values {
 	form := url.Values{}
 	form.Set("hostname", s.opts.Hostname)
-	form.Set("section", "dialplan")
-	form.Set("tag_name", "")
-	form.Set("key_name", "")
-	form.Set("key_value", "")
+	form.Set("section", section)
+	form.Set("tag_name", tagName)
+	form.Set("key_name", keyName)
+	form.Set("key_value", keyValue)
 	form.Set("Event-Name", "REQUEST_PARAMS")
 	form.Set("Core-UUID", s.CoreUUID())
 	form.Set("FreeSWITCH-Hostname", s.opts.Hostname)
 	form.Set("FreeSWITCH-Switchname", s.opts.Hostname)
 	form.Set("FreeSWITCH-IPv4", s.opts.IPv4)
+	return form
+}
+
+// fetchDialplan asks the configured mod_xml_curl URL for the dialplan of c
+// in context hunt, the way mod_dialplan_xml does: a form with the channel's
+// caller profile and every channel variable (variable_<name>). Caller holds
+// no lock.
+func (s *Server) fetchDialplan(ctx context.Context, c Channel, hunt string) (*dpDocument, error) {
+	form := s.fetchForm("dialplan", "", "", "")
 	form.Set("Channel-Name", c.Name)
 	form.Set("Unique-ID", c.UUID)
 	form.Set("Call-Direction", c.Direction)
