@@ -11,11 +11,6 @@ build:
 run: build
 	./$(BIN) serve
 
-# The routes package holds the HTTP tests: most of the run's wall time,
-# spent mostly waiting on servers, so it runs as two processes (tests
-# named Test[A-L]..., and the rest) beside the other packages.
-ROUTES_SHARDS := '^Test[A-L]' '^Test[^A-L]'
-
 # The test command: every package with the race detector on; store and
 # HTTP tests also run on MySQL/Redis when SWITCHBOARD_TEST_MYSQL_URL /
 # SWITCHBOARD_TEST_REDIS_URL are set (.ci/run sets them).
@@ -24,8 +19,7 @@ test:
 	$(GO) mod tidy -diff
 	$(GO) build ./...
 	$(GO) vet ./...
-	@echo "make test: every package with -race; the routes package in two processes beside the others"
-	printf '%s\n' others $(ROUTES_SHARDS) | xargs -P 3 -I{} sh -c 'if [ "{}" = others ]; then exec $(GO) test -race -count=1 -timeout 15m $$($(GO) list ./... | grep -v "/routes$$"); else exec $(GO) test -race -count=1 -timeout 15m -run "{}" ./routes; fi'
+	$(GO) test -race -count=1 -timeout 15m ./...
 	@echo "make test: the tests that hit a race inside eslgo v1.5.2 (skipped above), without -race"
 	$(GO) test -count=1 -run '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls)$$' ./esl/... ./routes
 	@$(MAKE) --no-print-directory test-cluster
