@@ -7,13 +7,13 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
 
 	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/outbox"
 )
 
 // Queue is the durable path of channel messages. A request is answered as
@@ -45,9 +45,8 @@ type Queue struct {
 	st   *models.Store
 	opts QueueOptions
 	wake chan struct{}
-	// validUntil (unix nanos) is when the lease as last renewed may have
-	// run out; nothing is posted after it.
-	validUntil atomic.Int64
+	// lease is held while posting; nothing is posted once it may have run out.
+	lease *outbox.Lease
 }
 
 // QueueOptions tune a Queue; the zero value is usable.
@@ -108,7 +107,11 @@ func (o *QueueOptions) defaults() {
 // NewQueue returns the queue of channel messages posted through c.
 func NewQueue(c *Client, st *models.Store, opts QueueOptions) *Queue {
 	opts.defaults()
-	q := &Queue{c: c, st: st, opts: opts, wake: make(chan struct{}, 1)}
+	name := "chat-messages"
+	if opts.Group != "" {
+		name = opts.Group + ":" + name
+	}
+	q := &Queue{c: c, st: st, opts: opts, wake: make(chan struct{}, 1), lease: outbox.NewLease(st, name, opts.Holder, opts.LeaseTTL, opts.Logger)}
 	c.OnUp(q.Wake)
 	return q
 }
@@ -158,63 +161,17 @@ func (q *Queue) Pending(ctx context.Context) (int, error) {
 	return n, q.st.TranslateErr(err)
 }
 
-func (q *Queue) leaseName() string {
-	if q.opts.Group != "" {
-		return q.opts.Group + ":chat-messages"
-	}
-	return "chat-messages"
-}
-
 // Run competes for the worker lease until ctx ends and posts messages
 // while it holds it; it releases the lease when ctx ends.
-func (q *Queue) Run(ctx context.Context) {
-	log := q.opts.Logger
-	for {
-		ok, err := q.st.TakeOutboxLease(ctx, q.leaseName(), q.opts.Holder, q.opts.LeaseTTL)
-		if err != nil && ctx.Err() == nil {
-			log.Warn("chat queue: take lease", "error", err)
-		}
-		if ok {
-			q.validUntil.Store(time.Now().Add(q.opts.LeaseTTL * 2 / 3).UnixNano())
-			q.lead(ctx)
-		}
-		if ctx.Err() != nil {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			if err := q.st.ReleaseOutboxLease(rctx, q.leaseName(), q.opts.Holder); err != nil {
-				log.Warn("chat queue: release lease", "error", err)
-			}
-			cancel()
-			return
-		}
-		if !sleep(ctx, q.opts.LeaseTTL/3) {
-			continue
-		}
-	}
-}
+func (q *Queue) Run(ctx context.Context) { q.lease.Run(ctx, q.lead) }
 
-// lead posts while the lease holds, renewing it in the background.
+// lead posts while the lease holds (until ctx ends).
 func (q *Queue) lead(ctx context.Context) {
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	go func() {
-		defer cancel()
-		for sleep(lctx, q.opts.LeaseTTL/3) {
-			ok, err := q.st.TakeOutboxLease(lctx, q.leaseName(), q.opts.Holder, q.opts.LeaseTTL)
-			if err != nil && lctx.Err() == nil {
-				q.opts.Logger.Warn("chat queue: renew lease", "error", err)
-			}
-			if !ok {
-				return // lost or not renewable: stop before another replica may post
-			}
-			q.validUntil.Store(time.Now().Add(q.opts.LeaseTTL * 2 / 3).UnixNano())
-		}
-	}()
-	valid := func() bool { return time.Now().UnixNano() < q.validUntil.Load() }
-	for lctx.Err() == nil {
+	for ctx.Err() == nil {
 		n := 0
 		if q.c.Up() {
 			var err error
-			if n, err = q.drain(lctx, valid); err != nil && lctx.Err() == nil {
+			if n, err = q.drain(ctx, q.lease.Valid); err != nil && ctx.Err() == nil {
 				q.opts.Logger.Warn("chat queue", "error", err)
 			}
 		}
@@ -222,7 +179,7 @@ func (q *Queue) lead(ctx context.Context) {
 			continue
 		}
 		select {
-		case <-lctx.Done():
+		case <-ctx.Done():
 		case <-q.wake:
 		case <-time.After(q.opts.Poll):
 		}
@@ -383,16 +340,4 @@ func (q *Queue) recordTx(ctx context.Context, tx *sqlx.Tx, done []queued, failed
 		return nil, q.st.TranslateErr(err)
 	}
 	return evs, nil
-}
-
-// sleep waits for d or ctx; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
 }
