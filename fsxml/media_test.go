@@ -55,10 +55,10 @@ func TestRenderedPromptURLsServeTheFileToNodes(t *testing.T) {
 		}
 		queue := fetch(fakefs.FormWith(capture(t, "003"), "key_value", "callcenter.conf", "CC-Queue", "641@"+tenant))
 		urls := map[string]map[string]any{
-			m[0].attr("greet-long"):                 greet,
-			m[0].attr("greet-short"):                greet,
-			m[0].attr("invalid-sound"):              invalid,
-			m[0].attr("exit-sound"):                 exit,
+			m[0].attr("greet-long"):                greet,
+			m[0].attr("greet-short"):               greet,
+			m[0].attr("invalid-sound"):             invalid,
+			m[0].attr("exit-sound"):                exit,
 			queue.param("param", "announce-sound"): invalid,
 		}
 		if len(urls) != 3 {
