@@ -140,13 +140,22 @@ func TestWidgetPlacesTheCallback(t *testing.T) {
 }
 
 // TestWidgetUnknownAndUnsupported: an unknown widget is 404; a widget
-// asking for a captcha (which this server cannot verify) places nothing.
-func TestWidgetUnknownAndUnsupported(t *testing.T) {
+// asking for a captcha (which this server cannot verify) or outside its
+// schedule places nothing.
+func TestWidgetUnknownUnsupportedAndClosed(t *testing.T) {
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
 		from := map[string]string{"Origin": widgetOrigin}
 		e.DoHeaders(t, "POST", "/widgets/nosuchwidget/call", from, map[string]any{"number": "+27825550009", "name": "Ann"}).Expect(t, 404)
 		call, _ := widgetEnv(t, e, map[string]any{"name": "captcha", "require_captcha": true})
 		e.DoHeaders(t, "POST", call, from, map[string]any{"number": "+27825550009", "name": "Ann"}).Expect(t, 501)
+		// Outside its schedule (one with no open periods) the widget is
+		// closed and says so with its closed_message.
+		sched := e.Do(t, "POST", "/api/tenants/"+e.tenant+"/schedules/", e.Key, map[string]any{"name": "never", "timezone": "Africa/Johannesburg", "open_periods": []any{}}).Expect(t, 201).Map(t)
+		closed, _ := widgetEnv(t, e, map[string]any{"name": "closed", "schedule_id": sched["id"], "closed_message": "We are closed until Monday"})
+		r := e.DoHeaders(t, "POST", closed, from, map[string]any{"number": "+27825550009", "name": "Ann"}).Expect(t, 409)
+		if r.Code(t) != "closed" || !strings.Contains(string(r.Body), "We are closed until Monday") {
+			t.Errorf("closed answer %s", r.Body)
+		}
 		if n := originates(e); n != 0 {
 			t.Errorf("originates: %d", n)
 		}
