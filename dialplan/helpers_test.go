@@ -16,7 +16,7 @@ var update = flag.Bool("update", false, "rewrite golden files in testdata/golden
 
 const testDomain = "sb.example"
 
-var testOpts = Options{Domain: testDomain, SoundsDir: "/var/lib/switchboard/sounds", DefaultTimezone: "UTC", SIPWSPort: 5066}
+var testOpts = Options{Domain: testDomain, SoundsDir: "/var/lib/switchboard/sounds", MediaDir: "/var/lib/switchboard/media", DefaultTimezone: "UTC", SIPWSPort: 5066}
 
 // loadSnap decodes testdata/acme.json the way the loader will: as JSON.
 func loadSnap(t testing.TB) *TenantSnapshot {
