@@ -54,8 +54,9 @@ func (s *Server) VoicemailMessages() []VMMessage {
 }
 
 // splitBlank splits API arguments as switch_separate_string does with a
-// space: runs of spaces separate, single quotes group (and are removed), a
-// backslash takes the next character literally; at most max arguments.
+// space: runs of spaces separate, a pair of single quotes groups (and is
+// removed), a backslash keeps the next character from splitting; at most
+// max arguments.
 func splitBlank(s string, max int) []string {
 	var out []string
 	var cur strings.Builder
@@ -64,10 +65,25 @@ func splitBlank(s string, max int) []string {
 		c := s[i]
 		switch {
 		case c == '\\' && i+1 < len(s):
+			// The escaped character never splits; \' \" \\ and \n \r \t \s
+			// become one character, any other pair stays as written.
 			i++
-			cur.WriteByte(s[i])
+			switch e := s[i]; e {
+			case '\'', '"', '\\':
+				cur.WriteByte(e)
+			case 'n', 'r', 't', 's':
+				cur.WriteByte(map[byte]byte{'n': '\n', 'r': '\r', 't': '\t', 's': ' '}[e])
+			default:
+				cur.WriteByte('\\')
+				cur.WriteByte(e)
+			}
 			started = true
 		case c == '\'':
+			// Every quote stops or starts the splitting; it is removed
+			// only when it closes or another one follows.
+			if !quoted && strings.IndexByte(s[i+1:], '\'') < 0 {
+				cur.WriteByte(c)
+			}
 			quoted, started = !quoted, true
 		case c == ' ' && !quoted && len(out) < max-1:
 			if started {
