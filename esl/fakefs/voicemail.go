@@ -236,7 +236,7 @@ func (s *Server) vmHasProfile(name string) bool {
 func (s *Server) vmProfile(ctx context.Context, name, domain string) (map[string]string, error) {
 	body, err := s.postFetch(ctx, s.fetchForm("configuration", "configuration", "name", "voicemail.conf"))
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("fakefs voicemail.conf: %w", err)
 	}
 	var doc struct {
 		Sections []struct {
@@ -290,7 +290,7 @@ func (s *Server) vmLocateUser(ctx context.Context, user, domain string) (map[str
 	form.Set("purpose", "publish-vm")
 	body, err := s.postFetch(ctx, form)
 	if err != nil {
-		return nil, false, err
+		return nil, false, fmt.Errorf("fakefs directory: %w", err)
 	}
 	type userEl struct {
 		ID     string    `xml:"id,attr"`
@@ -334,26 +334,27 @@ func (s *Server) vmLocateUser(ctx context.Context, user, domain string) (map[str
 	return nil, false, nil
 }
 
-// postFetch posts a mod_xml_curl form to the configured URL.
+// postFetch posts a mod_xml_curl form to the configured URL and returns
+// the answer (at most 4 MiB), which must be 200.
 func (s *Server) postFetch(ctx context.Context, form url.Values) ([]byte, error) {
 	u := s.xmlCurlURL()
 	if u == "" {
-		return nil, fmt.Errorf("fakefs: no mod_xml_curl URL")
+		return nil, fmt.Errorf("no mod_xml_curl URL")
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(form.Encode()))
 	if err != nil {
-		return nil, fmt.Errorf("fakefs fetch: %w", err)
+		return nil, err
 	}
 	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
 	req.Header.Set("User-Agent", "freeswitch-xml/1.0")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("fakefs fetch: %w", err)
+		return nil, err
 	}
 	defer resp.Body.Close()
 	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
 	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fakefs fetch: HTTP %d %v", resp.StatusCode, err)
+		return nil, fmt.Errorf("HTTP %d %v", resp.StatusCode, err)
 	}
 	return body, nil
 }
