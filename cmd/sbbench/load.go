@@ -144,3 +144,40 @@ func load(ctx context.Context, name string, workers int, d time.Duration, pick f
 	slices.Sort(res.lat)
 	return res
 }
+
+// openLoop calls send rate times a second for dur, each call on its own
+// goroutine (an open loop: a slow answer does not delay the next request),
+// and returns the sorted latencies of the calls that succeeded, how many
+// failed (the first failure is printed) and how long the run took.
+func openLoop(rate int, dur time.Duration, send func(i int) error) ([]time.Duration, int, time.Duration) {
+	n := int(dur.Seconds() * float64(rate))
+	lat := make([]time.Duration, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(rate))))
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			t0 := time.Now()
+			errs[i] = send(i)
+			lat[i] = time.Since(t0)
+		}(i)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var ok []time.Duration
+	failed := 0
+	for i := range lat {
+		if errs[i] != nil {
+			if failed++; failed == 1 {
+				fmt.Println("first error:", errs[i])
+			}
+			continue
+		}
+		ok = append(ok, lat[i])
+	}
+	slices.Sort(ok)
+	return ok, failed, elapsed
+}
