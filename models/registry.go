@@ -106,6 +106,9 @@ type Field struct {
 	Props []*Field
 	// MaxItems bounds list fields and the keys of Map fields.
 	MaxItems int
+	// MapLists lets a Map's values also be arrays of strings (multi-select
+	// custom field values).
+	MapLists bool
 	// DestTypes limits Destination fields to these types (nil: all).
 	DestTypes []string
 
@@ -143,6 +146,9 @@ type Resource struct {
 	// CreateAnswer declares fields a hook adds to the create answer only
 	// (the tenant clone report), so the answer and its OpenAPI schema agree.
 	CreateAnswer []*Field
+	// Listing declares the list's search, filters and sort (listing.go);
+	// nil lists in the stable order with paging only.
+	Listing *Listing
 
 	byName map[string]*Field
 }
@@ -194,6 +200,9 @@ func NewRegistry(resources []*Resource) (*Registry, error) {
 		}
 		if r.Key != "" && r.byName[r.Key] == nil {
 			return nil, fmt.Errorf("resource %q: key %q is not a field", r.Name, r.Key)
+		}
+		if err := checkListing(r); err != nil {
+			return nil, err
 		}
 		reg.byName[r.Name] = r
 		reg.list = append(reg.list, r)
