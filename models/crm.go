@@ -293,3 +293,72 @@ func customValue(d customDef, v any) (any, string) {
 	}
 	return v, ""
 }
+
+// customFieldHooks keeps custom field definitions consistent with the
+// values stored under them: a default must be of the field's type, and
+// the type cannot change while objects hold a value for the key.
+type customFieldHooks struct{ rules }
+
+var _ beforeSaver = customFieldHooks{}
+
+// customEntities maps a definition's entity to the resource holding values.
+var customEntities = map[string]string{"contact": "contacts", "account": "accounts", "lead": "leads", "deal": "deals"}
+
+func (h customFieldHooks) beforeSave(ctx context.Context, ts *txStore, o Owner, old, patch Record) error {
+	if err := h.rules.beforeSave(ctx, ts, o, old, patch); err != nil {
+		return err
+	}
+	rec := merged(old, patch)
+	d := customDef{Type: asString(rec["type"])}
+	if opts := rec["options"]; opts != nil {
+		js, _ := json.Marshal(opts)
+		s := string(js)
+		d.Options = &s
+	}
+	if def := asString(rec["default_value"]); def != "" {
+		d.Default = &def
+		if _, msg := customValue(d, defaultValue(d)); msg != "" {
+			return FieldError("default_value", "%s (a %s field)", msg, d.Type)
+		}
+	}
+	if old == nil {
+		return nil
+	}
+	for _, f := range []string{"type", "entity", "field_key"} {
+		if v, ok := patch[f]; !ok || asString(v) == asString(old[f]) {
+			continue
+		}
+		table := customEntities[asString(old["entity"])]
+		if table == "" {
+			continue
+		}
+		key := asString(old["field_key"])
+		n, err := ts.countCustomValues(ctx, o, table, key)
+		if err != nil {
+			return err
+		}
+		if n > 0 {
+			return &ConflictError{Msg: fmt.Sprintf("custom field %s: cannot change %s while %d %s hold a value for it", key, f, n, table)}
+		}
+	}
+	return nil
+}
+
+// countCustomValues counts the objects of table whose custom values hold key.
+func (ts *txStore) countCustomValues(ctx context.Context, o Owner, table, key string) (int, error) {
+	var rows []string
+	err := ts.tx.SelectContext(ctx, &rows, "SELECT custom FROM "+table+" WHERE tenant_id = ? AND custom LIKE ? ESCAPE '!'", o.TenantID, "%"+likeEscape(`"`+key+`"`)+"%")
+	if err != nil {
+		return 0, fmt.Errorf("custom values of %s: %w", table, ts.dialect.translate(err))
+	}
+	n := 0
+	for _, r := range rows {
+		var m map[string]any
+		if json.Unmarshal([]byte(r), &m) == nil {
+			if _, ok := m[key]; ok {
+				n++
+			}
+		}
+	}
+	return n, nil
+}

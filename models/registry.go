@@ -76,6 +76,11 @@ type Field struct {
 	// for tenant resources. On lists each item refers; on the props of
 	// objects and object lists each item's prop does (refs.go).
 	Ref string
+	// RefBy names a sibling prop whose value picks the target from
+	// RefTargets (a polymorphic reference: related {type, id} names a
+	// contact, account, lead or deal by type).
+	RefBy      string
+	RefTargets map[string]string
 	// RefKey is the target column Ref names (default id for integers, the
 	// target's path key for strings).
 	RefKey string
@@ -223,6 +228,12 @@ func NewRegistry(resources []*Resource) (*Registry, error) {
 		for _, f := range fields {
 			if err := check(r, f.Props); err != nil {
 				return err
+			}
+			for _, t := range f.RefTargets {
+				if f.RefBy == "" || reg.byName[t] == nil || f.Type != Int {
+					return fmt.Errorf("resource %q field %q: RefTargets need RefBy, an integer id and known resources (%q)", r.Name, f.Name, t)
+				}
+				addCol(t, "id")
 			}
 			if f.Ref == "" {
 				continue

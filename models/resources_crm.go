@@ -29,7 +29,9 @@ var (
 	}
 	relatedProps = []*Field{
 		required(enumField("type", "", "contact", "account", "lead", "deal")),
-		{Name: "id", Type: Int, Required: true, Min: 1, Max: 1 << 62, HasRange: true},
+		{Name: "id", Type: Int, Required: true, Min: 1, Max: 1 << 62, HasRange: true, RefBy: "type", RefTargets: map[string]string{
+			"contact": "contacts", "account": "accounts", "lead": "leads", "deal": "deals",
+		}},
 	}
 )
 
@@ -124,11 +126,11 @@ var listsResource = &Resource{
 	Fields: []*Field{
 		nameField(),
 		enumField("kind", "static", "static", "dynamic"),
-		{Name: "members", Type: IntList, MaxItems: 5000, Doc: "contact ids of a static list"},
+		{Name: "members", Type: IntList, MaxItems: 5000, Ref: "contacts", Doc: "contact ids of a static list"},
 		{Name: "filter", Type: Object, Doc: "dynamic lists; evaluated when used", Props: []*Field{
 			{Name: "tags", Type: StringList, Pattern: patTagName, MaxItems: 20},
 			extensionRef("owner", ""),
-			{Name: "account_id", Type: Int, Min: 1, Max: 1 << 62, HasRange: true},
+			{Name: "account_id", Type: Int, Min: 1, Max: 1 << 62, HasRange: true, Ref: "accounts"},
 			{Name: "custom", Type: Map, MaxItems: 20, MaxLen: 255},
 		}},
 		enumField("purpose", "general", "general", "campaign", "do_not_call"),
@@ -140,7 +142,7 @@ var customFieldsResource = &Resource{
 	Unique: [][]string{{"entity", "field_key"}},
 	Name:   "custom_fields", Title: "custom field", Scope: TenantScope, Table: "custom_fields", Order: "field_key",
 	Listing: &Listing{Search: []string{"field_key", "label"}, Filter: []string{"entity", "type"}, Sort: []string{"field_key"}},
-	Hooks:   rules{checks: []check{requireWhen("options", "type", "select", "multi_select")}},
+	Hooks:   customFieldHooks{rules{checks: []check{requireWhen("options", "type", "select", "multi_select")}}},
 	Fields: []*Field{
 		required(enumField("entity", "", "contact", "account", "lead", "deal", "task")),
 		{Name: "field_key", Type: String, Required: true, Pattern: `^[a-z][a-z0-9_]{0,31}$`, Doc: "the guide's key (a reserved word in SQL): the key inside custom"},
