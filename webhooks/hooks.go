@@ -91,7 +91,10 @@ func stringList(v any) []string {
 
 // wants reports whether h subscribes to ev.
 func (h *Hook) wants(ev *Event) bool {
-	if !(h.Enabled || h.Suspended) || !slices.Contains(h.Events, ev.Type) {
+	if !(h.Enabled || h.Suspended) {
+		return false
+	}
+	if !slices.Contains(h.Events, ev.Type) && (callEventAliases[ev.Type] == "" || !slices.Contains(h.Events, callEventAliases[ev.Type])) {
 		return false
 	}
 	if h.Kind == KindPlatform && len(h.Tenants) > 0 && !slices.Contains(h.Tenants, ev.Tenant) {
