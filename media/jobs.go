@@ -60,7 +60,9 @@ const (
 
 // Limits of the job runner.
 const (
-	batchRows = 1000
+	// batchRows is the rows of one batch: one INSERT (16 placeholders a
+	// row, under SQLite's and MySQL's limits) and one transaction.
+	batchRows = 2000
 	// maxRowErrors is how many refused rows a job keeps with their reason
 	// (all are counted in failed).
 	maxRowErrors = 1000
@@ -168,6 +170,15 @@ func (s *Service) RunJob(ctx context.Context, id int64, owner string, progress f
 	return err
 }
 
+// batch is one batch of a bulk file as the reader parsed it.
+type batch struct {
+	rows    []cdrRow
+	rowErrs []RowError
+	n       int64 // records read (rows and refused ones)
+	offset  int64 // the byte offset after the batch
+	eof     bool
+}
+
 func (s *Service) runJob(ctx context.Context, j *Job, owner string, progress func(Job)) error {
 	f, err := os.Open(j.Source)
 	if err != nil {
@@ -178,51 +189,36 @@ func (s *Service) runJob(ctx context.Context, j *Job, owner string, progress fun
 	if err != nil {
 		return err
 	}
-	rows := make([]cdrRow, 0, batchRows)
-	var rowErrs []RowError
+	// The reader parses the next batch while this one is written: at most
+	// three batches exist at a time (being read, waiting, being written).
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	batches := make(chan batch, 1)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		readErr <- s.readBatches(rctx, next, j.Tenant, j.RowsDone, batches)
+	}()
+	full, err := s.Store.DB().PrepareContext(ctx, cdrInsertSQL(s.Store.Dialect(), batchRows))
+	if err != nil {
+		return fmt.Errorf("prepare cdr insert: %w", s.Store.Dialect().Translate(err))
+	}
+	defer full.Close()
 	var args []any
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rows, rowErrs = rows[:0], rowErrs[:0]
-		var offset int64
-		var n int64
-		eof := false
-		now := s.now()
-		for n < batchRows {
-			rec, off, perr, err := next()
-			if errors.Is(err, io.EOF) {
-				eof = true
-				break
+	for b := range batches {
+		if b.n > 0 {
+			stmt := full
+			if len(b.rows) != batchRows {
+				stmt = nil
 			}
-			if err != nil {
-				return err
-			}
-			n++
-			offset = off
-			rowNo := j.RowsDone + n
-			if perr != nil {
-				rowErrs = append(rowErrs, RowError{Row: rowNo, Code: "invalid_row", Error: perr.Error()})
-				continue
-			}
-			row, rerr := checkCDR(j.Tenant, rec, now)
-			if rerr != nil {
-				rerr.Row = rowNo
-				rowErrs = append(rowErrs, *rerr)
-				continue
-			}
-			rows = append(rows, row)
-		}
-		if n > 0 {
-			if args, err = s.commitBatch(ctx, j, owner, rows, rowErrs, n, offset, args); err != nil {
+			if args, err = s.commitBatch(ctx, j, owner, b, args, stmt); err != nil {
 				return err
 			}
 			if progress != nil {
 				progress(*j)
 			}
 		}
-		if eof {
+		if b.eof {
 			s.finish(ctx, j, owner, JobDone, "")
 			if progress != nil {
 				progress(*j)
@@ -230,11 +226,58 @@ func (s *Service) runJob(ctx context.Context, j *Job, owner string, progress fun
 			return nil
 		}
 	}
+	if err := <-readErr; err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// readBatches parses the file into batches of batchRows records until the
+// end (a last batch with eof set), an error, or ctx's end.
+func (s *Service) readBatches(ctx context.Context, next rowReader, tenant string, rowsDone int64, out chan<- batch) error {
+	for {
+		b := batch{rows: make([]cdrRow, 0, batchRows)}
+		now := s.now()
+		for b.n < batchRows {
+			rec, off, perr, err := next()
+			if errors.Is(err, io.EOF) {
+				b.eof = true
+				break
+			}
+			if err != nil {
+				return err
+			}
+			b.n++
+			b.offset = off
+			rowNo := rowsDone + b.n
+			if perr != nil {
+				b.rowErrs = append(b.rowErrs, RowError{Row: rowNo, Code: "invalid_row", Error: perr.Error()})
+				continue
+			}
+			row, rerr := checkCDR(tenant, rec, now)
+			if rerr != nil {
+				rerr.Row = rowNo
+				b.rowErrs = append(b.rowErrs, *rerr)
+				continue
+			}
+			b.rows = append(b.rows, row)
+		}
+		rowsDone += b.n
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if b.eof {
+			return nil
+		}
+	}
 }
 
 // commitBatch writes one batch with the job's progress in one transaction,
 // holding the lease (a runner that lost it writes nothing).
-func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, rows []cdrRow, rowErrs []RowError, n, offset int64, args []any) ([]any, error) {
+func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch, args []any, full *sql.Stmt) ([]any, error) {
+	rows, rowErrs, n, offset := b.rows, b.rowErrs, b.n, b.offset
 	var created int64
 	err := s.Store.InTx(ctx, func(tx *sqlx.Tx) error {
 		ok, err := s.claim(ctx, tx, j.ID, owner)
@@ -244,7 +287,7 @@ func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, rows []
 		if !ok {
 			return ErrLeased
 		}
-		if created, args, err = insertCDRs(ctx, tx, s.Store.Dialect(), rows, args); err != nil {
+		if created, args, err = insertCDRs(ctx, tx, s.Store.Dialect(), rows, args, full); err != nil {
 			return err
 		}
 		for _, e := range rowErrs {

@@ -88,11 +88,11 @@ func TestCDRImport100kResumesAfterKillWithoutDuplicates(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		// First runner: killed after 30 batches.
+		// First runner: killed once 30,000 rows are committed (whatever
+		// the batch size, a multiple of 1000).
 		killCtx, kill := context.WithCancel(ctx)
-		batches := 0
 		err = svc.RunJob(killCtx, job.ID, "runner-1", func(j media.Job) {
-			if batches++; batches == 30 {
+			if j.RowsDone >= 30_000 {
 				kill()
 			}
 		})
