@@ -71,6 +71,9 @@ const (
 	leaseFor       = time.Minute
 )
 
+// BulkBatchRows is how many records a bulk import commits at a time.
+const BulkBatchRows = batchRows
+
 // ErrLeased means another runner holds the job.
 var ErrLeased = errors.New("the import job is being run elsewhere")
 

@@ -270,16 +270,30 @@ func (s *Service) recordSuccesses(ctx context.Context, batch []success) error {
 		lastOK[b.h] = b.d.UpdatedAt
 	}
 	err := s.st.InTx(ctx, func(tx *sqlx.Tx) error {
-		stmt, err := tx.PreparexContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_attempt_at = ?,
-			last_status_code = ?, last_latency_ms = ?, last_error = '', last_response = ?, updated_at = ? WHERE id = ?`)
-		if err != nil {
-			return err
-		}
-		defer stmt.Close()
-		for _, d := range ds {
-			if _, err := stmt.ExecContext(ctx, d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.StatusCode, d.LatencyMS, d.Response, d.UpdatedAt, d.ID); err != nil {
-				return err
+		// One UPDATE for the batch: what differs per row comes from CASE
+		// expressions keyed by id.
+		var codes, lats, resps, in strings.Builder
+		var codeArgs, latArgs, respArgs, ids []any
+		for i, d := range ds {
+			codes.WriteString(" WHEN ? THEN ?")
+			lats.WriteString(" WHEN ? THEN ?")
+			resps.WriteString(" WHEN ? THEN ?")
+			codeArgs = append(codeArgs, d.ID, d.StatusCode)
+			latArgs = append(latArgs, d.ID, d.LatencyMS)
+			respArgs = append(respArgs, d.ID, d.Response)
+			if i > 0 {
+				in.WriteString(", ")
 			}
+			in.WriteString("?")
+			ids = append(ids, d.ID)
+		}
+		at := *ds[0].LastAttemptAt
+		args := append([]any{StatusSucceeded, at, at, ds[0].UpdatedAt}, codeArgs...)
+		args = append(append(append(args, latArgs...), respArgs...), ids...)
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?,
+			last_error = '', updated_at = ?, last_status_code = CASE id`+codes.String()+` END, last_latency_ms = CASE id`+lats.String()+` END,
+			last_response = CASE id`+resps.String()+` END WHERE id IN (`+in.String()+`)`, args...); err != nil {
+			return err
 		}
 		if err := insertAttempts(ctx, tx, ds); err != nil {
 			return err

@@ -257,7 +257,10 @@ func (s *Service) Wake() {
 // attempts already answered are recorded first.
 func (s *Service) Run(ctx context.Context, leading func() bool) {
 	var mu sync.Mutex
+	// inflight holds deliveries from their send until their attempt is
+	// recorded; sending counts the requests under way (bounded by Workers).
 	inflight := map[int64]bool{}
+	sending := 0
 	busy := map[string]bool{} // "<kind>/<hook id>/<subject>" in flight
 	// finished remembers when recent attempts were recorded: a row read
 	// before that is a stale copy and must not be sent again.
@@ -288,7 +291,7 @@ func (s *Service) Run(ctx context.Context, leading func() bool) {
 	for ctx.Err() == nil {
 		if leading() {
 			mu.Lock()
-			free := s.opts.Workers - len(inflight)
+			free := s.opts.Workers - sending
 			mu.Unlock()
 			if free > 0 {
 				readAt := time.Now()
@@ -301,7 +304,7 @@ func (s *Service) Run(ctx context.Context, leading func() bool) {
 				mu.Lock()
 				for i := range batch {
 					d := &batch[i]
-					if end, ok := finished[d.ID]; inflight[d.ID] || len(inflight) >= s.opts.Workers || (ok && !end.Before(readAt)) {
+					if end, ok := finished[d.ID]; inflight[d.ID] || sending >= s.opts.Workers || (ok && !end.Before(readAt)) {
 						continue
 					}
 					if d.Subject != "" {
@@ -311,10 +314,16 @@ func (s *Service) Run(ctx context.Context, leading func() bool) {
 						busy[subjectKey(d)] = true
 					}
 					inflight[d.ID] = true
+					sending++
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						if !s.attempt(ctx, d, successes) {
+						recorded := !s.attempt(ctx, d, successes, func() {
+							mu.Lock()
+							sending--
+							mu.Unlock()
+						})
+						if recorded {
 							release(d)
 							select {
 							case done <- struct{}{}:
@@ -404,7 +413,10 @@ func (s *Service) recordLoop(ctx context.Context, in <-chan success, release fun
 // attempt sends one due delivery. A success is handed to the recorder (it
 // reports true: the recorder releases the delivery); anything else is
 // recorded here.
-func (s *Service) attempt(ctx context.Context, d *Delivery, successes chan<- success) bool {
+// sent is called once the request is over (its worker slot is free).
+func (s *Service) attempt(ctx context.Context, d *Delivery, successes chan<- success, sent func()) bool {
+	sentOnce := sync.OnceFunc(sent)
+	defer sentOnce()
 	log := s.log.With("delivery", d.ID, "webhook", hookLabel(d.HookKind, d.HookID))
 	h, err := s.hooks.get(ctx, d.HookKind, d.Tenant, d.HookID)
 	if err != nil {
@@ -420,6 +432,7 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, successes chan<- suc
 		err = s.setStatus(ctx, d.ID, StatusHeld, "the webhook is disabled")
 	default:
 		r := s.send(ctx, h, d)
+		sentOnce()
 		if r.ok() {
 			successes <- success{d: d, h: h, r: r}
 			return true
