@@ -262,7 +262,7 @@ func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <
 // batches) the caller hands them over one by one, with retries.
 func (d *Dispatcher) handleBatch(ctx context.Context, log *slog.Logger, sub changes.Subscriber, batch []changes.Change) bool {
 	bs, ok := sub.(changes.BatchSubscriber)
-	if !ok || len(batch) < 2 || time.Now().UnixNano() > d.validUntil.Load() {
+	if !ok || len(batch) < 2 || !d.lease.Valid() {
 		return false
 	}
 	cs := make([]changes.Change, 0, len(batch))
