@@ -16,6 +16,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -323,8 +324,27 @@ func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch
 // finish ends a job (done or failed) and releases its lease.
 func (s *Service) finish(ctx context.Context, j *Job, owner, status, msg string) {
 	stamp := models.FormatTime(s.now())
-	_, err := s.Store.DB().ExecContext(ctx, `UPDATE import_jobs SET status = ?, error = ?, finished_at = ?, updated_at = ?, lease_owner = '', lease_until = ''
-		WHERE id = ? AND lease_owner = ?`, status, truncate(msg, 512), stamp, stamp, j.ID, owner)
+	// The system event (import.completed or import.failed) commits with
+	// the job's end, once: only the runner that still holds the lease ends it.
+	err := s.Store.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+		res, err := tx.ExecContext(ctx, `UPDATE import_jobs SET status = ?, error = ?, finished_at = ?, updated_at = ?, lease_owner = '', lease_until = ''
+			WHERE id = ? AND lease_owner = ?`, status, truncate(msg, 512), stamp, stamp, j.ID, owner)
+		if err != nil {
+			return nil, err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return nil, err
+		}
+		typ := "import.completed"
+		if status == JobFailed {
+			typ = "import.failed"
+		}
+		ev, err := models.NewEvent(typ, "", strconv.FormatInt(j.ID, 10), map[string]any{
+			"job_id": j.ID, "tenant": j.Tenant, "kind": j.Kind, "status": status, "rows_done": j.RowsDone,
+			"created": j.Created, "duplicates": j.Duplicates, "failed": j.Failed, "error": truncate(msg, 512),
+		})
+		return []changes.Change{ev}, err
+	})
 	if err != nil {
 		s.log().Error("media: finishing an import job failed", "job", j.ID, "error", err)
 		return
