@@ -30,6 +30,8 @@ type Event struct {
 	data map[string]any
 	// subject orders deliveries: a call's channel id for call events.
 	subject string
+	// at is when the event happened (the change's commit time).
+	at time.Time
 }
 
 // callEventAliases maps the field guide's names of call events to the
@@ -51,7 +53,7 @@ type configChange struct {
 // the outbox id: the same on every redelivery of the change, so receivers
 // de-duplicate on X-Webhook-Id.
 func eventOf(c changes.Change) (*Event, error) {
-	ev := &Event{ID: "evt_" + strconv.FormatInt(c.ID, 10), Tenant: c.Tenant, CreatedAt: c.At.UTC().Format(time.RFC3339Nano)}
+	ev := &Event{ID: "evt_" + strconv.FormatInt(c.ID, 10), Tenant: c.Tenant, CreatedAt: c.At.UTC().Format(time.RFC3339Nano), at: c.At}
 	if c.Op == changes.Event {
 		ev.Type, ev.Data = c.Resource, c.After
 		if strings.HasPrefix(c.Resource, "call.") {
