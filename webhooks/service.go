@@ -127,7 +127,7 @@ func (s *Service) Handle(ctx context.Context, c changes.Change) error {
 	if err != nil {
 		return fmt.Errorf("webhooks: event of change %d: %w", c.ID, err)
 	}
-	targets, err := s.targets(ctx, ev)
+	targets, err := s.targets(ctx, ev, nil)
 	if err != nil || len(targets) == 0 {
 		return err
 	}
@@ -146,8 +146,39 @@ func (s *Service) Handle(ctx context.Context, c changes.Change) error {
 // INSERTs in one transaction (the dispatcher's batch); like Handle it is
 // idempotent.
 func (s *Service) HandleBatch(ctx context.Context, cs []changes.Change) error {
+	// A webhook written later in the batch is already in its new state in
+	// the database: the events before that write see it as it was then
+	// (the write's before).
+	type write struct {
+		at      int
+		enabled bool
+		reason  bool
+	}
+	firstWrite := map[string]write{}
+	for i, c := range cs {
+		if slices.Contains(Kinds, c.Resource) && c.Op == changes.Update {
+			key := c.Resource + "/" + c.Key
+			if _, seen := firstWrite[key]; !seen {
+				var before struct {
+					Enabled bool    `json:"enabled"`
+					Reason  *string `json:"disabled_reason"`
+				}
+				_ = json.Unmarshal(c.Before, &before)
+				firstWrite[key] = write{at: i, enabled: before.Enabled, reason: before.Reason != nil && *before.Reason != ""}
+			}
+		}
+	}
 	var rows []row
-	for _, c := range cs {
+	for i, c := range cs {
+		asOf := func(h *Hook) *Hook {
+			w, ok := firstWrite[h.Kind+"/"+strconv.FormatInt(h.ID, 10)]
+			if !ok || w.at < i {
+				return h
+			}
+			then := *h
+			then.Enabled, then.Suspended = w.enabled, !w.enabled && w.reason
+			return &then
+		}
 		if slices.Contains(Kinds, c.Resource) && c.Op != changes.Event {
 			// Webhook writes change what later events target: apply the
 			// rows so far, then this change on its own.
@@ -164,7 +195,7 @@ func (s *Service) HandleBatch(ctx context.Context, cs []changes.Change) error {
 		if err != nil {
 			return fmt.Errorf("webhooks: event of change %d: %w", c.ID, err)
 		}
-		targets, err := s.targets(ctx, ev)
+		targets, err := s.targets(ctx, ev, asOf)
 		if err != nil {
 			return err
 		}
@@ -205,8 +236,10 @@ func (s *Service) enabledByWrite(ctx context.Context, c changes.Change) error {
 	return s.release(ctx, s.db, c.Resource, after.ID)
 }
 
-// targets are the enabled webhooks that want ev.
-func (s *Service) targets(ctx context.Context, ev *Event) ([]*Hook, error) {
+// targets are the enabled webhooks that want ev. asOf, when set, gives a
+// webhook as it stood when ev happened (a later write of it is already in
+// the database).
+func (s *Service) targets(ctx context.Context, ev *Event, asOf func(*Hook) *Hook) ([]*Hook, error) {
 	var lists [][]*Hook
 	add := func(kind, tenant string) error {
 		hooks, err := s.hooks.list(ctx, kind, tenant)
@@ -230,6 +263,9 @@ func (s *Service) targets(ctx context.Context, ev *Event) ([]*Hook, error) {
 	var out []*Hook
 	for _, l := range lists {
 		for _, h := range l {
+			if asOf != nil {
+				h = asOf(h)
+			}
 			if h.wants(ev) {
 				out = append(out, h)
 			}
