@@ -55,6 +55,9 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		OnEnd: func(ctx context.Context, c calls.CDR) error {
 			return st.InsertCDR(ctx, modelCDR(c))
 		},
+		OnCallEvent: func(ctx context.Context, ev calls.CallEvent) error {
+			return st.InsertCallEvent(ctx, ev.Type, modelCallEvent(ev.Channel))
+		},
 		Logger: log.With("component", "calls"),
 	})
 	lease := esl.NewRedisLease(rdb, replica, 0)
@@ -115,7 +118,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	go func() { defer wg.Done(); reconcileNodes(runCtx, pool, cfg, st, reload, log) }()
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
 	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
-	go func() { defer wg.Done(); retryCDRs(runCtx, tracker, log) }()
+	go func() { defer wg.Done(); retryCDRs(runCtx, st, tracker, log) }()
 	s.stops = append(s.stops, func() { cancel(); wg.Wait() })
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
 	registerPoolMetrics(s.metrics, pool, events, log)
@@ -268,7 +271,7 @@ func logJob(log *slog.Logger, e esl.Event) {
 	}
 }
 
-func retryCDRs(ctx context.Context, tracker *calls.Tracker, log *slog.Logger) {
+func retryCDRs(ctx context.Context, st *models.Store, tracker *calls.Tracker, log *slog.Logger) {
 	every(ctx, cdrRetryEvery, func() {
 		tctx, tcancel := context.WithTimeout(ctx, 10*time.Second)
 		if err := tracker.TrimStream(tctx); err != nil {
@@ -277,6 +280,9 @@ func retryCDRs(ctx context.Context, tracker *calls.Tracker, log *slog.Logger) {
 		tcancel()
 		rctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 		defer cancel()
+		if _, err := st.PruneCallEvents(rctx, 24*time.Hour); err != nil {
+			log.Warn("prune call events", "error", err)
+		}
 		n, err := tracker.RetryPendingCDRs(rctx)
 		if err != nil {
 			log.Warn("cdr retry", "error", err, "delivered", n)
@@ -376,6 +382,20 @@ func modelCDR(c calls.CDR) models.CDR {
 	}
 	if !c.AnsweredAt.IsZero() {
 		at := c.AnsweredAt
+		out.AnsweredAt = &at
+	}
+	return out
+}
+
+// modelCallEvent is the data of call.started and call.answered.
+func modelCallEvent(ch calls.Channel) models.CallLifecycle {
+	out := models.CallLifecycle{
+		ChannelID: ch.ID, UUID: ch.UUID, Node: ch.Node, CallUUID: ch.CallUUID, Tenant: ch.Tenant,
+		Direction: ch.Direction, State: ch.State, CallerIDName: ch.CallerIDName, CallerIDNumber: ch.CallerIDNumber,
+		Destination: ch.Destination, Extension: ch.Extension, StartedAt: ch.StartedAt,
+	}
+	if !ch.AnsweredAt.IsZero() {
+		at := ch.AnsweredAt
 		out.AnsweredAt = &at
 	}
 	return out

@@ -5,7 +5,8 @@
 -- users and published as is; the internal part ("_" in Lua) holds the merge
 -- state: g (last Event-Sequence per field group), lr (lifecycle rank), br
 -- (bridged), held, su (start, unix microseconds), ended, stub.
--- Returns {changed (0/1), CDR envelope or ""}.
+-- Returns {changed (0/1), envelope...}: the envelopes it queued, in order
+-- (call.started, call.answered, then the CDR).
 --
 -- KEYS (Tracker.scriptKeys builds them; all share the prefix's hash tag,
 -- so on Redis Cluster they live in one slot):
@@ -129,19 +130,19 @@ local function applyBridge(r, on, peer)
 end
 
 local c = load(key)
-if ended(c, KEYS[2]) then return {0, ''} end
+if ended(c, KEYS[2]) then return {0} end
 
 if kind == 'resync_end' then
   if not c or not c.id then
     redis.call('SREM', liveNode, member)
     redis.call('ZREM', liveAll, member)
-    return {0, ''}
+    return {0}
   end
   -- A channel of another FreeSWITCH process (the node restarted) is gone
   -- whatever its age; one of the current process only when it started
   -- before the cutoff (it may have been created after the listing).
   local otherCore = p.core ~= '' and c._.core ~= nil and c._.core ~= p.core
-  if not otherCore and tonumber(c._.su) > tonumber(p.cutoff_us) then return {0, ''} end
+  if not otherCore and tonumber(c._.su) > tonumber(p.cutoff_us) then return {0} end
 end
 -- A listed channel we already know keeps its event-built state; the listing
 -- may only move its lifecycle forward (it may have answered while we were
@@ -266,13 +267,50 @@ if ending then
 end
 put(c, 'state', derive(c))
 
-local envelope = ''
+-- Lifecycle events, decided here because only this script sees each
+-- transition exactly once (whatever replica applies the event, however
+-- often): call.started once the channel has its tenant (or, for one that
+-- never gets a tenant, at its answer or end), call.answered at the first
+-- answered rank, always after call.started. x.es and x.ea remember them.
+local lifecycle = {}
+if p.queue_events == '1' and c.id then
+  local x = c._
+  local answered = (x.lr or 0) >= 3
+  if not x.es and ((c.tenant or '') ~= '' or answered or ending) then
+    setI(c, 'es', true)
+    table.insert(lifecycle, 'call.started')
+  end
+  if x.es and answered and not x.ea then
+    setI(c, 'ea', true)
+    table.insert(lifecycle, 'call.answered')
+  end
+end
+
+-- Every envelope of a channel carries its place n in the channel's order
+-- (x.qn counts them), so the deliverers hand them over in that order.
+local envelopes = {}
+local function nextN()
+  c._.qn = (c._.qn or 0) + 1
+  return c._.qn
+end
+local function queueLifecycle(pub)
+  for _, typ in ipairs(lifecycle) do
+    local env = cjson.encode({event = typ, n = nextN(), queued_at = tonumber(p.now_unix)}) .. '\n' .. pub
+    redis.call('RPUSH', KEYS[8], env)
+    table.insert(envelopes, env)
+  end
+end
+
 if dirty[c] or touched[c] then
   if seq > (c.last_seq or 0) then c.last_seq = seq end
   if dirty[c] then c.updated_at = p.now end
 end
 if ending then
-  local pub, stored = encode(c)
+  local pub = encode(c)
+  queueLifecycle(pub)
+  local cdrN = 0
+  if p.queue_cdr == '1' then cdrN = nextN() end
+  local _, stored = encode(c)
   redis.call('SET', key, stored, 'EX', ttl)
   redis.call('EXPIRE', dyn('chid:' .. c.id), ttl)
   for _, a in ipairs(c._.aliases or {}) do redis.call('EXPIRE', dyn('chid:' .. a), ttl) end
@@ -280,13 +318,16 @@ if ending then
   if c.tenant ~= '' then redis.call('ZREM', tenantLive(c.tenant), member) end
   redis.call('SREM', liveNode, member)
   if redis.call('SET', KEYS[2], '1', 'NX', 'EX', p.guard_ttl) and p.queue_cdr == '1' then
-    envelope = cjson.encode({hangup_cause = p.hangup_cause, ended_at = p.ended_at, duration = tonumber(p.duration),
-      billsec = tonumber(p.billsec), queued_at = tonumber(p.now_unix)}) .. '\n' .. pub
-    redis.call('RPUSH', KEYS[8], envelope)
+    local env = cjson.encode({hangup_cause = p.hangup_cause, ended_at = p.ended_at, duration = tonumber(p.duration),
+      billsec = tonumber(p.billsec), n = cdrN, queued_at = tonumber(p.now_unix)}) .. '\n' .. pub
+    redis.call('RPUSH', KEYS[8], env)
+    table.insert(envelopes, env)
   end
   publish('channel.ended', c, pub)
 elseif dirty[c] or touched[c] then
-  local pub, stored = encode(c)
+  local pub = encode(c)
+  queueLifecycle(pub)
+  local _, stored = encode(c)
   redis.call('SET', key, stored)
   if created then
     redis.call('ZADD', liveAll, p.score, member)
@@ -312,5 +353,6 @@ if peer and (dirty[peer] or touched[peer]) then
   end
 end
 
-if dirty[c] then return {1, envelope} end
-return {0, envelope}
+local changed = 0
+if dirty[c] then changed = 1 end
+return {changed, unpack(envelopes)}

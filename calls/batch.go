@@ -178,7 +178,7 @@ func (t *Tracker) runBatch(ctx context.Context, patches []patch) error {
 	return errors.Join(errs...)
 }
 
-// collectReplies returns the CDR envelopes queued by a pipeline's commands
+// collectReplies returns the envelopes (events and CDRs) queued by a pipeline's commands
 // and the errors of the commands that failed.
 func collectReplies(patches []patch, cmds []*redis.Cmd) (envs []string, errs []error) {
 	for i, c := range cmds {
@@ -187,10 +187,10 @@ func collectReplies(patches []patch, cmds []*redis.Cmd) (envs []string, errs []e
 			errs = append(errs, fmt.Errorf("apply %s %s: %w", patches[i].Kind, patches[i].UUID, err))
 			continue
 		}
-		if _, env, err := scriptReply(res); err != nil {
+		if _, queued, err := scriptReply(res); err != nil {
 			errs = append(errs, err)
-		} else if env != "" {
-			envs = append(envs, env)
+		} else {
+			envs = append(envs, queued...)
 		}
 	}
 	return envs, errs

@@ -13,27 +13,66 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// envelope is the first line of what the apply script queues in the pending
-// CDR list; the second line is the ended channel's public JSON.
+// envelope is the first line of what the apply script queues in the
+// pending list; the second line is the channel's public JSON. Event is set
+// for lifecycle events (call.started, call.answered); without it the
+// envelope is a CDR.
 type envelope struct {
-	HangupCause string  `json:"hangup_cause"`
-	EndedAt     string  `json:"ended_at"`
-	Duration    int     `json:"duration"`
-	Billsec     int     `json:"billsec"`
-	QueuedAt    float64 `json:"queued_at"`
+	Event       string `json:"event,omitempty"`
+	HangupCause string `json:"hangup_cause"`
+	EndedAt     string `json:"ended_at"`
+	Duration    int    `json:"duration"`
+	Billsec     int    `json:"billsec"`
+	// N is the item's place in its channel's order (1, 2, ...); 0 for
+	// items queued before items were numbered.
+	N        int64   `json:"n"`
+	QueuedAt float64 `json:"queued_at"`
 }
 
-// decodeEnvelope builds the CDR from a queued envelope. Durations missing
-// from the event (-1) are computed from the channel's times.
-func decodeEnvelope(raw string) (CDR, error) {
+// Lifecycle event types handed to Options.OnCallEvent.
+const (
+	EventStarted  = "call.started"
+	EventAnswered = "call.answered"
+)
+
+// CallEvent is a lifecycle event of one channel: its type and the channel
+// as it stood when the event was queued.
+type CallEvent struct {
+	Type    string
+	Channel Channel
+}
+
+// queued is one decoded pending-list item: a lifecycle event or a CDR,
+// with its place in the channel's order and its raw list entry.
+type queued struct {
+	event *CallEvent
+	cdr   CDR
+	n     int64
+	raw   string
+}
+
+// member names the item's channel.
+func (q queued) member() string {
+	if q.event != nil {
+		return member(q.event.Channel.Node, q.event.Channel.UUID)
+	}
+	return member(q.cdr.Node, q.cdr.UUID)
+}
+
+// decodeEnvelope reads a queued item. A CDR's durations missing from the
+// event (-1) are computed from the channel's times.
+func decodeEnvelope(raw string) (queued, error) {
 	meta, pub, _ := strings.Cut(raw, "\n")
 	var env envelope
 	if err := json.Unmarshal([]byte(meta), &env); err != nil {
-		return CDR{}, fmt.Errorf("decode cdr envelope: %w", err)
+		return queued{}, fmt.Errorf("decode cdr envelope: %w", err)
 	}
 	var ch Channel
 	if err := json.Unmarshal([]byte(pub), &ch); err != nil {
-		return CDR{}, fmt.Errorf("decode cdr channel: %w", err)
+		return queued{}, fmt.Errorf("decode cdr channel: %w", err)
+	}
+	if env.Event != "" {
+		return queued{event: &CallEvent{Type: env.Event, Channel: ch}, n: env.N, raw: raw}, nil
 	}
 	cdr := CDR{
 		ChannelID:      ch.ID,
@@ -53,7 +92,7 @@ func decodeEnvelope(raw string) (CDR, error) {
 	if env.EndedAt != "" {
 		t, err := time.Parse(time.RFC3339Nano, env.EndedAt)
 		if err != nil {
-			return CDR{}, fmt.Errorf("decode cdr ended_at: %w", err)
+			return queued{}, fmt.Errorf("decode cdr ended_at: %w", err)
 		}
 		cdr.EndedAt = t
 	}
@@ -65,7 +104,7 @@ func decodeEnvelope(raw string) (CDR, error) {
 	if cdr.Billsec < 0 {
 		cdr.Billsec = seconds(cdr.AnsweredAt, cdr.EndedAt)
 	}
-	return cdr, nil
+	return queued{cdr: cdr, n: env.N, raw: raw}, nil
 }
 
 // seconds is the whole seconds from a to b, 0 when either is unknown.
@@ -81,7 +120,7 @@ func seconds(a, b time.Time) int {
 // makes one replica at a time do it; call it periodically. It returns how many were delivered and stops at the first
 // OnEnd failure (the rest stay queued).
 func (t *Tracker) RetryPendingCDRs(ctx context.Context) (int, error) {
-	if t.opts.OnEnd == nil {
+	if t.opts.OnEnd == nil && t.opts.OnCallEvent == nil {
 		return 0, nil
 	}
 	lockKey := t.prefix + "cdr:retrylock"
@@ -100,29 +139,27 @@ func (t *Tracker) RetryPendingCDRs(ctx context.Context) (int, error) {
 		return 0, fmt.Errorf("retry cdrs: list: %w", err)
 	}
 	cutoff := float64(t.opts.Now().Add(-t.opts.RetryAfter).Unix())
-	delivered := 0
+	var due []string
 	for _, raw := range items {
 		meta, _, _ := strings.Cut(raw, "\n")
 		var env envelope
 		if err := json.Unmarshal([]byte(meta), &env); err == nil && env.QueuedAt > cutoff {
 			continue
 		}
-		cdr, err := decodeEnvelope(raw)
-		if err != nil {
-			// Unreadable: drop it rather than block the queue forever.
-			t.opts.Logger.Error("drop unreadable cdr", "error", err, "cdr", raw)
-			t.rdb.LRem(ctx, t.prefix+"cdr:pending", 1, raw)
-			continue
-		}
-		if err := t.opts.OnEnd(ctx, cdr); err != nil {
-			return delivered, fmt.Errorf("retry cdr %s: %w", cdr.UUID, err)
-		}
-		if err := t.rdb.LRem(ctx, t.prefix+"cdr:pending", 1, raw).Err(); err != nil {
-			return delivered, fmt.Errorf("retry cdrs: remove: %w", err)
-		}
-		delivered++
+		due = append(due, raw)
 	}
-	return delivered, nil
+	// In list order per channel; a channel whose item fails keeps the rest
+	// of its items queued, other channels go on.
+	delivered := 0
+	var errs []error
+	for _, group := range t.byChannel(ctx, due) {
+		n, err := t.deliverChannel(ctx, group, false)
+		delivered += n
+		if err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return delivered, errors.Join(errs...)
 }
 
 var unlockScript = redis.NewScript(`if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end return 0`)

@@ -67,6 +67,8 @@ type patch struct {
 	GuardTTL int64 `json:"guard_ttl"`
 	// QueueCDR tells the script to queue a CDR envelope when the channel ends.
 	QueueCDR bool `json:"queue_cdr"`
+	// QueueEvents tells the script to queue call.started and call.answered.
+	QueueEvents bool `json:"queue_events"`
 
 	Tech      string `json:"tech"`
 	Name      string `json:"name"`
@@ -108,7 +110,7 @@ type patch struct {
 // patchFields names the patch fields in the order args sends them; the apply
 // script reads them as p.<name> (see scriptSource).
 var patchFields = []string{
-	"prefix", "kind", "node", "uuid", "seq", "now", "now_unix", "ttl", "guard_ttl", "queue_cdr",
+	"prefix", "kind", "node", "uuid", "seq", "now", "now_unix", "ttl", "guard_ttl", "queue_cdr", "queue_events",
 	"tech", "name", "tenant", "direction", "extension", "context", "call_uuid",
 	"caller_id_name", "caller_id_number", "destination",
 	"started_at", "started_us", "score", "answered_at", "bridged_at",
@@ -119,7 +121,7 @@ var patchFields = []string{
 // args returns the patch as the apply script's ARGV, in patchFields order.
 func (p patch) args() []any {
 	return []any{
-		p.Prefix, p.Kind, p.Node, p.UUID, p.Seq, p.Now, p.NowUnix, p.TTL, p.GuardTTL, flag(p.QueueCDR),
+		p.Prefix, p.Kind, p.Node, p.UUID, p.Seq, p.Now, p.NowUnix, p.TTL, p.GuardTTL, flag(p.QueueCDR), flag(p.QueueEvents),
 		p.Tech, p.Name, p.Tenant, p.Direction, p.Extension, p.Context, p.CallUUID,
 		p.CallerIDName, p.CallerIDNumber, p.Destination,
 		p.StartedAt, p.StartedUs, p.Score, p.AnsweredAt, p.BridgedAt,
@@ -254,8 +256,10 @@ func (t *Tracker) basePatch(kind string, now time.Time) patch {
 		TTL:      int64(t.opts.EndedTTL / time.Second),
 		GuardTTL: int64(guardFactor * t.opts.EndedTTL / time.Second),
 		QueueCDR: t.opts.OnEnd != nil,
-		Duration: -1,
-		Billsec:  -1,
+		// call.started and call.answered
+		QueueEvents: t.opts.OnCallEvent != nil,
+		Duration:    -1,
+		Billsec:     -1,
 	}
 }
 

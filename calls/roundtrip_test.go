@@ -37,10 +37,13 @@ func TestRoundTripsPerEvent(t *testing.T) {
 		b.rdb.AddHook(counter)
 		sink := &cdrSink{}
 		tr := newTracker(t, b, sink)
-		// Warm up: the first EVALSHA may need an EVAL to load the script.
+		// Warm up: the first EVALSHA of each script may need an EVAL to
+		// load it (apply, then the hand-off's claim and finish).
 		warm := newCallback("fs1", "acme", 9).a
-		if err := tr.Apply(ctx, warm.ev("CHANNEL_CREATE", 1)); err != nil {
-			t.Fatal(err)
+		for i, name := range []string{"CHANNEL_CREATE", "CHANNEL_HANGUP_COMPLETE"} {
+			if err := tr.Apply(ctx, warm.ev(name, uint64(i+1))); err != nil {
+				t.Fatal(err)
+			}
 		}
 		steps := newCallback("fs1", "acme", 1).lifecycle(100, true)
 		for i, s := range steps {
@@ -50,7 +53,9 @@ func TestRoundTripsPerEvent(t *testing.T) {
 			}
 			want := int64(1)
 			if s.e.Name() == "CHANNEL_HANGUP_COMPLETE" {
-				want = 2 // EVALSHA, then LREM once OnEnd accepted the CDR
+				// EVALSHA; the hand-off claim (lock and progress); then,
+				// once OnEnd accepted the CDR, progress, LREM and unlock.
+				want = 3
 			}
 			if got := counter.n.Load() - before; got != want {
 				t.Errorf("step %d %s: %d round trips, want %d", i, s.e.Name(), got, want)

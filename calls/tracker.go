@@ -1,15 +1,18 @@
 package calls
 
 import (
+	"cmp"
 	"context"
 	_ "embed"
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"github.com/google/uuid"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/esl"
@@ -35,6 +38,13 @@ type Options struct {
 	// are queued. Implementations should still upsert on (node, uuid): after
 	// a crash between OnEnd and the removal from the list, a retry repeats.
 	OnEnd func(ctx context.Context, cdr CDR) error
+	// OnCallEvent receives call.started and call.answered of every channel,
+	// once each, in that order and before its CDR, through the same pending
+	// list as the CDRs (a failure keeps the event and what follows it for
+	// the channel queued for RetryPendingCDRs). When nil none are queued.
+	// As with OnEnd, a crash between the hand-off and the removal from the
+	// list repeats it: implementations de-duplicate on (node, uuid, type).
+	OnCallEvent func(ctx context.Context, ev CallEvent) error
 	// EndedTTL is how long an ended channel stays as a tombstone (readable
 	// with Get, and ignoring late events); default 10 minutes.
 	EndedTTL time.Duration
@@ -114,67 +124,180 @@ func (t *Tracker) Apply(ctx context.Context, e esl.Event) error {
 	return nil
 }
 
-// run executes the apply script for one patch and delivers a queued CDR. It
-// reports whether the channel's public state changed.
+// run executes the apply script for one patch and delivers what it queued.
+// It reports whether the channel's public state changed.
 func (t *Tracker) run(ctx context.Context, p patch) (bool, error) {
 	res, err := t.script.Run(ctx, t.rdb, p.keys(), p.args()...).Slice()
 	if err != nil {
 		return false, err
 	}
-	changed, env, err := scriptReply(res)
+	changed, envs, err := scriptReply(res)
 	if err != nil {
 		return false, err
 	}
-	if env != "" {
-		t.deliver(ctx, []string{env})
+	if len(envs) > 0 {
+		t.deliver(ctx, envs)
 	}
 	return changed, nil
 }
 
 // scriptReply decodes the apply script's reply: whether the channel's
-// public state changed, and the CDR envelope it queued, if any.
-func scriptReply(res []any) (changed bool, env string, err error) {
-	if len(res) != 2 {
-		return false, "", fmt.Errorf("apply script: unexpected reply %v", res)
+// public state changed, and the envelopes it queued, in order.
+func scriptReply(res []any) (changed bool, envs []string, err error) {
+	if len(res) < 1 {
+		return false, nil, fmt.Errorf("apply script: unexpected reply %v", res)
 	}
 	n, _ := res[0].(int64)
-	env, _ = res[1].(string)
-	return n == 1, env, nil
+	for _, r := range res[1:] {
+		if env, _ := r.(string); env != "" {
+			envs = append(envs, env)
+		}
+	}
+	return n == 1, envs, nil
 }
 
-// deliver hands queued CDR envelopes to OnEnd and removes the accepted ones
-// from the pending list in one round trip. Failures are logged: those
-// envelopes stay queued for RetryPendingCDRs.
+// deliver hands queued envelopes (lifecycle events and CDRs) to
+// OnCallEvent and OnEnd, channel by channel in each channel's order, and
+// removes the accepted ones from the pending list. Failures are logged:
+// those envelopes, and the later ones of the same channel, stay queued for
+// RetryPendingCDRs.
 func (t *Tracker) deliver(ctx context.Context, envs []string) {
-	var done []string
-	for _, env := range envs {
-		cdr, err := decodeEnvelope(env)
-		if err == nil {
-			err = t.opts.OnEnd(ctx, cdr)
+	for _, group := range t.byChannel(ctx, envs) {
+		if _, err := t.deliverChannel(ctx, group, true); err != nil {
+			t.opts.Logger.Warn("call event or cdr delivery failed, kept for retry", "error", err)
 		}
+	}
+}
+
+// byChannel decodes envelopes and groups them per channel, keeping their
+// order; unreadable ones are dropped from the list rather than block it.
+func (t *Tracker) byChannel(ctx context.Context, envs []string) [][]queued {
+	var out [][]queued
+	at := map[string]int{}
+	for _, raw := range envs {
+		item, err := decodeEnvelope(raw)
 		if err != nil {
-			t.opts.Logger.Warn("cdr delivery failed, kept for retry", "error", err)
+			t.opts.Logger.Error("drop unreadable cdr", "error", err, "cdr", raw)
+			t.rdb.LRem(ctx, t.prefix+"cdr:pending", 1, raw)
 			continue
 		}
-		done = append(done, env)
+		m := item.member()
+		i, ok := at[m]
+		if !ok {
+			i = len(out)
+			at[m] = i
+			out = append(out, nil)
+		}
+		out[i] = append(out[i], item)
 	}
-	var err error
-	switch len(done) {
-	case 0:
-		return
-	case 1:
-		err = t.rdb.LRem(ctx, t.prefix+"cdr:pending", 1, done[0]).Err()
-	default:
-		_, err = t.rdb.Pipelined(ctx, func(pipe redis.Pipeliner) error {
-			for _, env := range done {
-				pipe.LRem(ctx, t.prefix+"cdr:pending", 1, env)
+	return out
+}
+
+// Hand-off order: items of one channel are handed over one deliverer at a
+// time (a lock per channel) and only in their order n: cdr:done:<member>
+// holds the last n handed over. An item whose predecessor is still queued
+// (another replica is handing it over, or it failed) waits; with wait set
+// for up to handOffWait, then it is left to RetryPendingCDRs.
+const (
+	handOffWait = 500 * time.Millisecond
+	handOffLock = 15 * time.Second
+)
+
+// deliverChannel hands one channel's items over in order; it returns how
+// many it handed over (or found handed over already) and the first error.
+func (t *Tracker) deliverChannel(ctx context.Context, items []queued, wait bool) (int, error) {
+	slices.SortStableFunc(items, func(a, b queued) int { return cmp.Compare(a.n, b.n) })
+	m := items[0].member()
+	lockKey, doneKey := t.prefix+"cdr:lock:"+m, t.prefix+"cdr:done:"+m
+	token := uuid.NewString()
+	deadline := time.Now().Add(handOffWait)
+	total := 0
+	for {
+		done, err := claimScript.Run(ctx, t.rdb, []string{lockKey, doneKey}, token, handOffLock.Milliseconds()).Int64()
+		if err != nil {
+			return total, fmt.Errorf("hand-off lock %s: %w", m, err)
+		}
+		if done >= 0 {
+			n, herr := t.handInOrder(ctx, lockKey, doneKey, token, done, items)
+			total += n
+			items = items[n:]
+			if herr != nil || len(items) == 0 {
+				return total, herr
 			}
-			return nil
-		})
+		}
+		if !wait || time.Now().After(deadline) {
+			return total, nil
+		}
+		select {
+		case <-ctx.Done():
+			return total, ctx.Err()
+		case <-time.After(20 * time.Millisecond):
+		}
 	}
-	if err != nil {
+}
+
+// claimScript takes a channel's hand-off lock (KEYS[1]) for token ARGV[1]
+// for ARGV[2] ms and answers the last n handed over (KEYS[2], 0 when
+// none), or -1 when another deliverer holds the lock.
+var claimScript = redis.NewScript(`
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return -1 end
+return tonumber(redis.call('GET', KEYS[2]) or '0')`)
+
+// finishScript records the last n handed over (KEYS[1] = ARGV[1], kept
+// ARGV[2] s), removes the handed-over entries ARGV[4..] from the pending
+// list (KEYS[2]) and releases the lock (KEYS[3]) if token ARGV[3] holds it.
+var finishScript = redis.NewScript(`
+redis.call('SET', KEYS[1], ARGV[1], 'EX', ARGV[2])
+for i = 4, #ARGV do redis.call('LREM', KEYS[2], 1, ARGV[i]) end
+if redis.call('GET', KEYS[3]) == ARGV[3] then redis.call('DEL', KEYS[3]) end
+return 1`)
+
+// handInOrder (holding the channel's lock) hands over the items that
+// follow the last one handed over (done), stopping at a gap or a failure,
+// then records the progress, removes them from the pending list and
+// releases the lock in one round trip.
+func (t *Tracker) handInOrder(ctx context.Context, lockKey, doneKey, token string, done int64, items []queued) (int, error) {
+	var handed []string
+	var herr error
+	for _, it := range items {
+		if it.n != 0 && it.n <= done {
+			handed = append(handed, it.raw) // handed over before; only its removal was lost
+			continue
+		}
+		if it.n != 0 && it.n != done+1 {
+			break // its predecessor is still queued
+		}
+		if herr = t.hand(ctx, it); herr != nil {
+			break
+		}
+		handed = append(handed, it.raw)
+		if it.n != 0 {
+			done = it.n
+		}
+	}
+	args := []any{done, int64(guardFactor * t.opts.EndedTTL / time.Second), token}
+	for _, raw := range handed {
+		args = append(args, raw)
+	}
+	fctx := context.WithoutCancel(ctx)
+	if err := finishScript.Run(fctx, t.rdb, []string{doneKey, t.prefix + "cdr:pending", lockKey}, args...).Err(); err != nil {
 		t.opts.Logger.Warn("remove delivered cdrs", "error", err)
 	}
+	return len(handed), herr
+}
+
+// hand gives one queued item to its callback.
+func (t *Tracker) hand(ctx context.Context, item queued) error {
+	if item.event != nil {
+		if t.opts.OnCallEvent == nil {
+			return nil // queued before the callback was unset: dropped
+		}
+		return t.opts.OnCallEvent(ctx, *item.event)
+	}
+	if t.opts.OnEnd == nil {
+		return nil
+	}
+	return t.opts.OnEnd(ctx, item.cdr)
 }
 
 // hasHashTag reports whether Redis Cluster hashes keys starting with

@@ -76,3 +76,13 @@ func (f Func) Name() string { return f.ID }
 
 // Handle calls the function.
 func (f Func) Handle(ctx context.Context, c Change) error { return f.Fn(ctx, c) }
+
+// BatchSubscriber is a Subscriber that can take a dispatcher's batch of
+// changes at once (for example to write them with one transaction).
+// HandleBatch must be idempotent as Handle is; when it fails, the
+// dispatcher hands the same changes over one by one with Handle, so one
+// bad change is retried on its own.
+type BatchSubscriber interface {
+	Subscriber
+	HandleBatch(ctx context.Context, cs []Change) error
+}

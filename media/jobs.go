@@ -16,6 +16,7 @@ import (
 
 	"github.com/jmoiron/sqlx"
 
+	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -60,7 +61,9 @@ const (
 
 // Limits of the job runner.
 const (
-	batchRows = 1000
+	// batchRows is the rows of one batch: one INSERT (16 placeholders a
+	// row, under SQLite's and MySQL's limits) and one transaction.
+	batchRows = 2000
 	// maxRowErrors is how many refused rows a job keeps with their reason
 	// (all are counted in failed).
 	maxRowErrors = 1000
@@ -68,6 +71,9 @@ const (
 	jobErrorsShown = 100
 	leaseFor       = time.Minute
 )
+
+// BulkBatchRows is how many records a bulk import commits at a time.
+const BulkBatchRows = batchRows
 
 // ErrLeased means another runner holds the job.
 var ErrLeased = errors.New("the import job is being run elsewhere")
@@ -168,6 +174,15 @@ func (s *Service) RunJob(ctx context.Context, id int64, owner string, progress f
 	return err
 }
 
+// batch is one batch of a bulk file as the reader parsed it.
+type batch struct {
+	rows    []cdrRow
+	rowErrs []RowError
+	n       int64 // records read (rows and refused ones)
+	offset  int64 // the byte offset after the batch
+	eof     bool
+}
+
 func (s *Service) runJob(ctx context.Context, j *Job, owner string, progress func(Job)) error {
 	f, err := os.Open(j.Source)
 	if err != nil {
@@ -178,51 +193,36 @@ func (s *Service) runJob(ctx context.Context, j *Job, owner string, progress fun
 	if err != nil {
 		return err
 	}
-	rows := make([]cdrRow, 0, batchRows)
-	var rowErrs []RowError
+	// The reader parses the next batch while this one is written: at most
+	// three batches exist at a time (being read, waiting, being written).
+	rctx, stop := context.WithCancel(ctx)
+	defer stop()
+	batches := make(chan batch, 1)
+	readErr := make(chan error, 1)
+	go func() {
+		defer close(batches)
+		readErr <- s.readBatches(rctx, next, j.Tenant, j.RowsDone, batches)
+	}()
+	full, err := s.Store.DB().PrepareContext(ctx, cdrInsertSQL(s.Store.Dialect(), batchRows))
+	if err != nil {
+		return fmt.Errorf("prepare cdr insert: %w", s.Store.Dialect().Translate(err))
+	}
+	defer full.Close()
 	var args []any
-	for {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		rows, rowErrs = rows[:0], rowErrs[:0]
-		var offset int64
-		var n int64
-		eof := false
-		now := s.now()
-		for n < batchRows {
-			rec, off, perr, err := next()
-			if errors.Is(err, io.EOF) {
-				eof = true
-				break
+	for b := range batches {
+		if b.n > 0 {
+			stmt := full
+			if len(b.rows) != batchRows {
+				stmt = nil
 			}
-			if err != nil {
-				return err
-			}
-			n++
-			offset = off
-			rowNo := j.RowsDone + n
-			if perr != nil {
-				rowErrs = append(rowErrs, RowError{Row: rowNo, Code: "invalid_row", Error: perr.Error()})
-				continue
-			}
-			row, rerr := checkCDR(j.Tenant, rec, now)
-			if rerr != nil {
-				rerr.Row = rowNo
-				rowErrs = append(rowErrs, *rerr)
-				continue
-			}
-			rows = append(rows, row)
-		}
-		if n > 0 {
-			if args, err = s.commitBatch(ctx, j, owner, rows, rowErrs, n, offset, args); err != nil {
+			if args, err = s.commitBatch(ctx, j, owner, b, args, stmt); err != nil {
 				return err
 			}
 			if progress != nil {
 				progress(*j)
 			}
 		}
-		if eof {
+		if b.eof {
 			s.finish(ctx, j, owner, JobDone, "")
 			if progress != nil {
 				progress(*j)
@@ -230,11 +230,58 @@ func (s *Service) runJob(ctx context.Context, j *Job, owner string, progress fun
 			return nil
 		}
 	}
+	if err := <-readErr; err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// readBatches parses the file into batches of batchRows records until the
+// end (a last batch with eof set), an error, or ctx's end.
+func (s *Service) readBatches(ctx context.Context, next rowReader, tenant string, rowsDone int64, out chan<- batch) error {
+	for {
+		b := batch{rows: make([]cdrRow, 0, batchRows)}
+		now := s.now()
+		for b.n < batchRows {
+			rec, off, perr, err := next()
+			if errors.Is(err, io.EOF) {
+				b.eof = true
+				break
+			}
+			if err != nil {
+				return err
+			}
+			b.n++
+			b.offset = off
+			rowNo := rowsDone + b.n
+			if perr != nil {
+				b.rowErrs = append(b.rowErrs, RowError{Row: rowNo, Code: "invalid_row", Error: perr.Error()})
+				continue
+			}
+			row, rerr := checkCDR(tenant, rec, now)
+			if rerr != nil {
+				rerr.Row = rowNo
+				b.rowErrs = append(b.rowErrs, *rerr)
+				continue
+			}
+			b.rows = append(b.rows, row)
+		}
+		rowsDone += b.n
+		select {
+		case out <- b:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if b.eof {
+			return nil
+		}
+	}
 }
 
 // commitBatch writes one batch with the job's progress in one transaction,
 // holding the lease (a runner that lost it writes nothing).
-func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, rows []cdrRow, rowErrs []RowError, n, offset int64, args []any) ([]any, error) {
+func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch, args []any, full *sql.Stmt) ([]any, error) {
+	rows, rowErrs, n, offset := b.rows, b.rowErrs, b.n, b.offset
 	var created int64
 	err := s.Store.InTx(ctx, func(tx *sqlx.Tx) error {
 		ok, err := s.claim(ctx, tx, j.ID, owner)
@@ -244,7 +291,7 @@ func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, rows []
 		if !ok {
 			return ErrLeased
 		}
-		if created, args, err = insertCDRs(ctx, tx, s.Store.Dialect(), rows, args); err != nil {
+		if created, args, err = insertCDRs(ctx, tx, s.Store.Dialect(), rows, args, full); err != nil {
 			return err
 		}
 		for _, e := range rowErrs {
@@ -277,8 +324,27 @@ func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, rows []
 // finish ends a job (done or failed) and releases its lease.
 func (s *Service) finish(ctx context.Context, j *Job, owner, status, msg string) {
 	stamp := models.FormatTime(s.now())
-	_, err := s.Store.DB().ExecContext(ctx, `UPDATE import_jobs SET status = ?, error = ?, finished_at = ?, updated_at = ?, lease_owner = '', lease_until = ''
-		WHERE id = ? AND lease_owner = ?`, status, truncate(msg, 512), stamp, stamp, j.ID, owner)
+	// The system event (import.completed or import.failed) commits with
+	// the job's end, once: only the runner that still holds the lease ends it.
+	err := s.Store.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+		res, err := tx.ExecContext(ctx, `UPDATE import_jobs SET status = ?, error = ?, finished_at = ?, updated_at = ?, lease_owner = '', lease_until = ''
+			WHERE id = ? AND lease_owner = ?`, status, truncate(msg, 512), stamp, stamp, j.ID, owner)
+		if err != nil {
+			return nil, err
+		}
+		if n, err := res.RowsAffected(); err != nil || n == 0 {
+			return nil, err
+		}
+		typ := "import.completed"
+		if status == JobFailed {
+			typ = "import.failed"
+		}
+		ev, err := models.NewEvent(typ, "", strconv.FormatInt(j.ID, 10), map[string]any{
+			"job_id": j.ID, "tenant": j.Tenant, "kind": j.Kind, "status": status, "rows_done": j.RowsDone,
+			"created": j.Created, "duplicates": j.Duplicates, "failed": j.Failed, "error": truncate(msg, 512),
+		})
+		return []changes.Change{ev}, err
+	})
 	if err != nil {
 		s.log().Error("media: finishing an import job failed", "job", j.ID, "error", err)
 		return

@@ -3,11 +3,13 @@ package media_test
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"testing"
 	"time"
 
@@ -88,11 +90,11 @@ func TestCDRImport100kResumesAfterKillWithoutDuplicates(t *testing.T) {
 			t.Fatal(err)
 		}
 
-		// First runner: killed after 30 batches.
+		// First runner: killed once 30,000 rows are committed (whatever
+		// the batch size, a multiple of 1000).
 		killCtx, kill := context.WithCancel(ctx)
-		batches := 0
 		err = svc.RunJob(killCtx, job.ID, "runner-1", func(j media.Job) {
-			if batches++; batches == 30 {
+			if j.RowsDone >= 30_000 {
 				kill()
 			}
 		})
@@ -171,6 +173,53 @@ func TestCDRImportCSV(t *testing.T) {
 		var name string
 		if err := st.DB().Get(&name, "SELECT caller_id_name FROM cdrs WHERE tenant = ? AND channel_id = 'old-5'", o.Tenant); err != nil || name != "Eve, Smith" {
 			t.Fatalf("caller name %q %v", name, err)
+		}
+	})
+}
+
+// TestCDRImportEndEmitsSystemEvent: a finished job records import.completed
+// with its counts, a job over a broken file import.failed with the reason,
+// each once, in the outbox (system webhooks get them from there).
+func TestCDRImportEndEmitsSystemEvent(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		o := newTenant(t, st)
+		svc := &media.Service{Store: st, Lib: &media.Library{Root: t.TempDir()}}
+		good, err := svc.CreateCDRJob(ctx, o, media.FormatJSONL, writeCDRFile(t, media.FormatJSONL, 1000))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.RunJob(ctx, good.ID, "r", nil); err != nil {
+			t.Fatal(err)
+		}
+		bad := filepath.Join(t.TempDir(), "bad.csv")
+		if err := os.WriteFile(bad, []byte("external_id,colour\nx,red\n"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		failed, err := svc.CreateCDRJob(ctx, o, media.FormatCSV, bad)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.RunJob(ctx, failed.ID, "r", nil); err == nil {
+			t.Fatal("a CSV with an unknown column ran")
+		}
+		all, err := st.OutboxAfter(ctx, 0, 1_000_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seen := map[string][]map[string]any{}
+		for _, c := range all {
+			var d map[string]any
+			_ = json.Unmarshal(c.After, &d)
+			if d["tenant"] == o.Tenant && (c.Resource == "import.completed" || c.Resource == "import.failed") {
+				seen[c.Resource] = append(seen[c.Resource], d)
+			}
+		}
+		if c := seen["import.completed"]; len(c) != 1 || c[0]["job_id"] != float64(good.ID) || c[0]["created"] != float64(999) || c[0]["failed"] != float64(1) || c[0]["status"] != media.JobDone {
+			t.Errorf("import.completed events %v", c)
+		}
+		if f := seen["import.failed"]; len(f) != 1 || f[0]["job_id"] != float64(failed.ID) || !strings.Contains(f[0]["error"].(string), "colour") {
+			t.Errorf("import.failed events %v", f)
 		}
 	})
 }

@@ -162,11 +162,19 @@ func (s *Store) appendOutbox(ctx context.Context, tx *sqlx.Tx, chs []changes.Cha
 	if _, err := tx.ExecContext(ctx, "UPDATE outbox_seq SET next_id = ? WHERE name = 'outbox'", next+int64(len(chs))); err != nil {
 		return nil, fmt.Errorf("outbox sequence: %w", s.dialect.translate(err))
 	}
-	for i := range chs {
-		c := &chs[i]
-		c.ID = next + int64(i)
-		if _, err := tx.ExecContext(ctx, "INSERT INTO outbox (id, resource, op, tenant, obj_key, before_json, after_json, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-			c.ID, c.Resource, string(c.Op), c.Tenant, c.Key, nullJSON(c.Before), nullJSON(c.After), FormatTime(c.At)); err != nil {
+	// One multi-row INSERT per 500 changes: a write of many objects (a
+	// tenant clone, a batch of events) costs few round trips.
+	for start := 0; start < len(chs); start += 500 {
+		part := chs[start:min(start+500, len(chs))]
+		q := "INSERT INTO outbox (id, resource, op, tenant, obj_key, before_json, after_json, created_at) VALUES " +
+			strings.TrimSuffix(strings.Repeat("(?, ?, ?, ?, ?, ?, ?, ?), ", len(part)), ", ")
+		args := make([]any, 0, 8*len(part))
+		for i := range part {
+			c := &part[i]
+			c.ID = next + int64(start+i)
+			args = append(args, c.ID, c.Resource, string(c.Op), c.Tenant, c.Key, nullJSON(c.Before), nullJSON(c.After), FormatTime(c.At))
+		}
+		if _, err := tx.ExecContext(ctx, q, args...); err != nil {
 			return nil, fmt.Errorf("outbox: %w", s.dialect.translate(err))
 		}
 	}

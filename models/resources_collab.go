@@ -18,7 +18,7 @@ const (
 
 // tenantEvents are what tenant and platform webhooks subscribe to (§3.5).
 var tenantEvents = []string{
-	"call.created", "call.ringing", "call.answered", "call.bridged", "call.ended",
+	"call.started", "call.created", "call.ringing", "call.answered", "call.bridged", "call.ended",
 	"call.recording.started", "call.recording.stopped", "voicemail.left",
 	"queue.caller.joined", "queue.caller.answered", "queue.caller.abandoned",
 	"agent.status.changed", "extension.registered", "extension.unregistered",

@@ -235,7 +235,13 @@ func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <
 			saved = last
 			return true
 		}
+		if d.handleBatch(ctx, log, sub, batch) {
+			last = batch[len(batch)-1].ID
+		}
 		for _, c := range batch {
+			if c.ID <= last {
+				continue // handed over with the batch
+			}
 			if c.Op == changes.Event && !wantsEvents(sub) {
 				last = c.ID
 				continue
@@ -249,6 +255,34 @@ func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <
 			return
 		}
 	}
+}
+
+// handleBatch hands a BatchSubscriber the changes of a batch it takes in
+// one call. It reports whether that succeeded; if not (or sub takes no
+// batches) the caller hands them over one by one, with retries.
+func (d *Dispatcher) handleBatch(ctx context.Context, log *slog.Logger, sub changes.Subscriber, batch []changes.Change) bool {
+	bs, ok := sub.(changes.BatchSubscriber)
+	if !ok || len(batch) < 2 || !d.lease.Valid() {
+		return false
+	}
+	cs := make([]changes.Change, 0, len(batch))
+	for _, c := range batch {
+		if c.Op != changes.Event || wantsEvents(sub) {
+			cs = append(cs, c)
+		}
+	}
+	err := func() (err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				err = fmt.Errorf("panic: %v", r)
+			}
+		}()
+		return bs.HandleBatch(ctx, cs)
+	}()
+	if err != nil && ctx.Err() == nil {
+		log.Warn("outbox: batch failed; handing its changes over one by one", "from", batch[0].ID, "to", batch[len(batch)-1].ID, "error", err)
+	}
+	return err == nil && ctx.Err() == nil
 }
 
 // wantsEvents reports whether sub is handed Event changes.

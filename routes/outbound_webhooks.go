@@ -31,7 +31,7 @@ func WebhookDeliveryRoutes(st *models.Store, svc *webhooks.Service) []Route {
 		{webhooks.KindSystem, "/api/system_webhooks/:id", Access{Perm: "config.read", Scope: ScopePlatform}, Access{Perm: "config.write", Scope: ScopePlatform}},
 	} {
 		out = append(out,
-			Route{Method: "GET", Path: k.base + "/deliveries", Summary: "The webhook's deliveries, newest first: status, attempts, last answer (status, latency, error, first KiB of the body)", Tag: k.kind, Auth: AuthAPI, Access: k.read, Response: "WebhookDeliveryList", Query: []string{"limit", "offset"}, Handler: r.list(k.kind)},
+			Route{Method: "GET", Path: k.base + "/deliveries", Summary: "The webhook's deliveries, newest first: status, attempts, last answer (status, latency, error, first KiB of the body) and each attempt's (attempt_history)", Tag: k.kind, Auth: AuthAPI, Access: k.read, Response: "WebhookDeliveryList", Query: []string{"limit", "offset"}, Handler: r.list(k.kind)},
 			Route{Method: "POST", Path: k.base + "/deliveries/:delivery_id/replay", Summary: "Send a delivery again (same event id and body, attempts counted afresh); 202, attempted by the worker", Tag: k.kind, Auth: AuthAPI, Access: k.write, Request: "Empty", Response: "WebhookDelivery", Status: 202, Handler: r.replay(k.kind)},
 			Route{Method: "POST", Path: k.base + "/test", Summary: "Send a webhook.test event now (enabled or not) and answer the attempt; not counted as a failure", Tag: k.kind, Auth: AuthAPI, Access: k.write, Request: "Empty", Response: "WebhookDelivery", Handler: r.test(k.kind)},
 			Route{Method: "POST", Path: k.base + "/enable", Summary: "Enable the webhook again: clears disabled_reason and the failure count; held deliveries resume", Tag: k.kind, Auth: AuthAPI, Access: k.write, Request: "Empty", Response: resourceSchemaName(k.kind), Handler: r.enable(k.kind)},
@@ -117,7 +117,7 @@ func (r *deliveryRoutes) enable(kind string) fiber.Handler {
 func WebhookDeliverySchemas() map[string]any {
 	str := obj{"type": "string"}
 	return map[string]any{
-		"WebhookDelivery": obj{"type": "object", "required": []string{"id", "webhook_id", "event_id", "event_type", "status", "attempts"}, "properties": obj{
+		"WebhookDelivery": obj{"type": "object", "required": []string{"id", "webhook_id", "event_id", "event_type", "status", "attempts", "attempt_history"}, "properties": obj{
 			"id":              obj{"type": "integer", "description": "the delivery id (replay names it)"},
 			"webhook_id":      obj{"type": "integer"},
 			"event_id":        obj{"type": "string", "description": "sent as X-Webhook-Id; the same on every attempt and replay"},
@@ -132,6 +132,15 @@ func WebhookDeliverySchemas() map[string]any {
 			"response_body":   obj{"type": "string", "description": "the last answer's first KiB"},
 			"created_at":      str,
 			"updated_at":      str,
+			"attempt_history": obj{"type": "array", "description": "the delivery's attempts, oldest first (the last 20; a replay starts counting again at 1)", "items": obj{"$ref": "#/components/schemas/WebhookAttempt"}},
+		}},
+		"WebhookAttempt": obj{"type": "object", "required": []string{"attempt", "at", "response_status", "latency_ms", "error", "response_body"}, "properties": obj{
+			"attempt":         obj{"type": "integer", "description": "1 for the first attempt"},
+			"at":              obj{"type": "string", "description": "when the attempt ended"},
+			"response_status": obj{"type": "integer", "description": "HTTP status of the answer (0: no answer)"},
+			"latency_ms":      obj{"type": "integer"},
+			"error":           obj{"type": "string", "description": "why it failed (empty on success)"},
+			"response_body":   obj{"type": "string", "description": "the answer's first KiB"},
 		}},
 		"WebhookDeliveryList": obj{"type": "array", "items": obj{"$ref": "#/components/schemas/WebhookDelivery"}},
 	}

@@ -239,6 +239,20 @@ func TestOutboundWebhookSignedRetriedReplayed(t *testing.T) {
 		if mine["attempts"].(float64) != 2 || mine["response_status"].(float64) != 200 || mine["event_type"] != "config.changed" {
 			t.Fatalf("delivery log entry %v", mine)
 		}
+		// Each attempt in the history: the 500 with its error and answer,
+		// then the 200.
+		hist, _ := mine["attempt_history"].([]any)
+		if len(hist) != 2 {
+			t.Fatalf("attempt history %v, want two attempts", mine["attempt_history"])
+		}
+		first, second := hist[0].(map[string]any), hist[1].(map[string]any)
+		if first["attempt"].(float64) != 1 || first["response_status"].(float64) != 500 || first["error"] != "HTTP 500" || first["at"] == "" ||
+			second["attempt"].(float64) != 2 || second["response_status"].(float64) != 200 || second["error"] != "" || second["at"].(string) < first["at"].(string) {
+			t.Fatalf("attempt history %v", hist)
+		}
+		if _, ok := first["latency_ms"].(float64); !ok {
+			t.Fatalf("attempt without latency: %v", first)
+		}
 
 		// A replay sends the same event again.
 		s.Do(t, "POST", fmt.Sprintf("%s%d/deliveries/%v/replay", base, id, mine["id"]), s.Key, map[string]any{}).Expect(t, 202)

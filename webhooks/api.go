@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -32,7 +33,39 @@ func (s *Service) Deliveries(ctx context.Context, kind string, hookID int64, p m
 			out[i].NextAttemptAt = ""
 		}
 	}
+	if err := s.withHistory(ctx, out); err != nil {
+		return nil, 0, err
+	}
 	return out, total, nil
+}
+
+// withHistory fills each delivery's attempts (the last historyShown, oldest
+// first) with one query.
+func (s *Service) withHistory(ctx context.Context, ds []Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	at := make(map[int64]*Delivery, len(ds))
+	ids := make([]any, len(ds))
+	for i := range ds {
+		ds[i].History = []Attempt{}
+		at[ds[i].ID] = &ds[i]
+		ids[i] = ds[i].ID
+	}
+	var all []Attempt
+	q := "SELECT delivery_id, attempt, attempted_at, status_code, latency_ms, error, response FROM webhook_attempts WHERE delivery_id IN (" +
+		strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ") ORDER BY id"
+	if err := s.db.SelectContext(ctx, &all, q, ids...); err != nil {
+		return fmt.Errorf("webhooks: delivery attempts: %w", s.st.TranslateErr(err))
+	}
+	for _, a := range all {
+		d := at[a.DeliveryID]
+		d.History = append(d.History, a)
+		if len(d.History) > historyShown {
+			d.History = d.History[1:]
+		}
+	}
+	return nil
 }
 
 func (s *Service) delivery(ctx context.Context, kind string, hookID, id int64) (*Delivery, error) {
@@ -44,7 +77,11 @@ func (s *Service) delivery(ctx context.Context, kind string, hookID, id int64) (
 	if d.Status != StatusPending {
 		d.NextAttemptAt = ""
 	}
-	return &d, nil
+	one := []Delivery{d}
+	if err := s.withHistory(ctx, one); err != nil {
+		return nil, err
+	}
+	return &one[0], nil
 }
 
 // Replay sends a delivery again (same event id and body) with a fresh
@@ -106,7 +143,7 @@ func (s *Service) Test(ctx context.Context, kind, tenant string, hookID int64) (
 		return nil, err
 	}
 	d.NextAttemptAt = ""
-	return &d, nil
+	return s.delivery(ctx, kind, hookID, d.ID)
 }
 
 // Enable turns a webhook on again: its failure count and disabled reason

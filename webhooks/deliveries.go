@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -41,36 +42,82 @@ type Delivery struct {
 	Response      string  `db:"last_response" json:"response_body"`
 	CreatedAt     string  `db:"created_at" json:"created_at"`
 	UpdatedAt     string  `db:"updated_at" json:"updated_at"`
+	// Subject is what the event is about (a call's channel id): one
+	// webhook's deliveries of one subject are sent one at a time, in order.
+	Subject string `db:"subject" json:"-"`
+	// History is the delivery's attempts, oldest first (the last
+	// historyShown of them).
+	History []Attempt `db:"-" json:"attempt_history"`
 }
 
-const deliveryColumns = "id, hook_kind, hook_id, tenant, event_id, event_type, body, status, attempts, next_attempt_at, last_attempt_at, last_status_code, last_latency_ms, last_error, last_response, created_at, updated_at"
+// Attempt is one attempt of a delivery, as the delivery log shows it.
+type Attempt struct {
+	DeliveryID int64  `db:"delivery_id" json:"-"`
+	Attempt    int    `db:"attempt" json:"attempt"`
+	At         string `db:"attempted_at" json:"at"`
+	StatusCode int    `db:"status_code" json:"response_status"`
+	LatencyMS  int    `db:"latency_ms" json:"latency_ms"`
+	Error      string `db:"error" json:"error"`
+	Response   string `db:"response" json:"response_body"`
+}
+
+// historyShown bounds the attempts listed per delivery.
+const historyShown = 20
+
+const deliveryColumns = "id, hook_kind, hook_id, tenant, event_id, event_type, body, status, attempts, next_attempt_at, last_attempt_at, last_status_code, last_latency_ms, last_error, last_response, created_at, updated_at, subject"
 
 func stamp(t time.Time) string { return models.FormatTime(t) }
+
+// row is one delivery row to insert: an event for one webhook.
+type row struct {
+	ev   *Event
+	body []byte
+	hook *Hook
+}
 
 // insert writes the delivery rows of one event (a row that exists, from an
 // earlier delivery of the same change, is kept as it is).
 func (s *Service) insert(ctx context.Context, ev *Event, body []byte, hooks []*Hook) error {
-	if len(hooks) == 0 {
+	rows := make([]row, len(hooks))
+	for i, h := range hooks {
+		rows[i] = row{ev: ev, body: body, hook: h}
+	}
+	return s.insertRows(ctx, rows)
+}
+
+// insertRowsChunk bounds the rows of one INSERT (12 placeholders each).
+const insertRowsChunk = 500
+
+// insertRows writes delivery rows with multi-row INSERTs that skip rows
+// already there, in one transaction.
+func (s *Service) insertRows(ctx context.Context, rows []row) error {
+	if len(rows) == 0 {
 		return nil
 	}
 	now := stamp(time.Now())
-	q := s.ignore + " INTO webhook_deliveries (hook_group, hook_kind, hook_id, tenant, event_id, event_type, body, status, next_attempt_at, created_at, updated_at) VALUES "
-	args := make([]any, 0, len(hooks)*11)
-	for i, h := range hooks {
-		if i > 0 {
-			q += ", "
+	return s.st.InTx(ctx, func(tx *sqlx.Tx) error {
+		for start := 0; start < len(rows); start += insertRowsChunk {
+			chunk := rows[start:min(start+insertRowsChunk, len(rows))]
+			var q strings.Builder
+			q.WriteString(s.ignore + " INTO webhook_deliveries (hook_group, hook_kind, hook_id, tenant, event_id, event_type, body, status, next_attempt_at, created_at, updated_at, subject) VALUES ")
+			args := make([]any, 0, len(chunk)*12)
+			for i, r := range chunk {
+				if i > 0 {
+					q.WriteString(", ")
+				}
+				q.WriteString("(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)")
+				status := StatusPending
+				if !r.hook.Enabled {
+					status = StatusHeld
+				}
+				args = append(args, s.opts.Group, r.hook.Kind, r.hook.ID, r.hook.Tenant, r.ev.ID, r.ev.Type, string(r.body), status, now, now, now, cut(r.ev.subject, 128))
+			}
+			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+				return fmt.Errorf("webhooks: insert deliveries of %s: %w", chunk[0].ev.ID, s.st.TranslateErr(err))
+			}
 		}
-		q += "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-		status := StatusPending
-		if !h.Enabled {
-			status = StatusHeld
-		}
-		args = append(args, s.opts.Group, h.Kind, h.ID, h.Tenant, ev.ID, ev.Type, string(body), status, now, now, now)
-	}
-	if _, err := s.db.ExecContext(ctx, q, args...); err != nil {
-		return fmt.Errorf("webhooks: insert deliveries of %s: %w", ev.ID, s.st.TranslateErr(err))
-	}
-	return nil
+		return nil
+	})
 }
 
 // due reads up to limit pending deliveries whose time has come.
@@ -99,27 +146,15 @@ func (r result) ok() bool { return r.err == "" && r.code >= 200 && r.code < 300 
 // a reason and a webhook.auto_disabled system event, in one transaction).
 // counts is false for test sends, which leave the webhook's counters alone.
 func (s *Service) record(ctx context.Context, d *Delivery, h *Hook, r result, counts bool) error {
-	now := time.Now()
-	d.Attempts++
-	d.LastAttemptAt = ptr(stamp(now))
-	d.StatusCode, d.LatencyMS, d.Error, d.Response = r.code, int(r.latency.Milliseconds()), cut(r.err, 512), cut(r.response, 1024)
-	switch {
-	case r.ok():
-		d.Status, d.NextAttemptAt = StatusSucceeded, ""
-	case d.Attempts >= h.MaxAttempts:
-		d.Status, d.NextAttemptAt = StatusDead, ""
-	default:
-		d.Status, d.NextAttemptAt = StatusPending, stamp(now.Add(s.backoff(d.Attempts)))
-	}
-	if d.NextAttemptAt == "" {
-		d.NextAttemptAt = stamp(now)
-	}
-	d.UpdatedAt = stamp(now)
+	s.outcome(d, h, r, time.Now())
 	var disabled bool
 	err := s.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
 		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_attempt_at = ?,
 			last_status_code = ?, last_latency_ms = ?, last_error = ?, last_response = ?, updated_at = ? WHERE id = ?`,
 			d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.StatusCode, d.LatencyMS, d.Error, d.Response, d.UpdatedAt, d.ID); err != nil {
+			return nil, err
+		}
+		if err := insertAttempts(ctx, tx, []*Delivery{d}); err != nil {
 			return nil, err
 		}
 		if !counts {
@@ -172,6 +207,110 @@ func (s *Service) record(ctx context.Context, d *Delivery, h *Hook, r result, co
 	return nil
 }
 
+// insertAttempts adds the latest attempt of each delivery to the history.
+func insertAttempts(ctx context.Context, tx *sqlx.Tx, ds []*Delivery) error {
+	if len(ds) == 0 {
+		return nil
+	}
+	var q strings.Builder
+	q.WriteString("INSERT INTO webhook_attempts (delivery_id, attempt, attempted_at, status_code, latency_ms, error, response) VALUES ")
+	args := make([]any, 0, len(ds)*7)
+	for i, d := range ds {
+		if i > 0 {
+			q.WriteString(", ")
+		}
+		q.WriteString("(?, ?, ?, ?, ?, ?, ?)")
+		args = append(args, d.ID, d.Attempts, *d.LastAttemptAt, d.StatusCode, d.LatencyMS, d.Error, d.Response)
+	}
+	if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
+		return fmt.Errorf("webhooks: record attempts: %w", err)
+	}
+	return nil
+}
+
+// outcome applies an attempt's result to d (status, counters, backoff).
+func (s *Service) outcome(d *Delivery, h *Hook, r result, now time.Time) {
+	d.Attempts++
+	d.LastAttemptAt = ptr(stamp(now))
+	d.StatusCode, d.LatencyMS, d.Error, d.Response = r.code, int(r.latency.Milliseconds()), cut(r.err, 512), cut(r.response, 1024)
+	switch {
+	case r.ok():
+		d.Status, d.NextAttemptAt = StatusSucceeded, ""
+	case d.Attempts >= h.MaxAttempts:
+		d.Status, d.NextAttemptAt = StatusDead, ""
+	default:
+		d.Status, d.NextAttemptAt = StatusPending, stamp(now.Add(s.backoff(d.Attempts)))
+	}
+	if d.NextAttemptAt == "" {
+		d.NextAttemptAt = stamp(now)
+	}
+	d.UpdatedAt = stamp(now)
+}
+
+// success is a succeeded attempt waiting to be recorded with others.
+type success struct {
+	d *Delivery
+	h *Hook
+	r result
+}
+
+// recordSuccesses stores many succeeded attempts in one transaction: each
+// delivery's state, its attempt, and per webhook the reset failure count.
+// Failures take record, one at a time, for the auto-disable decision.
+func (s *Service) recordSuccesses(ctx context.Context, batch []success) error {
+	if len(batch) == 0 {
+		return nil
+	}
+	now := time.Now()
+	ds := make([]*Delivery, len(batch))
+	lastOK := map[*Hook]string{}
+	for i, b := range batch {
+		s.outcome(b.d, b.h, b.r, now)
+		ds[i] = b.d
+		lastOK[b.h] = b.d.UpdatedAt
+	}
+	err := s.st.InTx(ctx, func(tx *sqlx.Tx) error {
+		// One UPDATE for the batch: what differs per row comes from CASE
+		// expressions keyed by id.
+		var codes, lats, resps, in strings.Builder
+		var codeArgs, latArgs, respArgs, ids []any
+		for i, d := range ds {
+			codes.WriteString(" WHEN ? THEN ?")
+			lats.WriteString(" WHEN ? THEN ?")
+			resps.WriteString(" WHEN ? THEN ?")
+			codeArgs = append(codeArgs, d.ID, d.StatusCode)
+			latArgs = append(latArgs, d.ID, d.LatencyMS)
+			respArgs = append(respArgs, d.ID, d.Response)
+			if i > 0 {
+				in.WriteString(", ")
+			}
+			in.WriteString("?")
+			ids = append(ids, d.ID)
+		}
+		at := *ds[0].LastAttemptAt
+		args := append([]any{StatusSucceeded, at, at, ds[0].UpdatedAt}, codeArgs...)
+		args = append(append(append(args, latArgs...), respArgs...), ids...)
+		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, next_attempt_at = ?, last_attempt_at = ?,
+			last_error = '', updated_at = ?, last_status_code = CASE id`+codes.String()+` END, last_latency_ms = CASE id`+lats.String()+` END,
+			last_response = CASE id`+resps.String()+` END WHERE id IN (`+in.String()+`)`, args...); err != nil {
+			return err
+		}
+		if err := insertAttempts(ctx, tx, ds); err != nil {
+			return err
+		}
+		for h, at := range lastOK {
+			if _, err := tx.ExecContext(ctx, "UPDATE "+h.Kind+" SET consecutive_failures = 0, last_success_at = ? WHERE id = ?", at, h.ID); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("webhooks: record %d succeeded attempts: %w", len(batch), s.st.TranslateErr(err))
+	}
+	return nil
+}
+
 // setStatus moves one delivery (held or dead without an attempt).
 func (s *Service) setStatus(ctx context.Context, id int64, status, why string) error {
 	_, err := s.db.ExecContext(ctx, "UPDATE webhook_deliveries SET status = ?, last_error = ?, updated_at = ? WHERE id = ?", status, cut(why, 512), stamp(time.Now()), id)
@@ -197,6 +336,11 @@ func (s *Service) prune(ctx context.Context) (int64, error) {
 		s.opts.Group, StatusSucceeded, StatusDead, stamp(time.Now().Add(-s.opts.Keep)))
 	if err != nil {
 		return 0, fmt.Errorf("webhooks: prune deliveries: %w", s.st.TranslateErr(err))
+	}
+	// Attempts go with the same retention (a delivery older than it is
+	// finished or long held; its history is what it was).
+	if _, err := s.db.ExecContext(ctx, "DELETE FROM webhook_attempts WHERE attempted_at < ?", stamp(time.Now().Add(-s.opts.Keep))); err != nil {
+		return 0, fmt.Errorf("webhooks: prune attempts: %w", s.st.TranslateErr(err))
 	}
 	return r.RowsAffected()
 }

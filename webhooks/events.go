@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/switchboard/switchboard/changes"
@@ -27,7 +28,17 @@ type Event struct {
 	Data      json.RawMessage `json:"data"`
 	// data is Data decoded, for filters.
 	data map[string]any
+	// subject orders deliveries: a call's channel id for call events.
+	subject string
+	// at is when the event happened (the change's commit time).
+	at time.Time
 }
+
+// callEventAliases maps the field guide's names of call events to the
+// events produced under another name: a webhook subscribed to
+// call.created receives call.started (the same moment: the channel is
+// known with its tenant).
+var callEventAliases = map[string]string{"call.started": "call.created"}
 
 // configChange is the data of config.changed and office_mode.changed.
 type configChange struct {
@@ -42,9 +53,12 @@ type configChange struct {
 // the outbox id: the same on every redelivery of the change, so receivers
 // de-duplicate on X-Webhook-Id.
 func eventOf(c changes.Change) (*Event, error) {
-	ev := &Event{ID: "evt_" + strconv.FormatInt(c.ID, 10), Tenant: c.Tenant, CreatedAt: c.At.UTC().Format(time.RFC3339Nano)}
+	ev := &Event{ID: "evt_" + strconv.FormatInt(c.ID, 10), Tenant: c.Tenant, CreatedAt: c.At.UTC().Format(time.RFC3339Nano), at: c.At}
 	if c.Op == changes.Event {
 		ev.Type, ev.Data = c.Resource, c.After
+		if strings.HasPrefix(c.Resource, "call.") {
+			ev.subject = c.Key
+		}
 	} else {
 		ev.Type = "config.changed"
 		if c.Resource == "office_mode" {

@@ -42,6 +42,10 @@ type Hook struct {
 	// event is lost to an outage at the receiver.
 	Suspended bool
 	Tenants   []string // platform webhooks: empty = every tenant
+	// Created is when the webhook was created: it receives the events
+	// that happened from then on, not the backlog an outbox that lags
+	// still holds.
+	Created time.Time
 }
 
 // hookFrom reads a record from models.Store.Records.
@@ -54,6 +58,9 @@ func hookFrom(kind, tenant string, rec models.Record) (*Hook, error) {
 	h.Filter, _ = rec["filter"].(map[string]any)
 	h.Secret, _ = rec["secret"].(string)
 	h.Enabled, _ = rec["enabled"].(bool)
+	if v, ok := rec["created_at"].(string); ok {
+		h.Created, _ = time.Parse(time.RFC3339Nano, v)
+	}
 	reason, _ := rec["disabled_reason"].(string)
 	h.Suspended = !h.Enabled && reason != ""
 	if v, ok := rec["content_type"].(string); ok && v != "" {
@@ -91,7 +98,10 @@ func stringList(v any) []string {
 
 // wants reports whether h subscribes to ev.
 func (h *Hook) wants(ev *Event) bool {
-	if !(h.Enabled || h.Suspended) || !slices.Contains(h.Events, ev.Type) {
+	if !(h.Enabled || h.Suspended) || (!ev.at.IsZero() && ev.at.Before(h.Created)) {
+		return false
+	}
+	if !slices.Contains(h.Events, ev.Type) && (callEventAliases[ev.Type] == "" || !slices.Contains(h.Events, callEventAliases[ev.Type])) {
 		return false
 	}
 	if h.Kind == KindPlatform && len(h.Tenants) > 0 && !slices.Contains(h.Tenants, ev.Tenant) {

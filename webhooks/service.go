@@ -103,7 +103,10 @@ func New(st *models.Store, opts Options) *Service {
 	}
 }
 
-var _ changes.EventSubscriber = (*Service)(nil)
+var (
+	_ changes.EventSubscriber = (*Service)(nil)
+	_ changes.BatchSubscriber = (*Service)(nil)
+)
 
 // Name is the outbox subscriber name.
 func (s *Service) Name() string { return "webhooks" }
@@ -124,7 +127,7 @@ func (s *Service) Handle(ctx context.Context, c changes.Change) error {
 	if err != nil {
 		return fmt.Errorf("webhooks: event of change %d: %w", c.ID, err)
 	}
-	targets, err := s.targets(ctx, ev)
+	targets, err := s.targets(ctx, ev, nil)
 	if err != nil || len(targets) == 0 {
 		return err
 	}
@@ -136,6 +139,83 @@ func (s *Service) Handle(ctx context.Context, c changes.Change) error {
 		return err
 	}
 	s.Wake()
+	return nil
+}
+
+// HandleBatch writes the deliveries of many changes with multi-row
+// INSERTs in one transaction (the dispatcher's batch); like Handle it is
+// idempotent.
+func (s *Service) HandleBatch(ctx context.Context, cs []changes.Change) error {
+	// A webhook written later in the batch is already in its new state in
+	// the database: the events before that write see it as it was then
+	// (the write's before).
+	type write struct {
+		at      int
+		enabled bool
+		reason  bool
+	}
+	firstWrite := map[string]write{}
+	for i, c := range cs {
+		if slices.Contains(Kinds, c.Resource) && c.Op == changes.Update {
+			key := c.Resource + "/" + c.Key
+			if _, seen := firstWrite[key]; !seen {
+				var before struct {
+					Enabled bool    `json:"enabled"`
+					Reason  *string `json:"disabled_reason"`
+				}
+				_ = json.Unmarshal(c.Before, &before)
+				firstWrite[key] = write{at: i, enabled: before.Enabled, reason: before.Reason != nil && *before.Reason != ""}
+			}
+		}
+	}
+	var rows []row
+	for i, c := range cs {
+		asOf := func(h *Hook) *Hook {
+			w, ok := firstWrite[h.Kind+"/"+strconv.FormatInt(h.ID, 10)]
+			if !ok || w.at < i {
+				return h
+			}
+			then := *h
+			then.Enabled, then.Suspended = w.enabled, !w.enabled && w.reason
+			return &then
+		}
+		if slices.Contains(Kinds, c.Resource) && c.Op != changes.Event {
+			// Webhook writes change what later events target: apply the
+			// rows so far, then this change on its own.
+			if err := s.insertRows(ctx, rows); err != nil {
+				return err
+			}
+			rows = nil
+			if err := s.Handle(ctx, c); err != nil {
+				return err
+			}
+			continue
+		}
+		ev, err := eventOf(c)
+		if err != nil {
+			return fmt.Errorf("webhooks: event of change %d: %w", c.ID, err)
+		}
+		targets, err := s.targets(ctx, ev, asOf)
+		if err != nil {
+			return err
+		}
+		if len(targets) == 0 {
+			continue
+		}
+		body, err := ev.body()
+		if err != nil {
+			return fmt.Errorf("webhooks: encode %s: %w", ev.ID, err)
+		}
+		for _, h := range targets {
+			rows = append(rows, row{ev: ev, body: body, hook: h})
+		}
+	}
+	if err := s.insertRows(ctx, rows); err != nil {
+		return err
+	}
+	if len(rows) > 0 {
+		s.Wake()
+	}
 	return nil
 }
 
@@ -156,8 +236,10 @@ func (s *Service) enabledByWrite(ctx context.Context, c changes.Change) error {
 	return s.release(ctx, s.db, c.Resource, after.ID)
 }
 
-// targets are the enabled webhooks that want ev.
-func (s *Service) targets(ctx context.Context, ev *Event) ([]*Hook, error) {
+// targets are the enabled webhooks that want ev. asOf, when set, gives a
+// webhook as it stood when ev happened (a later write of it is already in
+// the database).
+func (s *Service) targets(ctx context.Context, ev *Event, asOf func(*Hook) *Hook) ([]*Hook, error) {
 	var lists [][]*Hook
 	add := func(kind, tenant string) error {
 		hooks, err := s.hooks.list(ctx, kind, tenant)
@@ -181,6 +263,9 @@ func (s *Service) targets(ctx context.Context, ev *Event) ([]*Hook, error) {
 	var out []*Hook
 	for _, l := range lists {
 		for _, h := range l {
+			if asOf != nil {
+				h = asOf(h)
+			}
 			if h.wants(ev) {
 				out = append(out, h)
 			}
@@ -198,52 +283,92 @@ func (s *Service) Wake() {
 }
 
 // Run attempts due deliveries while leading reports true (this replica
-// holds the outbox lease), until ctx ends. In-flight attempts are
-// abandoned at shutdown without being counted: the row stays due.
+// holds the outbox lease), until ctx ends. Up to Workers requests are in
+// flight; one webhook's deliveries of one subject (a call) go one at a
+// time, in order. Succeeded attempts are recorded in batches (one
+// transaction for many), failures one by one (they may disable the
+// webhook). A delivery stays "in flight" until its attempt is recorded, so
+// a copy of its row read meanwhile is never sent twice. In-flight attempts
+// are abandoned at shutdown without being counted: the row stays due;
+// attempts already answered are recorded first.
 func (s *Service) Run(ctx context.Context, leading func() bool) {
-	inflight := map[int64]bool{}
-	// finished remembers when recent attempts ended: a row read before its
-	// attempt ended is a stale copy and must not be sent again.
-	finished := map[int64]time.Time{}
 	var mu sync.Mutex
-	done := make(chan struct{}, s.opts.Workers)
+	// inflight holds deliveries from their send until their attempt is
+	// recorded; sending counts the requests under way (bounded by Workers).
+	inflight := map[int64]bool{}
+	sending := 0
+	busy := map[string]bool{} // "<kind>/<hook id>/<subject>" in flight
+	// finished remembers when recent attempts were recorded: a row read
+	// before that is a stale copy and must not be sent again.
+	finished := map[int64]time.Time{}
+	release := func(d *Delivery) {
+		mu.Lock()
+		delete(inflight, d.ID)
+		if d.Subject != "" {
+			delete(busy, subjectKey(d))
+		}
+		finished[d.ID] = time.Now()
+		mu.Unlock()
+	}
+	done := make(chan struct{}, 1)
+	successes := make(chan success, s.opts.Workers)
+	recorderDone := make(chan struct{})
+	go func() {
+		defer close(recorderDone)
+		s.recordLoop(ctx, successes, release, done)
+	}()
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		wg.Wait()
+		close(successes)
+		<-recorderDone
+	}()
 	lastPrune, lastClean := time.Now(), time.Now()
 	for ctx.Err() == nil {
 		if leading() {
 			mu.Lock()
-			free := s.opts.Workers - len(inflight)
-			busy := len(inflight)
+			free := s.opts.Workers - sending
 			mu.Unlock()
 			if free > 0 {
 				readAt := time.Now()
-				batch, err := s.due(ctx, free+busy)
+				// Read past the free slots: rows that wait behind their
+				// subject or are in flight are skipped.
+				batch, err := s.due(ctx, free+s.opts.Workers)
 				if err != nil && ctx.Err() == nil {
 					s.log.Warn("webhooks: read due deliveries", "error", err)
 				}
-				for _, d := range batch {
-					mu.Lock()
-					if end, ok := finished[d.ID]; inflight[d.ID] || len(inflight) >= s.opts.Workers || (ok && !end.Before(readAt)) {
-						mu.Unlock()
+				mu.Lock()
+				for i := range batch {
+					d := &batch[i]
+					if end, ok := finished[d.ID]; inflight[d.ID] || sending >= s.opts.Workers || (ok && !end.Before(readAt)) {
 						continue
 					}
+					if d.Subject != "" {
+						if busy[subjectKey(d)] {
+							continue // an earlier event of the same call goes first
+						}
+						busy[subjectKey(d)] = true
+					}
 					inflight[d.ID] = true
-					mu.Unlock()
+					sending++
 					wg.Add(1)
 					go func() {
 						defer wg.Done()
-						s.attempt(ctx, &d)
-						mu.Lock()
-						delete(inflight, d.ID)
-						finished[d.ID] = time.Now()
-						mu.Unlock()
-						select {
-						case done <- struct{}{}:
-						default:
+						recorded := !s.attempt(ctx, d, successes, func() {
+							mu.Lock()
+							sending--
+							mu.Unlock()
+						})
+						if recorded {
+							release(d)
+							select {
+							case done <- struct{}{}:
+							default:
+							}
 						}
 					}()
 				}
+				mu.Unlock()
 			}
 			if time.Since(lastClean) > 5*time.Second {
 				lastClean = time.Now()
@@ -273,15 +398,68 @@ func (s *Service) Run(ctx context.Context, leading func() bool) {
 	}
 }
 
-// attempt sends one due delivery and records the outcome.
-func (s *Service) attempt(ctx context.Context, d *Delivery) {
+// subjectKey names a webhook's deliveries of one subject.
+func subjectKey(d *Delivery) string {
+	return hookLabel(d.HookKind, d.HookID) + "/" + d.Subject
+}
+
+// recordBatch bounds the succeeded attempts recorded in one transaction;
+// recordLinger is how long the recorder waits for more before it writes.
+const (
+	recordBatch  = 256
+	recordLinger = 5 * time.Millisecond
+)
+
+// recordLoop records succeeded attempts in batches until in is closed,
+// then releases their deliveries and wakes the loop. At shutdown what was
+// answered is still recorded (on a context without the cancellation).
+func (s *Service) recordLoop(ctx context.Context, in <-chan success, release func(*Delivery), done chan<- struct{}) {
+	wctx := context.WithoutCancel(ctx)
+	for first := range in {
+		batch := []success{first}
+		linger := time.NewTimer(recordLinger)
+	fill:
+		for len(batch) < recordBatch {
+			select {
+			case x, ok := <-in:
+				if !ok {
+					break fill
+				}
+				batch = append(batch, x)
+			case <-linger.C:
+				break fill
+			}
+		}
+		linger.Stop()
+		if err := s.recordSuccesses(wctx, batch); err != nil {
+			// Not recorded: the rows stay pending and are sent again (at
+			// least once); receivers de-duplicate on X-Webhook-Id.
+			s.log.Warn("webhooks: record succeeded deliveries", "error", err)
+		}
+		for _, b := range batch {
+			release(b.d)
+		}
+		select {
+		case done <- struct{}{}:
+		default:
+		}
+	}
+}
+
+// attempt sends one due delivery. A success is handed to the recorder (it
+// reports true: the recorder releases the delivery); anything else is
+// recorded here.
+// sent is called once the request is over (its worker slot is free).
+func (s *Service) attempt(ctx context.Context, d *Delivery, successes chan<- success, sent func()) bool {
+	sentOnce := sync.OnceFunc(sent)
+	defer sentOnce()
 	log := s.log.With("delivery", d.ID, "webhook", hookLabel(d.HookKind, d.HookID))
 	h, err := s.hooks.get(ctx, d.HookKind, d.Tenant, d.HookID)
 	if err != nil {
 		if ctx.Err() == nil {
 			log.Warn("webhooks: read webhook", "error", err)
 		}
-		return
+		return false
 	}
 	switch {
 	case h == nil:
@@ -290,14 +468,20 @@ func (s *Service) attempt(ctx context.Context, d *Delivery) {
 		err = s.setStatus(ctx, d.ID, StatusHeld, "the webhook is disabled")
 	default:
 		r := s.send(ctx, h, d)
+		sentOnce()
+		if r.ok() {
+			successes <- success{d: d, h: h, r: r}
+			return true
+		}
 		if ctx.Err() != nil {
-			return // shutting down: not an attempt; the row stays due
+			return false // shutting down: not an attempt; the row stays due
 		}
 		err = s.record(context.WithoutCancel(ctx), d, h, r, true)
 	}
 	if err != nil && ctx.Err() == nil {
 		log.Warn("webhooks: record delivery", "error", err)
 	}
+	return false
 }
 
 // send makes one signed request.

@@ -65,7 +65,7 @@ func benchCDRImport(ctx context.Context, args []string) error {
 		return err
 	}
 	fmt.Printf("cdr import: %d rows (JSON Lines, %d per batch) on %s in %.2fs: %.0f rows/s; created %d, failed %d\n",
-		job.RowsDone, 1000, b.name, elapsed.Seconds(), float64(job.RowsDone)/elapsed.Seconds(), job.Created, job.Failed)
+		job.RowsDone, media.BulkBatchRows, b.name, elapsed.Seconds(), float64(job.RowsDone)/elapsed.Seconds(), job.Created, job.Failed)
 	fmt.Printf("  heap in use before %d MiB, after %d MiB; allocated %d MiB in total\n", before.HeapInuse>>20, after.HeapInuse>>20, (after.TotalAlloc-before.TotalAlloc)>>20)
 	return nil
 }
