@@ -68,6 +68,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	applier := features.New(st, rdb, log.With("component", "features"))
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var pool *esl.Pool
+	var ccSync *callcenter.Sync
 	pool = esl.NewPool(nodes, esl.PoolOptions{
 		Logger:     log.With("component", "esl"),
 		EventLease: lease,
@@ -98,8 +99,18 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		},
 		OnConnect: func(ctx context.Context, node string) {
 			resync(ctx, pool, tracker, node, log)
+			// Queue, agent and tier changes made while the node was away
+			// never reached it: settle mod_callcenter off the event path.
+			go func() {
+				cctx, ccancel := context.WithTimeout(runCtx, 2*time.Minute)
+				defer ccancel()
+				if err := ccSync.Resync(cctx, node); err != nil {
+					log.Warn("callcenter resync", "node", node, "error", err)
+				}
+			}()
 		},
 	})
+	ccSync = callcenter.NewSync(pool, st, cfg.SIPDomain, log.With("component", "callcenter"))
 	// Servers written through the API connect or drop nodes when the change
 	// is delivered; every replica also re-reads them periodically.
 	reload := make(chan struct{}, 1)
@@ -124,8 +135,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	registerPoolMetrics(s.metrics, pool, events, log)
 
 	s.subscribers = append(s.subscribers, &media.VoicemailDelivery{Nodes: upNodes{pool}, Domain: cfg.SIPDomain, NodeDir: cfg.Media.NodeDir})
-	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool),
-		callcenter.NewSync(pool, st, cfg.SIPDomain, log.With("component", "callcenter")))
+	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool), ccSync)
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
 		Store:         st,
 		Redis:         rdb,

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard/switchboard/changes"
@@ -31,6 +32,9 @@ type Nodes interface {
 
 // Sync is the outbox subscriber.
 type Sync struct {
+	// mu runs one Handle or Resync at a time, so a resync never sends
+	// what it read before a change this replica applies meanwhile.
+	mu     sync.Mutex
 	nodes  Nodes
 	st     *models.Store
 	domain string
@@ -59,10 +63,12 @@ type command struct {
 }
 
 // Handle applies one change on every node whose command connection is up
-// (a node that is down has nothing to receive; it reads callcenter.conf
-// when its module loads). Every command is safe to repeat, so a change
+// (a node that is down misses it and is settled by Resync when it
+// reconnects). Every command is safe to repeat, so a change
 // that failed on one node is retried whole by the dispatcher.
 func (s *Sync) Handle(ctx context.Context, c changes.Change) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var cmds []command
 	var err error
 	switch c.Resource {
@@ -70,6 +76,8 @@ func (s *Sync) Handle(ctx context.Context, c changes.Change) error {
 		cmds, err = s.queueCommands(ctx, c)
 	case "agents":
 		cmds, err = s.agentCommands(ctx, c)
+	case "tenants":
+		return s.tenantChange(ctx, c)
 	default:
 		return nil
 	}
@@ -108,12 +116,28 @@ func (s *Sync) send(ctx context.Context, node string, cmds []command) error {
 }
 
 func (s *Sync) api(ctx context.Context, node, args string) error {
+	_, err := s.call(ctx, node, args)
+	return err
+}
+
+// call runs one callcenter_config command and returns its reply.
+func (s *Sync) call(ctx context.Context, node, args string) (string, error) {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	if _, err := s.nodes.API(cctx, node, "callcenter_config "+args); err != nil {
-		return fmt.Errorf("callcenter sync: %w", err)
+	reply, err := s.nodes.API(cctx, node, "callcenter_config "+args)
+	if err != nil {
+		return "", fmt.Errorf("callcenter sync: %w", err)
 	}
-	return nil
+	return reply, nil
+}
+
+// agentSet is "agent set <key> <agent> <value>". mod_callcenter splits its
+// arguments at spaces; quotes group ("On Break"). Only statuses hold spaces.
+func agentSet(key, agent, value string) command {
+	if strings.Contains(value, " ") {
+		value = "'" + value + "'"
+	}
+	return command{args: "agent set " + key + " " + agent + " " + value}
 }
 
 // decode reads a change's before or after object (nil when absent).
@@ -244,13 +268,7 @@ func (s *Sync) agentCommands(ctx context.Context, c changes.Change) ([]command, 
 		if !fresh && oldSet[i] == kv {
 			continue
 		}
-		value := kv[1]
-		if strings.Contains(value, " ") {
-			// mod_callcenter splits its arguments at spaces; quotes group
-			// ("On Break"). Only statuses hold spaces.
-			value = "'" + value + "'"
-		}
-		cmds = append(cmds, command{args: "agent set " + kv[0] + " " + newName + " " + value})
+		cmds = append(cmds, agentSet(kv[0], newName, kv[1]))
 	}
 	queues, err := records[dialplan.Queue](ctx, s.st, c.Tenant, "queues")
 	if err != nil {

@@ -119,13 +119,31 @@ func FuzzDialplanEscaping(f *testing.F) {
 			snap.ConferenceRooms[0], snap.IVRMenus[0] = savedRoom, savedMenu
 			snap.Queues[0], snap.Agents[1] = savedQueue, savedAgent
 		}()
+		savedTenant, savedTrunks := snap.Tenant, slices.Clone(snap.Trunks)
+		defer func() { snap.Tenant, snap.Trunks = savedTenant, savedTrunks }()
 		snap.OutboundRoutes[0].Name = s
 		snap.Tenant.OutboundCallerIDName = s
+		// Trunk settings rendered on the bridges and gateways, and the
+		// tenant's country and caller id they format.
+		snap.Tenant.Country = s
+		for i := range snap.Trunks {
+			snap.Trunks[i].CallerIDFormat, snap.Trunks[i].DTMFMode = s, s
+		}
+		sofia := Sofia(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1")), testServers, snap.Trunks)
+		if err := xmlCheck(sofia); err != nil || strings.Contains(string(sofia), "${") {
+			t.Fatalf("sofia.conf: %v\n%s", err, sofia)
+		}
+		doc, _ := TenantContext(testOpts, outReq, snap, now)
+		checkFuzzDoc(t, doc, "")
+		snap.Tenant.CallerID = s
+		doc, _ = TenantContext(testOpts, outReq, snap, now)
+		checkFuzzDoc(t, doc, "")
+		snap.Tenant.CallerID = savedTenant.CallerID
 		snap.InboundRoutes[0].Name = s
 		snap.InboundRoutes[0].CallerIDNamePrefix = s
 		snap.InboundRoutes[0].Destination = Destination{Type: "external", Target: s}
 
-		doc, _ := TenantContext(testOpts, outReq, snap, now)
+		doc, _ = TenantContext(testOpts, outReq, snap, now)
 		checkFuzzDoc(t, doc, s)
 
 		// A hunt group: its name, caller-name prefix and member targets,
@@ -237,9 +255,15 @@ func checkFuzzDoc(t *testing.T, doc []byte, s string) {
 			t.Fatalf("bridge dial string carries expandable or splitting text: %q", data)
 		}
 	}
+	for _, data := range tree.find("action", "application", "limit_execute", "data") {
+		f := strings.Split(data, " ")
+		if len(f) != 6 || f[0] != "hash" || f[1] != "trunk" || !validTrunkName(f[2]) || f[4] != "bridge" || strings.ContainsAny(f[5], "${}\t") {
+			t.Fatalf("limit_execute data %q", data)
+		}
+	}
 	for _, app := range tree.find("action", "", "", "application") {
 		switch app {
-		case "set", "export", "conference", "ivr", "callcenter", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback", "directory":
+		case "set", "export", "conference", "ivr", "callcenter", "transfer", "bridge", "limit", "limit_execute", "sched_hangup", "answer", "voicemail", "hangup", "playback", "directory":
 		default:
 			t.Fatalf("unexpected application %q", app)
 		}

@@ -42,10 +42,11 @@ func (p *planner) emergency(req Request, num string) *ext {
 	}
 	p.trace.RouteID, p.trace.RouteName = route.ID, route.Name
 	acts := []action{set("sb_emergency", "true")}
-	if cid := p.emergencyCallerID(req); cid != "" {
+	cid := p.emergencyCallerID(req)
+	if cid != "" {
 		acts = append(acts, set("effective_caller_id_number", cid))
 	}
-	acts = append(acts, p.bridges(trunks, dialled)...)
+	acts = append(acts, p.bridges(trunks, dialled, cid, true)...)
 	return single("emergency-"+num, num, acts)
 }
 
@@ -85,15 +86,14 @@ func (p *planner) outbound(req Request, num string) *ext {
 }
 
 func (p *planner) outboundExt(req Request, r *OutboundRoute, num, dialled string, trunks []string) *ext {
-	var acts []action
-	acts = append(acts, p.callerID(req, r)...)
+	acts, cid := p.callerID(req, r)
 	if !r.Emergency && p.snap.Tenant.MaxConcurrentCalls > 0 {
 		acts = append(acts, act("limit", "hash "+p.tenant+" outbound "+itoa(p.snap.Tenant.MaxConcurrentCalls)+" !USER_BUSY"))
 	}
 	if r.MaxDurationSeconds > 0 {
 		acts = append(acts, act("sched_hangup", "+"+itoa(r.MaxDurationSeconds)+" ALLOTTED_TIMEOUT"))
 	}
-	acts = append(acts, p.bridges(trunks, dialled)...)
+	acts = append(acts, p.bridges(trunks, dialled, cid, r.Emergency)...)
 	name := r.Name
 	if name == "" {
 		name = "outbound-" + strconv.FormatInt(r.ID, 10)
@@ -113,14 +113,16 @@ func (p *planner) outboundExt(req Request, r *OutboundRoute, num, dialled string
 	return e
 }
 
-// callerID sets the caller id per the route's policy. Values are computed
-// here as literals (validated digits) rather than referenced as variables.
-func (p *planner) callerID(req Request, r *OutboundRoute) []action {
+// callerID sets the caller id per the route's policy and returns the number
+// it set ("" for passthrough: the caller's own, unknown here). Values are
+// computed here as literals (validated digits) rather than referenced as
+// variables.
+func (p *planner) callerID(req Request, r *OutboundRoute) ([]action, string) {
 	t := &p.snap.Tenant
 	var num string
 	switch r.CallerIDPolicy {
 	case "passthrough":
-		return nil
+		return nil, ""
 	case "fixed":
 		num = firstValid(validCallerNumber, r.CallerIDFixed)
 	case "tenant":
@@ -142,7 +144,7 @@ func (p *planner) callerID(req Request, r *OutboundRoute) []action {
 	if name := sanitizeName(t.OutboundCallerIDName); name != "" {
 		acts = append(acts, set("effective_caller_id_name", name))
 	}
-	return acts
+	return acts, num
 }
 
 // transform applies strip_digits and prepend; the result must be dialable.
@@ -175,11 +177,25 @@ func validTrunkName(s string) bool {
 	return len(s) >= 1 && len(s) <= 40 && allIn(s, "abcdefghijklmnopqrstuvwxyz0123456789_")
 }
 
-// bridges tries each trunk in turn.
-func (p *planner) bridges(trunks []string, dialled string) []action {
+// bridges tries each trunk in turn. A trunk with max_channels runs its
+// bridge under limit_execute (mod_hash, counted per node): a full trunk is
+// skipped for the next one, and the channel is released when the bridge
+// ends. cid, the caller id number set for the call ("" when the caller's
+// own passes through), is presented on each leg in the trunk's
+// callerid_format. Emergency calls are never limited.
+func (p *planner) bridges(trunks []string, dialled, cid string, emergency bool) []action {
 	acts := []action{set("continue_on_fail", "true"), set("hangup_after_bridge", "true")}
-	for _, t := range trunks {
-		acts = append(acts, act("bridge", "sofia/gateway/"+t+"/"+dialled))
+	for _, name := range trunks {
+		t := p.snap.trunk(name)
+		dial := "sofia/gateway/" + name + "/" + dialled
+		if n := formatCallerNumber(cid, t.CallerIDFormat, p.snap.Tenant.Country); n != "" {
+			dial = "[origination_caller_id_number=" + n + "]" + dial
+		}
+		if t.MaxChannels > 0 && !emergency {
+			acts = append(acts, act("limit_execute", "hash trunk "+name+" "+itoa(min(t.MaxChannels, 100000))+" bridge "+dial))
+			continue
+		}
+		acts = append(acts, act("bridge", dial))
 	}
 	return acts
 }

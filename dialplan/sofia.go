@@ -95,6 +95,16 @@ func writeProfile(w *xw, opts Options, prof SIPProfile, server string, known boo
 	if prof.WSSPort > 0 {
 		w.param("param", "wss-binding", ":"+itoa(prof.WSSPort))
 	}
+	// Declared codecs: each leg negotiates from these, and FreeSWITCH
+	// transcodes between legs that chose differently (a PCMA-only caller
+	// bridged to a phone answering PCMU). Phones get G.722 first; carriers
+	// the G.711 pair (a trunk's own codecs are its absolute_codec_string).
+	prefs := "PCMA,PCMU"
+	if internal {
+		prefs = "G722,PCMU,PCMA"
+	}
+	w.param("param", "inbound-codec-prefs", prefs)
+	w.param("param", "outbound-codec-prefs", prefs)
 	w.param("param", "auth-calls", boolStr(internal))
 	if internal {
 		w.param("param", "apply-nat-acl", "nat.auto")
@@ -175,9 +185,26 @@ func writeGateway(w *xw, t *SIPTrunk) {
 		}
 	}
 	w.raw("<variables>\n")
-	w.raw("<variable")
-	w.attr("name", "absolute_codec_string")
-	w.attr("value", strings.Join(ok, ","))
-	w.raw(" direction=\"outbound\"/>\n")
+	outboundVar(w, "absolute_codec_string", strings.Join(ok, ","))
+	// DTMF towards the carrier: sofia reads dtmf_type (rfc2833, info or
+	// none) on the leg; inband is none on the wire plus tones generated
+	// into the audio from the moment the carrier answers.
+	switch t.DTMFMode {
+	case "info":
+		outboundVar(w, "dtmf_type", "info")
+	case "inband":
+		outboundVar(w, "dtmf_type", "none")
+		outboundVar(w, "execute_on_answer", "start_dtmf_generate")
+	default:
+		outboundVar(w, "dtmf_type", "rfc2833")
+	}
 	w.raw("</variables>\n</gateway>\n")
+}
+
+// outboundVar is a gateway variable set on calls out through it.
+func outboundVar(w *xw, name, value string) {
+	w.raw("<variable")
+	w.attr("name", name)
+	w.attr("value", value)
+	w.raw(" direction=\"outbound\"/>\n")
 }

@@ -12,6 +12,7 @@ import "github.com/switchboard/switchboard/schedule"
 // Tenant is a customer organisation (resources.md §1.1).
 type Tenant struct {
 	Tenant               string   `json:"tenant"`
+	Country              string   `json:"country"`
 	CallerID             string   `json:"callerid"`
 	EmergencyCallerID    string   `json:"emergency_callerid"`
 	OutboundCallerIDName string   `json:"outbound_callerid_name"`
@@ -142,6 +143,9 @@ type SIPTrunk struct {
 	RetrySeconds   int      `json:"retry_seconds"`
 	PingSeconds    int      `json:"ping_seconds"`
 	CallerIDInFrom bool     `json:"caller_id_in_from"`
+	CallerIDFormat string   `json:"callerid_format"`
+	DTMFMode       string   `json:"dtmf_mode"`
+	MaxChannels    int      `json:"max_channels"`
 	Codecs         []string `json:"codecs"`
 	Servers        []string `json:"servers"`
 	Enabled        bool     `json:"enabled"`

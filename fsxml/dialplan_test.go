@@ -94,9 +94,12 @@ func TestTenantOutboundTwoTrunks(t *testing.T) {
 		tenant := seedExtension(t, s)
 		suffix := strings.ToLower(tenant)
 		t1, t2 := "a_"+suffix, "b_"+suffix
-		for _, name := range []string{t1, t2} {
-			s.Do(t, "POST", "/api/sip_trunks/", s.Key, map[string]any{"name": name, "host": "carrier.example", "tenants": []string{tenant}}).Expect(t, 201)
-		}
+		// The first trunk takes at most 5 calls and wants national caller
+		// ids (national in the tenant's country); the second wants E.164
+		// without the plus.
+		s.Do(t, "PUT", "/api/tenants/"+tenant, s.Key, map[string]any{"country": "ZA"}).Expect(t, 200)
+		s.Do(t, "POST", "/api/sip_trunks/", s.Key, map[string]any{"name": t1, "host": "carrier.example", "tenants": []string{tenant}, "max_channels": 5, "callerid_format": "national"}).Expect(t, 201)
+		s.Do(t, "POST", "/api/sip_trunks/", s.Key, map[string]any{"name": t2, "host": "carrier.example", "tenants": []string{tenant}, "callerid_format": "e164_no_plus"}).Expect(t, 201)
 		s.Do(t, "POST", "/api/tenants/"+tenant+"/outbound_routes/", s.Key, map[string]any{
 			"name": "national", "priority": 10, "trunks": []string{t1, t2},
 			"patterns": []map[string]any{{"match": "0XXXXXXXXX", "strip_digits": 1, "prepend": "+27"}},
@@ -104,11 +107,12 @@ func TestTenantOutboundTwoTrunks(t *testing.T) {
 		doc := fetchXML(t, s, callBody(t, tenant, "0215550123", "1000", "variable_sb_ext", "1000", "variable_sb_tenant", tenant))
 		var bridges []string
 		for _, a := range doc.actions() {
-			if strings.HasPrefix(a, "bridge ") {
+			if strings.HasPrefix(a, "bridge ") || strings.HasPrefix(a, "limit_execute ") {
 				bridges = append(bridges, a)
 			}
 		}
-		want := []string{"bridge sofia/gateway/" + t1 + "/+27215550123", "bridge sofia/gateway/" + t2 + "/+27215550123"}
+		want := []string{"limit_execute hash trunk " + t1 + " 5 bridge [origination_caller_id_number=0110000000]sofia/gateway/" + t1 + "/+27215550123",
+			"bridge [origination_caller_id_number=27110000000]sofia/gateway/" + t2 + "/+27215550123"}
 		if !slices.Equal(bridges, want) {
 			t.Errorf("bridges %q, want %q\n%s", bridges, want, doc.raw)
 		}

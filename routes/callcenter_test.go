@@ -21,17 +21,34 @@ func callcenterCommands(fs *fakefs.Server) []string {
 	return out
 }
 
+// tenantCommands are the callcenter_config lines naming the tenant.
+func tenantCommands(fs *fakefs.Server, tenant string) []string {
+	var out []string
+	for _, c := range callcenterCommands(fs) {
+		if strings.Contains(c, "@"+tenant+" ") || strings.HasSuffix(c, "@"+tenant) {
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
 // waitCallcenter waits until the fake has received want (in order) after
 // the first `from` callcenter commands, and nothing else.
+// Only commands naming the tenant of want's first command count (from
+// counts those too): the resync at connect reads lists and may settle other
+// tests' tenants that share the database.
 func waitCallcenter(t *testing.T, fs *fakefs.Server, from int, want ...string) int {
 	t.Helper()
+	_, tenant, _ := strings.Cut(want[0], "@")
+	tenant, _, _ = strings.Cut(tenant, " ")
+	mine := func() []string { return tenantCommands(fs, tenant) }
 	var got []string
 	eventually(t, 10*time.Second, "callcenter commands "+strings.Join(want, "; "), func() bool {
-		got = callcenterCommands(fs)[from:]
+		got = mine()[from:]
 		return len(got) >= len(want)
 	})
 	time.Sleep(200 * time.Millisecond)
-	got = callcenterCommands(fs)[from:]
+	got = mine()[from:]
 	if !slices.Equal(got, want) {
 		t.Fatalf("callcenter commands\n got %q\nwant %q", got, want)
 	}
@@ -52,9 +69,11 @@ func TestQueueAndAgentChangesReachModCallcenter(t *testing.T) {
 		queue, agent := "640@"+e.tenant, "31@"+e.tenant
 		q := e.Do(t, "POST", base+"/queues/", e.Key, map[string]any{"name": "support", "number": "640", "strategy": "top-down"}).Expect(t, 201).Map(t)
 		n := waitCallcenter(t, e.fs, 0, "queue load "+queue)
-		if p, ok := e.fs.CallcenterQueue(queue); !ok || p["strategy"] != "top-down" {
-			t.Fatalf("queue not loaded from callcenter.conf: %v %v", p, ok)
-		}
+		// The load fetches callcenter.conf after the command is logged.
+		eventually(t, 10*time.Second, "the queue loaded from callcenter.conf", func() bool {
+			p, ok := e.fs.CallcenterQueue(queue)
+			return ok && p["strategy"] == "top-down"
+		})
 		a := e.Do(t, "POST", base+"/agents/", e.Key, map[string]any{
 			"name": "Ann", "agent_number": "31", "extension": "1001", "status": "available", "wrap_up_seconds": 15,
 			"queues": []any{map[string]any{"queue_id": q["id"], "level": 2, "position": 5}},
@@ -89,9 +108,11 @@ func TestQueueAndAgentChangesReachModCallcenter(t *testing.T) {
 		}
 		e.Do(t, "PUT", fmt.Sprintf("%s/queues/%v", base, q["id"]), e.Key, map[string]any{"max_wait_seconds": 60}).Expect(t, 200)
 		n = waitCallcenter(t, e.fs, n, "queue reload "+moved)
-		if p, _ := e.fs.CallcenterQueue(moved); p["max-wait-time"] != "60" {
-			t.Fatalf("reloaded queue params %v", p)
-		}
+		// The reload fetches callcenter.conf after the command is logged.
+		eventually(t, 10*time.Second, "the reloaded queue params", func() bool {
+			p, _ := e.fs.CallcenterQueue(moved)
+			return p["max-wait-time"] == "60"
+		})
 		e.Do(t, "DELETE", agentPath, e.Key, nil).Expect(t, 204)
 		n = waitCallcenter(t, e.fs, n, "agent del "+agent)
 		e.Do(t, "DELETE", fmt.Sprintf("%s/queues/%v", base, q["id"]), e.Key, nil).Expect(t, 204)
@@ -145,7 +166,7 @@ func TestAgentStatusEndpoint(t *testing.T) {
 		agent := "33@" + e.tenant
 		a := e.Do(t, "POST", base+"/agents/", e.Key, map[string]any{"name": "Cy", "agent_number": "33", "extension": "1001"}).Expect(t, 201).Map(t)
 		waitCommand(t, e.fs, "api callcenter_config agent set status "+agent+" 'Logged Out'")
-		n := len(callcenterCommands(e.fs))
+		n := len(tenantCommands(e.fs, e.tenant))
 		path := fmt.Sprintf("%s/agents/%v/status", base, a["id"])
 		got := e.Do(t, "POST", path, e.tenantKey, map[string]any{"status": "on_break", "break_reason": "lunch"}).Expect(t, 200).Map(t)
 		if got["status"] != "on_break" || got["break_reason"] != "lunch" || got["agent_number"] != "33" {
@@ -235,5 +256,63 @@ func TestFeatureCodesAct(t *testing.T) {
 		})
 		featureEvent(e, "1001", "agent_login_logout", "")
 		eventually(t, 10*time.Second, "agent logged out", func() bool { return status() == "logged_out" })
+	})
+}
+
+// TestCallcenterResyncAfterReconnectAndTenantDelete: changes made while the
+// node's event socket was away reach mod_callcenter when it comes back (the
+// resync compares its queue, agent and tier lists with the database): a
+// queue deleted meanwhile is unloaded, a new queue loaded, an agent's new
+// status and tier applied. Deleting the tenant then unloads its queues and
+// deletes its agents on the node.
+func TestCallcenterResyncAfterReconnectAndTenantDelete(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
+		base := "/api/tenants/" + e.tenant
+		old, fresh, agent := "650@"+e.tenant, "651@"+e.tenant, "41@"+e.tenant
+		q := e.Do(t, "POST", base+"/queues/", e.Key, map[string]any{"name": "old", "number": "650"}).Expect(t, 201).Map(t)
+		a := e.Do(t, "POST", base+"/agents/", e.Key, map[string]any{"name": "Cy", "agent_number": "41", "extension": "1001", "status": "available",
+			"queues": []any{map[string]any{"queue_id": q["id"]}}}).Expect(t, 201).Map(t)
+		eventually(t, 10*time.Second, "the queue and agent on the node", func() bool {
+			_, qok := e.fs.CallcenterQueue(old)
+			return qok && slices.Contains(e.fs.CallcenterTiers(), fakefs.CCTier{Queue: old, Agent: agent, Level: 1, Position: 1})
+		})
+
+		// The node goes away; changes are made; the node comes back.
+		if err := e.fs.Close(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond) // the pool sees its connections closed
+		q2 := e.Do(t, "POST", base+"/queues/", e.Key, map[string]any{"name": "new", "number": "651", "strategy": "round-robin"}).Expect(t, 201).Map(t)
+		e.Do(t, "PUT", fmt.Sprintf("%s/agents/%v", base, a["id"]), e.Key, map[string]any{"status": "on_break",
+			"queues": []any{map[string]any{"queue_id": q2["id"], "level": 3, "position": 2}}}).Expect(t, 200)
+		e.Do(t, "DELETE", fmt.Sprintf("%s/queues/%v", base, q["id"]), e.Key, nil).Expect(t, 204)
+		time.Sleep(500 * time.Millisecond) // the changes are delivered (to no node)
+		if _, ok := e.fs.CallcenterQueue(fresh); ok {
+			t.Fatal("the new queue reached a node that was away")
+		}
+		if err := e.fs.Restart(); err != nil {
+			t.Fatal(err)
+		}
+		eventually(t, 20*time.Second, "the resync", func() bool {
+			_, oldLoaded := e.fs.CallcenterQueue(old)
+			p, newLoaded := e.fs.CallcenterQueue(fresh)
+			got, _ := e.fs.CallcenterAgent(agent)
+			return !oldLoaded && newLoaded && p["strategy"] == "round-robin" && got.Status == "On Break" &&
+				slices.Equal(e.fs.CallcenterTiers(), []fakefs.CCTier{{Queue: fresh, Agent: agent, Level: 3, Position: 2}})
+		})
+		for _, want := range []string{"queue list", "agent list", "tier list", "queue unload " + old, "queue load " + fresh} {
+			if !slices.Contains(callcenterCommands(e.fs), want) {
+				t.Errorf("the resync did not send %q", want)
+			}
+		}
+
+		// Deleting the tenant clears it from the node.
+		e.Do(t, "DELETE", "/api/tenants/"+e.tenant, e.Key, nil).Expect(t, 204)
+		eventually(t, 20*time.Second, "the tenant gone from mod_callcenter", func() bool {
+			_, qok := e.fs.CallcenterQueue(fresh)
+			_, aok := e.fs.CallcenterAgent(agent)
+			return !qok && !aok && len(e.fs.CallcenterTiers()) == 0
+		})
 	})
 }

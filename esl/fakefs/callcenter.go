@@ -1,9 +1,11 @@
 package fakefs
 
 import (
+	"cmp"
 	"context"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -97,6 +99,9 @@ func (s *Server) callcenterConfig(args string) string {
 		return "-ERR Invalid!\n"
 	}
 	section, action, rest := strings.ToLower(argv[0]), strings.ToLower(argv[1]), argv[2:]
+	if action == "list" && len(rest) == 0 {
+		return s.ccList(section)
+	}
 	if section == "queue" {
 		return s.ccQueue(action, rest)
 	}
@@ -168,6 +173,61 @@ func (s *Server) callcenterConfig(args string) string {
 	// The list and count commands are not modelled: say so rather than
 	// answer something mod_callcenter would not.
 	return "-ERR fakefs: callcenter_config " + section + " " + action + " not modelled\n"
+}
+
+// ccQueueColumns is the header mod_callcenter writes for "queue list".
+const ccQueueColumns = "name|strategy|moh_sound|time_base_score|tier_rules_apply|tier_rule_wait_second|tier_rule_wait_multiply_level|tier_rule_no_agent_no_wait|discard_abandoned_after|abandoned_resume_allowed|max_wait_time|max_wait_time_with_no_agent|max_wait_time_with_no_agent_time_reached|record_template|calls_answered|calls_abandoned|ring_progressively_delay|skip_agents_with_external_calls|agent_no_answer_status"
+
+// ccAgentColumns are the agents table's columns ("SELECT * FROM agents").
+var ccAgentColumns = []string{"name", "instance_id", "uuid", "type", "contact", "status", "state", "max_no_answer", "wrap_up_time",
+	"reject_delay_time", "busy_delay_time", "no_answer_delay_time", "last_bridge_start", "last_bridge_end", "last_offered_call",
+	"last_status_change", "no_answer_count", "calls_answered", "talk_time", "ready_time", "external_calls_count"}
+
+// ccList answers "queue list", "agent list" and "tier list" as the module
+// prints them: "|"-separated rows, a header row (for agents and tiers only
+// when there is a row: it comes from the SQL callback), then "+OK".
+func (s *Server) ccList(section string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var b strings.Builder
+	switch section {
+	case "queue":
+		b.WriteString(ccQueueColumns + "\n")
+		cols := strings.Split(ccQueueColumns, "|")
+		for _, name := range slices.Sorted(maps.Keys(s.cc.queues)) {
+			row := []string{name}
+			for _, c := range cols[1:] {
+				row = append(row, s.cc.queues[name][strings.ReplaceAll(strings.Replace(c, "moh_sound", "moh-sound", 1), "_", "-")])
+			}
+			b.WriteString(strings.Join(row, "|") + "\n")
+		}
+	case "agent":
+		for i, name := range slices.Sorted(maps.Keys(s.cc.agents)) {
+			if i == 0 {
+				b.WriteString(strings.Join(ccAgentColumns, "|") + "\n")
+			}
+			a := s.cc.agents[name]
+			row := []string{a.Name, "single_box", a.Settings["uuid"], a.Type, a.Contact, a.Status, a.State}
+			for _, c := range ccAgentColumns[7:] {
+				row = append(row, cmp.Or(a.Settings[c], "0"))
+			}
+			b.WriteString(strings.Join(row, "|") + "\n")
+		}
+	case "tier":
+		tiers := slices.Clone(s.cc.tiers)
+		slices.SortStableFunc(tiers, func(x, y CCTier) int {
+			return cmp.Or(cmp.Compare(x.Level, y.Level), cmp.Compare(x.Position, y.Position))
+		})
+		for i, t := range tiers {
+			if i == 0 {
+				b.WriteString("queue|agent|state|level|position\n")
+			}
+			fmt.Fprintf(&b, "%s|%s|Ready|%d|%d\n", t.Queue, t.Agent, t.Level, t.Position)
+		}
+	default:
+		return "-ERR fakefs: callcenter_config " + section + " list not modelled\n"
+	}
+	return b.String() + "+OK\n"
 }
 
 func (s *Server) ccAgentSetLocked(key, name, value string) string {

@@ -54,7 +54,12 @@ func TestCallcenterConfig(t *testing.T) {
 		{"callcenter_config tier add 500@acme 201@acme 2 3", "-ERR Tier already exist!\n"},
 		{"callcenter_config tier set level 500@acme 201@acme 4", "+OK\n"},
 		{"callcenter_config tier set level 501@acme 201@acme 4", "-ERR Unknown Error!\n"},
-		{"callcenter_config queue list", "-ERR fakefs: callcenter_config queue list not modelled\n"},
+		// Lists as the module prints them: a header (for agents and tiers
+		// only above rows), "|"-separated rows, "+OK".
+		{"callcenter_config queue list", "name|strategy|moh_sound|time_base_score|tier_rules_apply|tier_rule_wait_second|tier_rule_wait_multiply_level|tier_rule_no_agent_no_wait|discard_abandoned_after|abandoned_resume_allowed|max_wait_time|max_wait_time_with_no_agent|max_wait_time_with_no_agent_time_reached|record_template|calls_answered|calls_abandoned|ring_progressively_delay|skip_agents_with_external_calls|agent_no_answer_status\n500@acme|top-down|||||||||||||||||\n+OK\n"},
+		{"callcenter_config agent list", "name|instance_id|uuid|type|contact|status|state|max_no_answer|wrap_up_time|reject_delay_time|busy_delay_time|no_answer_delay_time|last_bridge_start|last_bridge_end|last_offered_call|last_status_change|no_answer_count|calls_answered|talk_time|ready_time|external_calls_count\n201@acme|single_box||callback|user/1001-acme@sip.test|On Break|Waiting|0|15|0|0|0|0|0|0|0|0|0|0|0|0\n+OK\n"},
+		{"callcenter_config tier list", "queue|agent|state|level|position\n500@acme|201@acme|Ready|4|3\n+OK\n"},
+		{"callcenter_config queue list agents 500@acme", "-ERR fakefs: callcenter_config queue list not modelled\n"},
 	} {
 		if got := rc.api(tt.cmd); got != tt.want {
 			t.Errorf("api %s = %q, want %q", tt.cmd, got, tt.want)
