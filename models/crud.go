@@ -25,6 +25,9 @@ type Page struct {
 	// Only, when non-nil, restricts a list to these keys (the tenants a
 	// scoped caller may see).
 	Only []string
+	// Query searches, filters and sorts the list (resources with a
+	// Listing; ParseListQuery).
+	Query ListQuery
 }
 
 // querier is what both *sqlx.DB and *sqlx.Tx offer.
@@ -78,6 +81,7 @@ func (s *Store) List(ctx context.Context, res *Resource, o Owner, p Page) ([]Rec
 			args = append(args, k)
 		}
 	}
+	where, args = p.Query.where(res, where, args)
 	var total int
 	if err := s.db.GetContext(ctx, &total, "SELECT COUNT(*) FROM "+res.Table+" WHERE "+where, args...); err != nil {
 		return nil, 0, fmt.Errorf("count %s: %w", res.Name, s.dialect.translate(err))
@@ -89,6 +93,7 @@ func (s *Store) List(ctx context.Context, res *Resource, o Owner, p Page) ([]Rec
 	if order != "id" && res.HasID() {
 		order += ", id"
 	}
+	order = p.Query.order(res, order)
 	q := "SELECT " + strings.Join(s.columns(res), ", ") + " FROM " + res.Table + " WHERE " + where +
 		" ORDER BY " + order + " LIMIT ? OFFSET ?"
 	recs, err := s.queryRecords(ctx, s.db, res, q, append(args, p.Limit, p.Offset)...)
@@ -214,7 +219,11 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 			return err
 		}
 		if h, ok := res.Hooks.(afterCreator); ok {
-			if err := h.afterCreate(ctx, ts, o, rec); err != nil {
+			withID := rec
+			if res.HasID() {
+				withID = merged(rec, Record{"id": id})
+			}
+			if err := h.afterCreate(ctx, ts, o, withID); err != nil {
 				return err
 			}
 		}

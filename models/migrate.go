@@ -164,6 +164,9 @@ func (s *Store) SchemaCurrent(ctx context.Context) error {
 // name a migration inserts into pending_steps.
 var pendingSteps = map[string]func(ctx context.Context, ts *txStore) error{
 	"backfill_refs": func(ctx context.Context, ts *txStore) error { return ts.backfillReferences(ctx) },
+	"backfill_contact_phones": func(ctx context.Context, ts *txStore) error {
+		return ts.backfillContactPhones(ctx)
+	},
 }
 
 // runPendingSteps runs each pending step in one transaction with the

@@ -97,13 +97,18 @@ func (reg *Registry) walkRefs(top, path string, f *Field, v any, siblings map[st
 		}
 		return
 	}
-	if f.Ref == "" {
+	targetName := f.Ref
+	if f.RefBy != "" {
+		typ, _ := siblings[f.RefBy].(string)
+		targetName = f.RefTargets[typ]
+	}
+	if targetName == "" {
 		return
 	}
 	if f.RefWhen[0] != "" && fmt.Sprint(siblings[f.RefWhen[0]]) != f.RefWhen[1] {
 		return
 	}
-	target := reg.byName[f.Ref]
+	target := reg.byName[targetName]
 	items := []any{v}
 	if f.Type == StringList || f.Type == IntList {
 		items, _ = v.([]any)

@@ -77,6 +77,11 @@ type Field struct {
 	// for tenant resources. On lists each item refers; on the props of
 	// objects and object lists each item's prop does (refs.go).
 	Ref string
+	// RefBy names a sibling prop whose value picks the target from
+	// RefTargets (a polymorphic reference: related {type, id} names a
+	// contact, account, lead or deal by type).
+	RefBy      string
+	RefTargets map[string]string
 	// RefKey is the target column Ref names (default id for integers, the
 	// target's path key for strings).
 	RefKey string
@@ -107,6 +112,9 @@ type Field struct {
 	Props []*Field
 	// MaxItems bounds list fields and the keys of Map fields.
 	MaxItems int
+	// MapLists lets a Map's values also be arrays of strings (multi-select
+	// custom field values).
+	MapLists bool
 	// DestTypes limits Destination fields to these types (nil: all).
 	DestTypes []string
 
@@ -144,6 +152,9 @@ type Resource struct {
 	// CreateAnswer declares fields a hook adds to the create answer only
 	// (the tenant clone report), so the answer and its OpenAPI schema agree.
 	CreateAnswer []*Field
+	// Listing declares the list's search, filters and sort (listing.go);
+	// nil lists in the stable order with paging only.
+	Listing *Listing
 
 	byName  map[string]*Field
 	indexed []*Field // the Fields byName was built from
@@ -215,6 +226,9 @@ func NewRegistry(resources []*Resource) (*Registry, error) {
 		if r.Key != "" && r.byName[r.Key] == nil {
 			return nil, fmt.Errorf("resource %q: key %q is not a field", r.Name, r.Key)
 		}
+		if err := checkListing(r); err != nil {
+			return nil, err
+		}
 		reg.byName[r.Name] = r
 		reg.list = append(reg.list, r)
 	}
@@ -234,6 +248,12 @@ func NewRegistry(resources []*Resource) (*Registry, error) {
 		for _, f := range fields {
 			if err := check(r, f.Props); err != nil {
 				return err
+			}
+			for _, t := range f.RefTargets {
+				if f.RefBy == "" || reg.byName[t] == nil || f.Type != Int {
+					return fmt.Errorf("resource %q field %q: RefTargets need RefBy, an integer id and known resources (%q)", r.Name, f.Name, t)
+				}
+				addCol(t, "id")
 			}
 			if f.Ref == "" {
 				continue

@@ -29,14 +29,16 @@ var (
 	}
 	relatedProps = []*Field{
 		required(enumField("type", "", "contact", "account", "lead", "deal")),
-		{Name: "id", Type: Int, Required: true, Min: 1, Max: 1 << 62, HasRange: true},
+		{Name: "id", Type: Int, Required: true, Min: 1, Max: 1 << 62, HasRange: true, RefBy: "type", RefTargets: map[string]string{
+			"contact": "contacts", "account": "accounts", "lead": "leads", "deal": "deals",
+		}},
 	}
 )
 
 // crmCommon are the custom, tags and external_id fields most CRM objects carry.
 func crmCommon() []*Field {
 	return []*Field{
-		{Name: "custom", Type: Map, MaxItems: 50, MaxLen: 1024, Doc: "values of custom fields, by key"},
+		{Name: "custom", Type: Map, MaxItems: 50, MaxLen: 1024, MapLists: true, Doc: "values of the tenant's custom fields for this entity, by key, checked against their definitions (custom_fields)"},
 		{Name: "tags", Type: StringList, Pattern: patTagName, MaxItems: 20},
 		{Name: "external_id", Type: String, MaxLen: 64, Doc: "unique per tenant; import idempotency"},
 		descriptionField(),
@@ -60,7 +62,8 @@ func contactNamed(rec, _ Record) error {
 var accountsResource = &Resource{
 	Unique: [][]string{{"name"}, {"external_id"}},
 	Name:   "accounts", Title: "account", Scope: TenantScope, Table: "accounts", Order: "name",
-	Hooks: rules{name: "accounts", tree: "parent_id"},
+	Listing: &Listing{Search: []string{"name", "domain", "phone"}, Filter: []string{"owner", "tags", "industry", "parent_id"}, Sort: []string{"name", "industry"}},
+	Hooks:   crmHooks{rules: rules{name: "accounts", tree: "parent_id"}, entity: "account"},
 	Fields: withCommon(
 		&Field{Name: "name", Type: String, Required: true, MaxLen: 128},
 		&Field{Name: "domain", Type: String, Pattern: patHostname},
@@ -75,7 +78,8 @@ var accountsResource = &Resource{
 var contactsResource = &Resource{
 	Unique: [][]string{{"external_id"}},
 	Name:   "contacts", Title: "contact", Scope: TenantScope, Table: "contacts",
-	Hooks: rules{checks: []check{contactNamed}},
+	Listing: &Listing{Search: []string{"first_name", "last_name", "company_name", "phones", "emails"}, Filter: []string{"owner", "tags", "account_id", "source", "external_id"}, Sort: []string{"last_name", "first_name", "company_name"}},
+	Hooks:   crmHooks{rules: rules{checks: []check{contactNamed}}, entity: "contact", phones: true},
 	Fields: withCommon(
 		&Field{Name: "first_name", Type: String, MaxLen: 64},
 		&Field{Name: "last_name", Type: String, MaxLen: 64},
@@ -98,6 +102,8 @@ var contactsResource = &Resource{
 var leadsResource = &Resource{
 	Unique: [][]string{{"external_id"}},
 	Name:   "leads", Title: "lead", Scope: TenantScope, Table: "leads",
+	Hooks:   crmHooks{entity: "lead"},
+	Listing: &Listing{Search: []string{"first_name", "last_name", "company_name", "phone", "email"}, Filter: []string{"owner", "tags", "status", "source", "contact_id"}, Sort: []string{"last_name", "status", "score"}},
 	Fields: withCommon(
 		&Field{Name: "contact_id", Type: Int, Ref: "contacts"},
 		&Field{Name: "first_name", Type: String, MaxLen: 64},
@@ -116,14 +122,15 @@ var leadsResource = &Resource{
 var listsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "lists", Title: "list", Scope: TenantScope, Table: "lists", Order: "name",
+	Listing: &Listing{Search: []string{"name"}, Filter: []string{"kind", "purpose"}, Sort: []string{"name"}},
 	Fields: []*Field{
 		nameField(),
 		enumField("kind", "static", "static", "dynamic"),
-		{Name: "members", Type: IntList, MaxItems: 5000, Doc: "contact ids of a static list"},
+		{Name: "members", Type: IntList, MaxItems: 5000, Ref: "contacts", Doc: "contact ids of a static list"},
 		{Name: "filter", Type: Object, Doc: "dynamic lists; evaluated when used", Props: []*Field{
 			{Name: "tags", Type: StringList, Pattern: patTagName, MaxItems: 20},
 			extensionRef("owner", ""),
-			{Name: "account_id", Type: Int, Min: 1, Max: 1 << 62, HasRange: true},
+			{Name: "account_id", Type: Int, Min: 1, Max: 1 << 62, HasRange: true, Ref: "accounts"},
 			{Name: "custom", Type: Map, MaxItems: 20, MaxLen: 255},
 		}},
 		enumField("purpose", "general", "general", "campaign", "do_not_call"),
@@ -134,7 +141,8 @@ var listsResource = &Resource{
 var customFieldsResource = &Resource{
 	Unique: [][]string{{"entity", "field_key"}},
 	Name:   "custom_fields", Title: "custom field", Scope: TenantScope, Table: "custom_fields", Order: "field_key",
-	Hooks: rules{checks: []check{requireWhen("options", "type", "select", "multi_select")}},
+	Listing: &Listing{Search: []string{"field_key", "label"}, Filter: []string{"entity", "type"}, Sort: []string{"field_key"}},
+	Hooks:   customFieldHooks{rules{checks: []check{requireWhen("options", "type", "select", "multi_select")}}},
 	Fields: []*Field{
 		required(enumField("entity", "", "contact", "account", "lead", "deal", "task")),
 		{Name: "field_key", Type: String, Required: true, Pattern: `^[a-z][a-z0-9_]{0,31}$`, Doc: "the guide's key (a reserved word in SQL): the key inside custom"},
@@ -156,7 +164,8 @@ func activityDefaults(old, patch Record) {
 
 var activitiesResource = &Resource{
 	Name: "activities", Title: "activity", Scope: TenantScope, Table: "activities",
-	Hooks: rules{prepare: activityDefaults},
+	Listing: &Listing{Search: []string{"subject", "body"}, Filter: []string{"kind", "direction", "extension", "cdr_id"}, Sort: []string{"occurred_at"}},
+	Hooks:   rules{prepare: activityDefaults},
 	Fields: []*Field{
 		required(enumField("kind", "", "call", "sms", "whatsapp", "email", "chat", "note", "meeting")),
 		{Name: "subject", Type: String, MaxLen: 255},
@@ -175,6 +184,7 @@ var activitiesResource = &Resource{
 
 var tasksResource = &Resource{
 	Name: "tasks", Title: "task", Scope: TenantScope, Table: "tasks",
+	Listing: &Listing{Search: []string{"title"}, Filter: []string{"status", "priority", "assignee", "kind"}, Sort: []string{"due_at", "status"}},
 	Fields: []*Field{
 		{Name: "title", Type: String, Required: true, MaxLen: 255},
 		{Name: "due_at", Type: String, Pattern: patRFC3339},
@@ -190,6 +200,7 @@ var tasksResource = &Resource{
 var campaignsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "campaigns", Title: "campaign", Scope: TenantScope, Table: "campaigns", Order: "name",
+	Listing: &Listing{Search: []string{"name"}, Filter: []string{"kind", "status", "list_id"}, Sort: []string{"name", "status"}},
 	Hooks: rules{name: "campaigns", checks: []check{
 		requireWhen("destination", "kind", "call"),
 		requireWhen("messaging_channel_id", "kind", "sms", "whatsapp"),
@@ -224,7 +235,8 @@ var campaignsResource = &Resource{
 var dealsResource = &Resource{
 	Unique: [][]string{{"external_id"}},
 	Name:   "deals", Title: "deal", Scope: TenantScope, Table: "deals",
-	Hooks: rules{checks: []check{requireWhen("lost_reason", "stage", "lost")}},
+	Listing: &Listing{Search: []string{"name"}, Filter: []string{"owner", "tags", "stage", "account_id", "contact_id"}, Sort: []string{"name", "stage", "probability", "expected_close_date"}},
+	Hooks:   crmHooks{rules: rules{checks: []check{requireWhen("lost_reason", "stage", "lost")}}, entity: "deal"},
 	Fields: withCommon(
 		&Field{Name: "name", Type: String, Required: true, MaxLen: 64},
 		&Field{Name: "account_id", Type: Int, Ref: "accounts"},

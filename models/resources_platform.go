@@ -37,6 +37,7 @@ var tenantsResource = &Resource{
 		enumField("recording_policy", "none", "none", "inbound", "outbound", "all"),
 		intField("recording_retention_days", 0, 36500, 0, "0 = keep"),
 		boolField("allow_sip_uri_endpoints", false, "gates special endpoints of type sip_uri"),
+		boolField("crm_caller_name_lookup", false, "inbound calls from a contact's number carry the contact's name as caller id name"),
 	},
 }
 

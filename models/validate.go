@@ -377,7 +377,30 @@ func normaliseMap(f *Field, raw any) (any, string) {
 				return nil, k + ": " + msg
 			}
 			out[k] = n
+		case []any:
+			if !f.MapLists {
+				return nil, k + ": must be a string, number or boolean"
+			}
+			items := make([]any, 0, len(x))
+			for i, it := range x {
+				s, ok := it.(string)
+				if !ok {
+					return nil, fmt.Sprintf("%s[%d]: must be a string", k, i)
+				}
+				nv, msg := checkString(str, s, "")
+				if msg != "" {
+					return nil, fmt.Sprintf("%s[%d]: %s", k, i, msg)
+				}
+				items = append(items, nv)
+			}
+			if len(items) > max {
+				return nil, fmt.Sprintf("%s: at most %d items", k, max)
+			}
+			out[k] = items
 		default:
+			if f.MapLists {
+				return nil, k + ": must be a string, number, boolean or array of strings"
+			}
 			return nil, k + ": must be a string, number or boolean"
 		}
 	}

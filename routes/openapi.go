@@ -190,7 +190,13 @@ func operation(r Route, schemas obj) obj {
 		params = append(params, p)
 	}
 	for _, q := range r.Query {
-		params = append(params, obj{"name": q, "in": "query", "required": false, "schema": queryParamSchema(q)})
+		schema := queryParamSchema(q)
+		if r.Resource != nil {
+			if ls, ok := listParamSchema(r.Resource, q); ok {
+				schema = ls
+			}
+		}
+		params = append(params, obj{"name": q, "in": "query", "required": false, "schema": schema})
 	}
 	if r.Idempotent {
 		params = append(params, obj{"name": "Idempotency-Key", "in": "header", "required": false,

@@ -205,7 +205,11 @@ func valueSchema(f *models.Field, nullable bool, dir direction) obj {
 		if maxLen == 0 {
 			maxLen = models.DefaultMaxLen
 		}
-		s["additionalProperties"] = obj{"oneOf": []obj{{"type": "string", "maxLength": maxLen}, {"type": "number"}, {"type": "boolean"}}}
+		values := []obj{{"type": "string", "maxLength": maxLen}, {"type": "number"}, {"type": "boolean"}}
+		if f.MapLists {
+			values = append(values, obj{"type": "array", "maxItems": maxKeys, "items": obj{"type": "string", "maxLength": maxLen}})
+		}
+		s["additionalProperties"] = obj{"oneOf": values}
 	case models.Destination:
 		types := f.DestTypes
 		if len(types) == 0 {

@@ -28,7 +28,7 @@ func (s *server) crudRoutes(res *models.Resource) []Route {
 	}
 	item := base + "/:key"
 	return []Route{
-		{Method: "GET", Path: base + "/", Summary: "List " + res.Name, Tag: res.Name, Auth: AuthAPI, Access: acc("list"), Resource: res, Op: "list", Query: []string{"limit", "offset"}, Handler: s.listObjects(res)},
+		{Method: "GET", Path: base + "/", Summary: listSummary(res), Tag: res.Name, Auth: AuthAPI, Access: acc("list"), Resource: res, Op: "list", Query: listParams(res), Handler: s.listObjects(res)},
 		withUpload(res, Route{Method: "POST", Path: base + "/", Summary: "Create a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("create"), Resource: res, Op: "create", Status: 201, Handler: s.createObject(res)}),
 		{Method: "GET", Path: item, Summary: "Show a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("get"), Resource: res, Op: "get", Handler: s.getObject(res)},
 		{Method: "PUT", Path: item, Summary: "Change any subset of a " + title + "'s fields", Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Handler: s.updateObject(res)},
@@ -83,6 +83,13 @@ func (s *server) listObjects(res *models.Resource) fiber.Handler {
 		}
 		if res.Name == "tenants" {
 			page.Only = visibleTenants(principal(c))
+		}
+		query, err := url.ParseQuery(string(c.Request().URI().QueryString()))
+		if err != nil {
+			return &models.ValidationError{Fields: map[string]string{"query": "is not a valid URL query string"}}
+		}
+		if page.Query, err = models.ParseListQuery(res, query); err != nil {
+			return err
 		}
 		recs, total, err := s.Store.List(c.UserContext(), res, o, page)
 		if err != nil {

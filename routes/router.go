@@ -44,6 +44,9 @@ type Deps struct {
 	// Sessions keeps administrators' browser sessions; nil: sessions in
 	// Redis with the default expiry (websession.New).
 	Sessions *websession.Store
+	// SIPDomain is the installation's SIP domain: where provisioned phones
+	// register.
+	SIPDomain string
 	// OutboxDepth, when set, reports how many committed changes some
 	// subscriber has not handled yet; /readyz shows it.
 	OutboxDepth func(ctx context.Context) (int64, error)
@@ -136,6 +139,9 @@ func New(d Deps) *fiber.App {
 		DisablePreParseMultipartForm: true,
 		ReadTimeout:                  30 * time.Second,
 		IdleTimeout:                  120 * time.Second,
+		// FreeSWITCH's dialplan fetch is a ~6.5 KB form: with fasthttp's
+		// 4 KB default every call's request took two reads.
+		ReadBufferSize: 16 << 10,
 	})
 	app.Server().HeaderReceived = routeBodyLimits(routes, app.Config())
 	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second), securityHeaders)
@@ -255,6 +261,7 @@ func (s *server) routeTable() []Route {
 	rs = append(rs, s.webRoutes()...)
 	rs = append(rs, s.webUIRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
+	rs = append(rs, s.provisionRoutes()...)
 	return append(rs, s.Extra...)
 }
 
