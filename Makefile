@@ -11,6 +11,11 @@ build:
 run: build
 	./$(BIN) serve
 
+# Tests that opt in (apptest.Each, the HTTP tests) run this many at once:
+# they mostly wait on their servers, the database and Redis, so more than
+# the 2 CPUs go test would take by default.
+TEST_PARALLEL ?= 4
+
 # The test command: every package with the race detector on; store and
 # HTTP tests also run on MySQL/Redis when SWITCHBOARD_TEST_MYSQL_URL /
 # SWITCHBOARD_TEST_REDIS_URL are set (.ci/run sets them).
@@ -19,7 +24,7 @@ test:
 	$(GO) mod tidy -diff
 	$(GO) build ./...
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 15m ./...
+	$(GO) test -race -count=1 -timeout 15m -parallel $(TEST_PARALLEL) ./...
 	@echo "make test: the tests that hit a race inside eslgo v1.5.2 (skipped above), without -race"
 	$(GO) test -count=1 -run '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls)$$' ./esl/... ./routes
 	@$(MAKE) --no-print-directory test-cluster
@@ -37,8 +42,9 @@ test-cluster:
 	@if [ -z "$$SWITCHBOARD_TEST_REDIS_CLUSTER_URL" ]; then echo "make test: SWITCHBOARD_TEST_REDIS_CLUSTER_URL unset, Redis Cluster pass skipped"; exit 0; fi; \
 	echo "make test: the Redis-touching tests again on the Redis Cluster $$SWITCHBOARD_TEST_REDIS_CLUSTER_URL"; \
 	export SWITCHBOARD_TEST_REDIS_URL="$$SWITCHBOARD_TEST_REDIS_CLUSTER_URL"; \
-	$(GO) test -count=1 $(CLUSTER_PACKAGES) && \
-	$(GO) test -count=1 -run $(CLUSTER_ROUTES) ./routes
+	$(GO) test -count=1 $(CLUSTER_PACKAGES) & pkgs=$$!; \
+	$(GO) test -count=1 -parallel $(TEST_PARALLEL) -run $(CLUSTER_ROUTES) ./routes; routes=$$?; \
+	wait $$pkgs && exit $$routes
 
 # The performance benchmarks (figures in BENCHMARKS.md). They use MySQL and
 # real Redis from SWITCHBOARD_BENCH_MYSQL_URL / SWITCHBOARD_BENCH_REDIS_URL

@@ -138,7 +138,7 @@ func TestWritesVisibleOnNextFetch(t *testing.T) {
 // depend on who calls, so a second caller is answered from memory; an
 // outbound call whose caller id is the caller's own is rendered per caller.
 func TestAnswersCachedOnlyAsFineAsTheyVary(t *testing.T) {
-	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+	apptest.EachSerial(t, nil, func(t *testing.T, s *apptest.Server) {
 		tenant := seedExtension(t, s)
 		base := "/api/tenants/" + tenant
 		for _, n := range []string{"1001", "1002"} {

@@ -139,7 +139,7 @@ func waitFor(t *testing.T, cond func() bool) {
 // (no rebuild of the tenant), and the answers are those of a full read:
 // an update, a new extension, a deleted one; a rename reads the tenant again.
 func TestDirectoryWriteReadsOneExtension(t *testing.T) {
-	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+	apptest.EachSerial(t, nil, func(t *testing.T, s *apptest.Server) {
 		tenant := seedExtension(t, s)
 		base := "/api/tenants/" + tenant
 		dir := func(ext string) node {

@@ -26,6 +26,7 @@ type Metrics struct {
 	eslEvents    *prometheus.CounterVec
 	trackerLag   prometheus.Histogram
 	sse          prometheus.Gauge
+	passwords    prometheus.Counter
 }
 
 // New builds the metric set with the Go runtime and process collectors.
@@ -64,8 +65,12 @@ func New() *Metrics {
 			Name: "switchboard_sse_subscribers",
 			Help: "Open Server-Sent Events streams (/api/telephony/events).",
 		}),
+		passwords: prometheus.NewCounter(prometheus.CounterOpts{
+			Name: "switchboard_password_checks_total",
+			Help: "Administrator password (bcrypt) comparisons: sign-ins, Basic requests not answered from the cache, unknown usernames.",
+		}),
 	}
-	reg.MustRegister(m.httpRequests, m.httpDuration, m.xmlFetches, m.xmlDuration, m.eslEvents, m.trackerLag, m.sse,
+	reg.MustRegister(m.httpRequests, m.httpDuration, m.xmlFetches, m.xmlDuration, m.eslEvents, m.trackerLag, m.sse, m.passwords,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	return m
 }
@@ -107,6 +112,14 @@ func (m *Metrics) ObserveXMLFetch(section, tier string, d time.Duration) {
 	}
 	m.xmlFetches.WithLabelValues(section, tier).Inc()
 	m.xmlDuration.WithLabelValues(section, tier).Observe(d.Seconds())
+}
+
+// PasswordCheck counts one bcrypt comparison of an administrator password.
+func (m *Metrics) PasswordCheck() {
+	if m == nil {
+		return
+	}
+	m.passwords.Inc()
 }
 
 // ESLEvent counts one event from a node.

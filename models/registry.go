@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // Scope says where a resource lives.
@@ -155,7 +156,8 @@ type Resource struct {
 	// nil lists in the stable order with paging only.
 	Listing *Listing
 
-	byName map[string]*Field
+	byName  map[string]*Field
+	indexed []*Field // the Fields byName was built from
 }
 
 // Field returns the named field or nil.
@@ -185,10 +187,25 @@ type Registry struct {
 
 var identRE = regexp.MustCompile(`^[a-z][a-z0-9_]{0,63}$`)
 
+// prepareMu serializes the first check of shared resource declarations.
+var prepareMu sync.Mutex
+
+// sameSlice reports whether a and b are the same slice (a copied
+// declaration with its own fields is indexed anew).
+func sameSlice(a, b []*Field) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 // NewRegistry checks the declarations the way a compiler would: unique
 // names, safe identifiers, compilable patterns, references that resolve.
 // A bad declaration is a programming error, caught at start and in tests.
+//
+// Checking fills each resource's field index and compiled patterns once:
+// resources are package-level declarations that every registry of the
+// process (tests build many at once) shares and reads without locks.
 func NewRegistry(resources []*Resource) (*Registry, error) {
+	prepareMu.Lock()
+	defer prepareMu.Unlock()
 	reg := &Registry{byName: map[string]*Resource{}}
 	tables := map[string]bool{}
 	for _, r := range resources {
@@ -199,9 +216,12 @@ func NewRegistry(resources []*Resource) (*Registry, error) {
 			return nil, fmt.Errorf("resource %q: duplicate name or table", r.Name)
 		}
 		tables[r.Table] = true
-		r.byName = map[string]*Field{}
-		if err := checkFields(r.Name, r.Fields, r.byName); err != nil {
-			return nil, err
+		if r.byName == nil || !sameSlice(r.indexed, r.Fields) {
+			byName := map[string]*Field{}
+			if err := checkFields(r.Name, r.Fields, byName); err != nil {
+				return nil, err
+			}
+			r.byName, r.indexed = byName, r.Fields
 		}
 		if r.Key != "" && r.byName[r.Key] == nil {
 			return nil, fmt.Errorf("resource %q: key %q is not a field", r.Name, r.Key)

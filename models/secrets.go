@@ -13,6 +13,7 @@ import (
 	"fmt"
 	"math/big"
 	"strings"
+	"sync/atomic"
 
 	"golang.org/x/crypto/bcrypt"
 )
@@ -120,9 +121,22 @@ func HashKey(key string) string {
 	return hex.EncodeToString(sum[:])
 }
 
+// passwordCost is bcrypt's work factor for new hashes: bcrypt.DefaultCost
+// except in test processes that lower it (SetTestPasswordCost).
+var passwordCost atomic.Int64
+
+func init() { passwordCost.Store(int64(bcrypt.DefaultCost)) }
+
+// SetTestPasswordCost makes HashPassword use bcrypt's minimum cost for the
+// rest of the process. Only test helpers call it: the HTTP tests hash and
+// check hundreds of passwords, each costing most of a second at the real
+// cost under the race detector. What is tested (hashed at rest, compared
+// in constant time, limits acting before a check) holds at any cost.
+func SetTestPasswordCost() { passwordCost.Store(int64(bcrypt.MinCost)) }
+
 // HashPassword stores a password with bcrypt.
 func HashPassword(pw string) (string, error) {
-	h, err := bcrypt.GenerateFromPassword([]byte(pw), bcrypt.DefaultCost)
+	h, err := bcrypt.GenerateFromPassword([]byte(pw), int(passwordCost.Load()))
 	if err != nil {
 		return "", fmt.Errorf("hash password: %w", err)
 	}

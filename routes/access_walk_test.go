@@ -3,6 +3,7 @@ package routes_test
 import (
 	"sort"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/switchboard/switchboard/app/apptest"
@@ -98,35 +99,52 @@ func TestRouteWalk(t *testing.T) {
 			t.Fatalf("only %d routes in the OpenAPI document", len(routes))
 		}
 
-		checked := 0
 		for _, r := range routes {
-			cls, ok := classify(r)
-			if !ok {
+			if _, ok := classify(r); !ok {
 				t.Errorf("%s %s: the walk does not know who may call this route; add it to classify", r.method, r.path)
-				continue
-			}
-			if cls.skip {
-				continue
-			}
-			path := cls.fill(r, tenant)
-			for _, w := range walkers {
-				want := cls.expect(r, w)
-				if cls.skipAllowed && want != 401 && want != 403 {
-					continue
-				}
-				var body any
-				if r.method == "POST" || r.method == "PUT" {
-					body = map[string]any{}
-				}
-				got := s.DoHeaders(t, r.method, path, w.headers, body)
-				checked++
-				if got.Status != want {
-					t.Errorf("%s %s as %s: status %d, want %d: %.200s", r.method, path, w.name, got.Status, want, got.Body)
-				}
 			}
 		}
-		t.Logf("walked %d routes, %d requests", len(routes), checked)
+		// The walk's requests change nothing another walker's answer
+		// depends on, so the walkers go in parallel (most of a request's
+		// time is spent waiting on the database and Redis).
+		var checked atomic.Int64
+		t.Run("walkers", func(t *testing.T) {
+			for _, w := range walkers {
+				t.Run(w.name, func(t *testing.T) {
+					t.Parallel()
+					checked.Add(int64(walk(t, s, routes, tenant, w)))
+				})
+			}
+		})
+		t.Logf("walked %d routes, %d requests", len(routes), checked.Load())
 	})
+}
+
+// walk sends every classified route's request as one walker and checks
+// each status; it returns how many requests it sent.
+func walk(t *testing.T, s *apptest.Server, routes []walkRoute, tenant string, w walker) int {
+	checked := 0
+	for _, r := range routes {
+		cls, ok := classify(r)
+		if !ok || cls.skip {
+			continue
+		}
+		path := cls.fill(r, tenant)
+		want := cls.expect(r, w)
+		if cls.skipAllowed && want != 401 && want != 403 {
+			continue
+		}
+		var body any
+		if r.method == "POST" || r.method == "PUT" {
+			body = map[string]any{}
+		}
+		got := s.DoHeaders(t, r.method, path, w.headers, body)
+		checked++
+		if got.Status != want {
+			t.Errorf("%s %s as %s: status %d, want %d: %.200s", r.method, path, w.name, got.Status, want, got.Body)
+		}
+	}
+	return checked
 }
 
 // routeClass is who may call a kind of route and what it answers then.

@@ -10,11 +10,12 @@ import (
 	"runtime"
 	"strings"
 	"sync"
-	"sync/atomic"
+
 	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/websession"
 )
@@ -202,7 +203,7 @@ func (a *authenticator) byPassword(ctx context.Context, user, pass, code string)
 func (a *authenticator) checkAdmin(ctx context.Context, user, pass, code string) (*models.Admin, *Principal, error) {
 	adm, err := a.store.AdminByUsername(ctx, user)
 	if errors.Is(err, models.ErrNotFound) {
-		checkPassword(dummyHash(), pass) // same cost as a real check: no user enumeration by timing
+		a.basic.verify(dummyHash(), pass) // same cost as a real check: no user enumeration by timing
 		return nil, nil, errUnauthorized
 	}
 	if err != nil {
@@ -277,9 +278,14 @@ func parseBasic(header string) (user, pass string, ok bool) {
 type basicCache struct {
 	mu sync.Mutex
 	ok map[string]time.Time
+	// metrics counts the bcrypt comparisons (tests assert that limits act
+	// before them).
+	metrics *metrics.Metrics
 }
 
-func newBasicCache() *basicCache { return &basicCache{ok: map[string]time.Time{}} }
+func newBasicCache(m *metrics.Metrics) *basicCache {
+	return &basicCache{ok: map[string]time.Time{}, metrics: m}
+}
 
 func (b *basicCache) check(hash, user, pass string) bool {
 	sum := sha256.Sum256([]byte(hash + "\x00" + user + "\x00" + pass))
@@ -290,7 +296,7 @@ func (b *basicCache) check(hash, user, pass string) bool {
 	if hit && time.Now().Before(exp) {
 		return true
 	}
-	if !checkPassword(hash, pass) {
+	if !b.verify(hash, pass) {
 		return false
 	}
 	b.mu.Lock()
@@ -307,13 +313,11 @@ func (b *basicCache) check(hash, user, pass string) bool {
 // other request, /healthz included, of CPU.
 var bcryptSlots = make(chan struct{}, max(1, runtime.GOMAXPROCS(0)/2))
 
-// passwordChecks counts bcrypt comparisons (tests assert limits act before them).
-var passwordChecks atomic.Int64
-
-func checkPassword(hash, pass string) bool {
+// verify compares a password with its bcrypt hash, uncached.
+func (b *basicCache) verify(hash, pass string) bool {
 	bcryptSlots <- struct{}{}
 	defer func() { <-bcryptSlots }()
-	passwordChecks.Add(1)
+	b.metrics.PasswordCheck()
 	return models.CheckPassword(hash, pass)
 }
 

@@ -44,6 +44,18 @@ func scrape(t *testing.T, url, key string) map[string]*dto.MetricFamily {
 	return families
 }
 
+// passwordChecks is how many bcrypt comparisons the servers made so far
+// (their switchboard_password_checks_total added up): each server counts
+// its own, so tests running beside it never add to it.
+func passwordChecks(t *testing.T, servers ...*apptest.Server) int64 {
+	t.Helper()
+	var n float64
+	for _, s := range servers {
+		n += value(scrape(t, s.URL+"/metrics", s.Key), "switchboard_password_checks_total", nil)
+	}
+	return int64(n)
+}
+
 // value returns the value of the sample of family name whose labels include
 // want (counter, gauge, or a histogram's count); -1 when there is none.
 func value(families map[string]*dto.MetricFamily, name string, want map[string]string) float64 {

@@ -21,7 +21,7 @@ func TestOutboundWebhookMessageReceived(t *testing.T) {
 	for k, v := range hookEnv {
 		env[k] = v
 	}
-	apptest.Each(t, env, func(t *testing.T, srv *apptest.Server) {
+	apptest.EachSerial(t, env, func(t *testing.T, srv *apptest.Server) {
 		s := &msgServer{Server: srv, twilio: tw, tenant: srv.Tenant(t, "msgh")}
 		recv, other := newReceiver(t), newReceiver(t)
 		base := "/api/tenants/" + s.tenant + "/outbound_webhooks/"

@@ -192,7 +192,7 @@ func createHook(t *testing.T, s *apptest.Server, path string, fields map[string]
 }
 
 func TestOutboundWebhookSignedRetriedReplayed(t *testing.T) {
-	apptest.Each(t, hookEnv, func(t *testing.T, s *apptest.Server) {
+	apptest.EachSerial(t, hookEnv, func(t *testing.T, s *apptest.Server) {
 		recv := newReceiver(t)
 		recv.failFirst = true
 		ten := s.Tenant(t, "wh")
@@ -286,7 +286,7 @@ func TestOutboundWebhookAutoDisabledAndReenabled(t *testing.T) {
 	for k, v := range hookEnv {
 		env[k] = v
 	}
-	apptest.Each(t, env, func(t *testing.T, s *apptest.Server) {
+	apptest.EachSerial(t, env, func(t *testing.T, s *apptest.Server) {
 		recv := newReceiver(t, 503)
 		sys := newReceiver(t, 200)
 		ten := s.Tenant(t, "wd")
@@ -396,7 +396,7 @@ func TestOutboundWebhookNothingLostAcrossRestart(t *testing.T) {
 }
 
 func TestOutboundWebhookSSRFGuard(t *testing.T) {
-	apptest.Each(t, map[string]string{"SWITCHBOARD_WEBHOOK_ALLOW_HTTP": "true"}, func(t *testing.T, s *apptest.Server) {
+	apptest.EachSerial(t, map[string]string{"SWITCHBOARD_WEBHOOK_ALLOW_HTTP": "true"}, func(t *testing.T, s *apptest.Server) {
 		recv := newReceiver(t, 200)
 		ten := s.Tenant(t, "ss")
 		base := "/api/tenants/" + ten + "/outbound_webhooks/"
@@ -418,7 +418,7 @@ func TestOutboundWebhookSSRFGuard(t *testing.T) {
 			t.Fatalf("the loopback receiver was reached %d times", n)
 		}
 	})
-	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+	apptest.EachSerial(t, nil, func(t *testing.T, s *apptest.Server) {
 		ten := s.Tenant(t, "ss")
 		base := "/api/tenants/" + ten + "/outbound_webhooks/"
 		id, _ := createHook(t, s, base, map[string]any{"name": "plain", "url": "http://example.com/hook", "events": []string{"config.changed"}})
@@ -442,7 +442,7 @@ func TestOutboundWebhookTimeoutAndResponseCap(t *testing.T) {
 		}
 	}))
 	t.Cleanup(slow.Close)
-	apptest.Each(t, hookEnv, func(t *testing.T, s *apptest.Server) {
+	apptest.EachSerial(t, hookEnv, func(t *testing.T, s *apptest.Server) {
 		ten := s.Tenant(t, "to")
 		base := "/api/tenants/" + ten + "/outbound_webhooks/"
 		id, _ := createHook(t, s, base, map[string]any{"name": "slow", "url": slow.URL + "/slow", "events": []string{"config.changed"}, "timeout_ms": 1000})

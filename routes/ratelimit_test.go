@@ -7,7 +7,6 @@ import (
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/models/storetest"
-	"github.com/switchboard/switchboard/routes"
 )
 
 // Seen item 6: 300 wrong Basic passwords in a row all got 401 (each a
@@ -21,7 +20,7 @@ func TestFailedAuthenticationLimitedBeforeBcrypt(t *testing.T) {
 		if _, err := s.Store.SetAdmin(t.Context(), admin, adminPassword); err != nil {
 			t.Fatal(err)
 		}
-		before := routes.PasswordChecks()
+		before := passwordChecks(t, s, replica)
 		start := time.Now()
 		counts := map[int]int{}
 		var retry string
@@ -49,7 +48,7 @@ func TestFailedAuthenticationLimitedBeforeBcrypt(t *testing.T) {
 			t.Fatalf("Retry-After %q", retry)
 		}
 		// The allowed failures and the one that crossed the limit.
-		if checks := routes.PasswordChecks() - before; checks > int64(allowed)+1 {
+		if checks := passwordChecks(t, s, replica) - before; checks > int64(allowed)+1 {
 			t.Errorf("%d bcrypt checks for 300 guesses: the limit must act before the check", checks)
 		}
 		// The right password waits too, and wrong keys are refused the same way.

@@ -166,9 +166,9 @@ func TestSessionCookieSecureOffLoopback(t *testing.T) {
 		t.Fatalf("cookie %+v", c)
 	}
 	// A form posted from another site is refused before any password check.
-	before := routes.PasswordChecks()
+	before := passwordChecks(t, s)
 	r := postLogin(t, s, loginBody(name, adminPassword, "", ""), map[string]string{"Origin": "https://evil.example"}).Expect(t, 403)
-	if setCookie(r) != nil || routes.PasswordChecks() != before {
+	if setCookie(r) != nil || passwordChecks(t, s) != before {
 		t.Fatal("a cross-site login was processed")
 	}
 }
@@ -195,12 +195,12 @@ func TestSessionWrongPasswordAndRateLimit(t *testing.T) {
 		if r.Header.Get("Retry-After") == "" || !strings.Contains(string(r.Body), "Too many failed sign-ins") {
 			t.Fatalf("429: %v %s", r.Header, r.Body)
 		}
-		before := routes.PasswordChecks()
+		before := passwordChecks(t, s)
 		r = postLogin(t, s, loginBody(name, adminPassword, "", ""), nil).Expect(t, 429)
 		if setCookie(r) != nil {
 			t.Fatal("a blocked address got a session")
 		}
-		if routes.PasswordChecks() != before {
+		if passwordChecks(t, s) != before {
 			t.Fatal("a blocked address still costs a password check")
 		}
 		// Basic from the same address is blocked too: one limit.

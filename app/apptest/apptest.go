@@ -109,8 +109,31 @@ func Envs(t testing.TB) []Env {
 	return out
 }
 
-// Each runs fn once per backend pairing with a fresh server.
+// Each runs fn once per backend pairing with a fresh server, in parallel
+// with the other tests that use Each (go test -parallel bounds how many
+// run at once): most of an HTTP test's time is spent waiting on its
+// server, the database and Redis. A parallel test shares the MySQL
+// database and the Redis with the others running beside it, so it works
+// in its own tenants (Tenant), with names from storetest.Name, and never
+// counts what the whole database or Redis holds or does. Calling Each
+// makes the test parallel: it must not call t.Parallel or t.Setenv itself.
+// A test that cannot run beside others uses EachSerial.
 func Each(t *testing.T, env map[string]string, fn func(t *testing.T, s *Server)) {
+	t.Helper()
+	t.Parallel()
+	for _, e := range Envs(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			t.Parallel()
+			fn(t, Start(t, e, env))
+		})
+	}
+}
+
+// EachSerial is Each for a test that must run alone (no parallel test runs
+// beside it): outbound webhooks, for one, are delivered by every server
+// running on the shared database, so a receiver would hear each event once
+// per server alive.
+func EachSerial(t *testing.T, env map[string]string, fn func(t *testing.T, s *Server)) {
 	t.Helper()
 	for _, e := range Envs(t) {
 		t.Run(e.Name, func(t *testing.T) { fn(t, Start(t, e, env)) })
@@ -132,6 +155,9 @@ func Start(t testing.TB, e Env, env map[string]string) *Server {
 // installation (same database, same Redis URL in e) share the group.
 func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string) *Server {
 	t.Helper()
+	// Administrators' passwords at bcrypt's minimum cost (models proves
+	// the real one): most of a second each under the race detector.
+	models.SetTestPasswordCost()
 	ctx := context.Background()
 	st := storetest.Open(t, e.DB)
 	rdb := OpenRedis(t, e.RedisURL)

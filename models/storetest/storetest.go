@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/switchboard/switchboard/dialplan"
@@ -35,20 +36,18 @@ func Backends(t testing.TB) []Backend {
 // Key is a fixed test sealing key.
 var Key = []byte("0123456789abcdef0123456789abcdef")
 
-// Open opens and migrates a store on the backend, closed at cleanup.
+// Open opens and migrates a store on the backend, closed at cleanup. A new
+// SQLite file starts as a copy of one migrated template per test process
+// (Migrate then finds every step applied), since running every migration
+// for each test costs most of a second under the race detector.
 func Open(t testing.TB, b Backend) *models.Store {
 	t.Helper()
-	reg, err := models.NewRegistry(models.Resources)
-	if err != nil {
-		t.Fatalf("registry: %v", err)
+	if b.Name == "sqlite" {
+		if err := copySQLiteTemplate(b.URL); err != nil {
+			t.Fatalf("sqlite template: %v", err)
+		}
 	}
-	reg.SetRenderedDestinations(dialplan.RenderedDestinationTypes)
-	sealer, err := models.NewSealer(Key)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx := context.Background()
-	st, err := models.Open(ctx, b.URL, reg, sealer)
+	st, err := open(b.URL)
 	if err != nil {
 		if b.Name == "mysql" && os.Getenv("CI") == "" {
 			t.Skipf("mysql unreachable: %v", err)
@@ -56,10 +55,66 @@ func Open(t testing.TB, b Backend) *models.Store {
 		t.Fatalf("open %s: %v", b.Name, err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if err := st.Migrate(ctx); err != nil {
+	if err := st.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrate %s: %v", b.Name, err)
 	}
 	return st
+}
+
+func open(url string) (*models.Store, error) {
+	reg, err := models.NewRegistry(models.Resources)
+	if err != nil {
+		return nil, fmt.Errorf("registry: %w", err)
+	}
+	reg.SetRenderedDestinations(dialplan.RenderedDestinationTypes)
+	sealer, err := models.NewSealer(Key)
+	if err != nil {
+		return nil, err
+	}
+	return models.Open(context.Background(), url, reg, sealer)
+}
+
+// sqliteTemplate is the file of a freshly migrated SQLite database, made
+// once per test process.
+var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
+	dir, err := os.MkdirTemp("", "storetest-template-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "template.db")
+	st, err := open("sqlite:" + path)
+	if err != nil {
+		return nil, err
+	}
+	ctx := context.Background()
+	if err := st.Migrate(ctx); err != nil {
+		st.Close()
+		return nil, err
+	}
+	// Everything into the main file, so the file alone is the database.
+	if _, err := st.DB().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+		st.Close()
+		return nil, err
+	}
+	if err := st.Close(); err != nil {
+		return nil, err
+	}
+	return os.ReadFile(path)
+})
+
+// copySQLiteTemplate writes the migrated template to the URL's file unless
+// it exists already (a second store on the same database).
+func copySQLiteTemplate(url string) error {
+	path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "//")
+	if _, err := os.Stat(path); err == nil {
+		return nil
+	}
+	data, err := sqliteTemplate()
+	if err != nil {
+		return err
+	}
+	return os.WriteFile(path, data, 0o600)
 }
 
 // Each runs fn as a subtest once per backend.

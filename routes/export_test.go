@@ -1,4 +1,0 @@
-package routes
-
-// PasswordChecks counts bcrypt comparisons, for tests in routes_test.
-func PasswordChecks() int64 { return passwordChecks.Load() }
