@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
@@ -27,12 +28,19 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 	st.SetBaseURL(cfg.BaseURL) // incoming webhook URLs
 	sync := chat.NewSync(client, st, log.With("component", "chat"))
 	s.chat = sync
+	queue := chat.NewQueue(client, st, chat.QueueOptions{Group: cfg.OutboxGroup, Logger: log.With("component", "chat-queue")})
 	if client.Config().Enabled() {
 		st.SetChatMUCDomain(client.Config().MUCDomain)
 		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 		done := make(chan struct{})
 		go func() { defer close(done); sync.Run(runCtx) }()
-		s.stops = append(s.stops, func() { cancel(); <-done })
+		// Channel messages are posted by the queue's worker; the watch
+		// keeps the chat server's state current, so sends answer 503 at
+		// once during an outage and posting resumes when it ends.
+		qdone, wdone := make(chan struct{}), make(chan struct{})
+		go func() { defer close(qdone); queue.Run(runCtx) }()
+		go func() { defer close(wdone); client.Watch(runCtx, time.Second) }()
+		s.stops = append(s.stops, func() { cancel(); <-done; <-qdone; <-wdone })
 		sync.Notify("")
 		// Committed changes of channels, extensions and tenants arrive
 		// through the outbox dispatcher.
@@ -52,6 +60,7 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Store:     st,
 		Redis:     rdb,
 		Chat:      client,
+		Queue:     queue,
 		Sync:      sync,
 		BaseURL:   cfg.BaseURL,
 		SIPDomain: cfg.SIPDomain,

@@ -264,7 +264,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			c.XMLCurlAllow = append(c.XMLCurlAllow, n)
 		}
 	}
-	media, err := loadMediaConfig(get)
+	media, err := loadMediaConfig(get, c.BaseURL)
 	if err != nil {
 		return c, err
 	}

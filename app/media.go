@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard/switchboard/dialplan"
 	"github.com/switchboard/switchboard/media"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
@@ -18,6 +19,7 @@ import (
 type MediaConfig struct {
 	Dir      string        // SWITCHBOARD_MEDIA_DIR
 	NodeDir  string        // SWITCHBOARD_MEDIA_NODE_DIR: the same directory as the FreeSWITCH nodes mount it
+	NodeURL  string        // SWITCHBOARD_MEDIA_URL: /fs/media as the nodes reach it (signed http_cache:// URLs)
 	MaxBytes int64         // SWITCHBOARD_MEDIA_MAX_BYTES: decoded audio per upload
 	Timeout  time.Duration // SWITCHBOARD_MEDIA_CONVERT_TIMEOUT
 	Sox      string        // SWITCHBOARD_SOX
@@ -26,6 +28,7 @@ type MediaConfig struct {
 var mediaVariables = []envVar{
 	{"SWITCHBOARD_MEDIA_DIR", "data/media", "media library: voice prompts, music on hold, imported recordings (<dir>/<tenant>/…)"},
 	{"SWITCHBOARD_MEDIA_NODE_DIR", "(the media directory)", "the media library as the FreeSWITCH nodes mount it (local_stream.conf directories)"},
+	{"SWITCHBOARD_MEDIA_URL", "(SWITCHBOARD_BASE_URL)/fs/media", "/fs/media as the FreeSWITCH nodes reach it: voice prompts and chimes are played from signed http_cache:// URLs under it (mod_http_cache)"},
 	{"SWITCHBOARD_MEDIA_MAX_BYTES", "67108864", "largest decoded audio upload or import (413 beyond)"},
 	{"SWITCHBOARD_MEDIA_CONVERT_TIMEOUT", "60s", "time one sox conversion may take"},
 	{"SWITCHBOARD_SOX", "sox", "the sox binary (Debian: sox and libsox-fmt-mp3)"},
@@ -33,8 +36,8 @@ var mediaVariables = []envVar{
 
 func init() { Variables = append(Variables, mediaVariables...) }
 
-// loadMediaConfig reads the media variables.
-func loadMediaConfig(get func(name, def string) string) (MediaConfig, error) {
+// loadMediaConfig reads the media variables; baseURL is SWITCHBOARD_BASE_URL.
+func loadMediaConfig(get func(name, def string) string, baseURL string) (MediaConfig, error) {
 	c := MediaConfig{Dir: get("SWITCHBOARD_MEDIA_DIR", "data/media"), Sox: get("SWITCHBOARD_SOX", "sox")}
 	abs, err := filepath.Abs(c.Dir)
 	if err != nil {
@@ -44,6 +47,10 @@ func loadMediaConfig(get func(name, def string) string) (MediaConfig, error) {
 	c.NodeDir = strings.TrimRight(get("SWITCHBOARD_MEDIA_NODE_DIR", c.Dir), "/")
 	if !strings.HasPrefix(c.NodeDir, "/") {
 		return c, fmt.Errorf("SWITCHBOARD_MEDIA_NODE_DIR: must be an absolute path")
+	}
+	c.NodeURL = strings.TrimRight(get("SWITCHBOARD_MEDIA_URL", baseURL+"/fs/media"), "/")
+	if !dialplan.ValidMediaBase(c.NodeURL) {
+		return c, fmt.Errorf("SWITCHBOARD_MEDIA_URL: must be an http or https URL of letters, digits and . _ ~ : / - [ ] only")
 	}
 	n, err := strconv.ParseInt(get("SWITCHBOARD_MEDIA_MAX_BYTES", "67108864"), 10, 64)
 	if err != nil || n < 1024 || n > 1<<30 {

@@ -88,6 +88,8 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		Password:  cfg.XMLCurlPass,
 		Allow:     cfg.XMLCurlAllow,
 		MediaDir:  cfg.Media.NodeDir,
+		MediaURL:  cfg.Media.NodeURL,
+		MediaKey:  st.Sealer().Derive("fs-media-url"),
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
 	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml, s.metrics)...)

@@ -47,8 +47,9 @@ func (e *APIError) Error() string {
 
 // Client calls ejabberd's HTTP admin API: one POST per command.
 type Client struct {
-	cfg  Config
-	http *http.Client
+	cfg    Config
+	http   *http.Client
+	health health
 }
 
 // NewClient returns a client for cfg.
@@ -83,16 +84,22 @@ func (c *Client) call(ctx context.Context, cmd string, args any, out any) error 
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
+		if ctx.Err() == nil { // our own deadline or cancel says nothing about the server
+			c.health.observe(false)
+		}
 		return fmt.Errorf("ejabberd %s: %w: %v", cmd, ErrUnavailable, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
+		c.health.observe(false)
 		return fmt.Errorf("ejabberd %s: %w: read: %v", cmd, ErrUnavailable, err)
 	}
 	if resp.StatusCode >= 500 {
+		c.health.observe(false)
 		return fmt.Errorf("ejabberd %s: %w: status %d", cmd, ErrUnavailable, resp.StatusCode)
 	}
+	c.health.observe(true)
 	if resp.StatusCode != http.StatusOK {
 		return &APIError{Command: cmd, Status: resp.StatusCode, Message: errorText(raw)}
 	}

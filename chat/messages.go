@@ -19,6 +19,7 @@ const (
 	nsHTML = "http://jabber.org/protocol/xhtml-im"
 	// nsAvatar carries the URL of a webhook's picture with its messages.
 	nsAvatar = "urn:switchboard:avatar:0"
+	nsSID    = "urn:xmpp:sid:0" // XEP-0359: the sender's stable message id
 )
 
 // ChannelMessage is one post into a room.
@@ -40,10 +41,22 @@ type ChannelMessage struct {
 }
 
 // PostChannel sends a groupchat message from the service account into a
-// room; ejabberd archives it (MAM) because the service account is a MucSub
-// subscriber. It returns the message id.
+// room at once; ejabberd archives it (MAM) because the service account is a
+// MucSub subscriber. It returns the message id. Request paths use Queue
+// instead, which posts the same stanza after commit.
 func (c *Client) PostChannel(ctx context.Context, m ChannelMessage) (string, error) {
-	id := m.ID
+	id, stanza := renderStanza(m)
+	if err := c.SendStanza(ctx, c.ServiceJID(), c.RoomJID(m.Room), stanza); err != nil {
+		return "", err
+	}
+	return id, nil
+}
+
+// renderStanza is the groupchat stanza of m and its id (m.ID, or a new
+// random one). The id is also given as the XEP-0359 origin-id, which
+// clients use to recognise a message they have already shown.
+func renderStanza(m ChannelMessage) (id, stanza string) {
+	id = m.ID
 	if id == "" {
 		id = uuid.NewString()
 	}
@@ -72,11 +85,10 @@ func (c *Client) PostChannel(ctx context.Context, m ChannelMessage) (string, err
 	if m.HTML != "" {
 		fmt.Fprintf(&b, `<html xmlns="%s"><body xmlns="http://www.w3.org/1999/xhtml">%s</body></html>`, nsHTML, m.HTML)
 	}
-	b.WriteString("</message>")
-	if err := c.SendStanza(ctx, c.ServiceJID(), c.RoomJID(m.Room), b.String()); err != nil {
-		return "", err
-	}
-	return id, nil
+	fmt.Fprintf(&b, `<origin-id xmlns="%s" id="`, nsSID)
+	escape(&b, id)
+	b.WriteString(`"/></message>`)
+	return id, b.String()
 }
 
 // SendDirect sends a one-to-one chat message between two accounts (local

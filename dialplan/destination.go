@@ -73,19 +73,18 @@ func (p *planner) destination(d Destination) ([]action, bool) {
 	return nil, false
 }
 
-// promptPath is <SoundsDir>/<tenant>/<filename> for a voice prompt id, or ""
-// when the prompt or a path part is unknown or unsafe.
+// promptPath is where a node plays a voice prompt (by id) from
+// (promptFile), or "" when the prompt or a path part is unknown or unsafe.
 func (p *planner) promptPath(target string) string {
 	id, err := strconv.ParseInt(target, 10, 64)
 	if err != nil {
 		return ""
 	}
 	vp := p.snap.prompt(id)
-	dir := strings.TrimRight(p.opts.SoundsDir, "/")
-	if vp == nil || !validToken(vp.Filename, "") || (dir != "" && !validToken(strings.ReplaceAll(dir, "/", "_"), "")) {
+	if vp == nil {
 		return ""
 	}
-	return dir + "/" + p.tenant + "/" + vp.Filename
+	return p.promptFile(vp.Filename)
 }
 
 // zone is the tenant's time zone for schedules without their own.

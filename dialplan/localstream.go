@@ -25,8 +25,11 @@ func MOHStreamName(tenant, name string) string { return tenant + "_" + name }
 // nodes mount the media library. mod_local_stream reads the whole file at
 // load and on "local_stream reload <name>". Classes whose names are not
 // safe tokens are left out, as is everything when mediaDir is not a safe
-// absolute path.
-func LocalStreamConf(mediaDir string, classes []MOHClass) []byte {
+// absolute path. A chime is the prompt's signed media URL when media has a
+// base (mod_local_stream opens chimes as any file, so mod_http_cache
+// serves them), else its path on the mount. The class's own files stay on
+// the mount: mod_local_stream lists a local directory to find them.
+func LocalStreamConf(mediaDir string, media MediaURLs, classes []MOHClass) []byte {
 	w := newXW(512 + 256*len(classes))
 	w.raw(docOpen)
 	w.raw("<section name=\"configuration\">\n<configuration name=\"local_stream.conf\" description=\"stream files from local dir\">\n")
@@ -45,8 +48,12 @@ func LocalStreamConf(mediaDir string, classes []MOHClass) []byte {
 			w.param("param", "channels", "1")
 			w.param("param", "interval", "20")
 			w.param("param", "timer-name", "soft")
-			if c.ChimeFile != "" && validToken(c.ChimeFile, "") {
-				w.param("param", "chime-list", dir+"/"+c.Tenant+"/"+c.ChimeFile)
+			if c.ChimeFile != "" && validToken(c.ChimeFile, "") && (media.Base == "" || media.URL(c.Tenant, c.ChimeFile) != "") {
+				chime := dir + "/" + c.Tenant + "/" + c.ChimeFile
+				if media.Base != "" {
+					chime = media.URL(c.Tenant, c.ChimeFile)
+				}
+				w.param("param", "chime-list", chime)
 				w.param("param", "chime-freq", itoa(clampInt(c.ChimeFrequency, 1, 3600, 30)))
 				w.param("param", "chime-max", itoa(clampInt(c.ChimeMax, 0, 1000, 0)))
 			}

@@ -9,7 +9,7 @@ import (
 // under the node's media path, with rate, shuffle and chimes; a disabled
 // tenant's class and unsafe names are left out.
 func TestLocalStreamConfGolden(t *testing.T) {
-	doc := LocalStreamConf("/var/lib/switchboard/media", []MOHClass{
+	doc := LocalStreamConf("/var/lib/switchboard/media", testMedia, []MOHClass{
 		{Tenant: "acme", Name: "default", Rate: 8000, TenantEnabled: true},
 		{Tenant: "acme", Name: "jazz", Rate: 16000, Shuffle: true, ChimeFile: "0f1e2d.wav", ChimeFrequency: 45, ChimeMax: 3, TenantEnabled: true},
 		{Tenant: "globex", Name: "calm", Rate: 48000, TenantEnabled: false},
@@ -36,7 +36,7 @@ func TestLocalStreamConfGolden(t *testing.T) {
 	}
 	// A media path that is not a safe absolute path renders no directory.
 	parsed.Section.Config.Dirs = nil
-	if err := xml.Unmarshal(LocalStreamConf("relative/dir", []MOHClass{{Tenant: "acme", Name: "a", TenantEnabled: true}}), &parsed); err != nil || len(parsed.Section.Config.Dirs) != 0 {
+	if err := xml.Unmarshal(LocalStreamConf("relative/dir", testMedia, []MOHClass{{Tenant: "acme", Name: "a", TenantEnabled: true}}), &parsed); err != nil || len(parsed.Section.Config.Dirs) != 0 {
 		t.Fatalf("relative media dir: %+v %v", parsed.Section.Config.Dirs, err)
 	}
 }

@@ -276,8 +276,13 @@ type PublicSnapshot struct {
 type Options struct {
 	// Domain is the installation's one SIP domain.
 	Domain string
-	// SoundsDir is where tenant prompt files live: <SoundsDir>/<tenant>/<filename>.
+	// SoundsDir is where tenant prompt files live when the nodes mount the
+	// media library (<SoundsDir>/<tenant>/<filename>), used when Media has
+	// no base; phone-recorded prompts are written there too.
 	SoundsDir string
+	// Media forms the signed http_cache:// URLs nodes play tenant audio
+	// from (voice prompts, music-on-hold chimes).
+	Media MediaURLs
 	// DefaultTimezone applies when neither schedule nor tenant names a zone.
 	DefaultTimezone string
 	// UserCacheMS is the cacheable="" value on directory users (0 = 60000).

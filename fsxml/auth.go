@@ -22,17 +22,8 @@ var (
 // the allow list (on the peer address, never a forwarded header) and the
 // Basic credentials. With neither configured only loopback may fetch.
 func (s *Service) Authorize(peer net.IP, authorization string) error {
-	if len(s.cfg.Allow) > 0 {
-		ok := false
-		for _, n := range s.cfg.Allow {
-			if peer != nil && n.Contains(peer) {
-				ok = true
-				break
-			}
-		}
-		if !ok {
-			return ErrForbidden
-		}
+	if !s.allowed(peer) {
+		return ErrForbidden
 	}
 	if s.cfg.User != "" {
 		user, pass, ok := parseBasic(authorization)
@@ -48,6 +39,34 @@ func (s *Service) Authorize(peer net.IP, authorization string) error {
 		return ErrForbidden
 	}
 	return nil
+}
+
+// AuthorizeMedia decides whether a node may fetch the media library file
+// at path (<tenant>/<file> or <tenant>/moh/<class>/<file>): with the
+// rendered URL's signature (the credential mod_http_cache has, since it
+// sends no Authorization header), or else as a fetch of /fs/xml. The
+// allow list, when configured, applies either way.
+func (s *Service) AuthorizeMedia(peer net.IP, authorization, path, sig string) error {
+	if sig == "" || !s.opts.Media.Verify(path, sig) {
+		return s.Authorize(peer, authorization)
+	}
+	if !s.allowed(peer) {
+		return ErrForbidden
+	}
+	return nil
+}
+
+// allowed applies the allow list (true when none is configured).
+func (s *Service) allowed(peer net.IP) bool {
+	if len(s.cfg.Allow) == 0 {
+		return true
+	}
+	for _, n := range s.cfg.Allow {
+		if peer != nil && n.Contains(peer) {
+			return true
+		}
+	}
+	return false
 }
 
 // parseBasic splits an "Authorization: Basic ..." header.

@@ -32,5 +32,5 @@ func (s *Service) localStreamConf(ctx context.Context) ([]byte, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read music on hold: %w", err)
 	}
-	return dialplan.LocalStreamConf(s.cfg.MediaDir, classes), nil
+	return dialplan.LocalStreamConf(s.cfg.MediaDir, s.opts.Media, classes), nil
 }

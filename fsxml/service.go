@@ -47,6 +47,11 @@ type Config struct {
 	MediaDir string
 	// SIPWSPort is the SIP-over-WebSocket port of internal profiles (0 = none).
 	SIPWSPort int
+	// MediaURL is /fs/media as the nodes reach it (prompts and chimes are
+	// rendered as signed http_cache:// URLs under it); "" renders paths
+	// under SoundsDir. MediaKey signs them.
+	MediaURL string
+	MediaKey []byte
 }
 
 // Service renders and caches FreeSWITCH XML. It is safe for concurrent use.
@@ -123,6 +128,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 			SoundsDir:       cfg.SoundsDir,
 			DefaultTimezone: cfg.DefaultTimezone,
 			SIPWSPort:       cfg.SIPWSPort,
+			Media:           dialplan.MediaURLs{Base: cfg.MediaURL, Key: cfg.MediaKey},
 		},
 		log:      log,
 		now:      time.Now,

@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -185,4 +186,49 @@ func randomName() string {
 	var b [16]byte
 	_, _ = rand.Read(b[:]) // crypto/rand never fails on Linux
 	return hex.EncodeToString(b[:])
+}
+
+// Copy copies the file at rel to dst (both below Root) through a temporary
+// file renamed into place, answering dst's rel.
+func (l *Library) Copy(ctx context.Context, rel, dst string) (string, error) {
+	src, err := l.Path(rel)
+	if err != nil {
+		return "", err
+	}
+	out, err := l.Path(dst)
+	if err != nil {
+		return "", err
+	}
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	in, err := os.Open(src)
+	if err != nil {
+		return "", fmt.Errorf("copy media %s: %w", rel, err)
+	}
+	defer in.Close()
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return "", fmt.Errorf("media directory: %w", err)
+	}
+	part := filepath.Join(filepath.Dir(out), "."+filepath.Base(out)+".part")
+	defer os.Remove(part)
+	w, err := os.Create(part)
+	if err != nil {
+		return "", fmt.Errorf("copy media %s: %w", rel, err)
+	}
+	if _, err := io.Copy(w, in); err != nil {
+		w.Close()
+		return "", fmt.Errorf("copy media %s: %w", rel, err)
+	}
+	if err := w.Sync(); err != nil {
+		w.Close()
+		return "", fmt.Errorf("copy media %s: %w", rel, err)
+	}
+	if err := w.Close(); err != nil {
+		return "", fmt.Errorf("copy media %s: %w", rel, err)
+	}
+	if err := os.Rename(part, out); err != nil {
+		return "", fmt.Errorf("place media copy: %w", err)
+	}
+	return filepath.ToSlash(dst), nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -122,4 +123,24 @@ func orNil(ve *models.ValidationError) error {
 		return nil
 	}
 	return ve
+}
+
+var _ models.AudioCopier = (*Service)(nil)
+
+// CopyAudio copies a tenant's stored prompt file into another tenant's
+// directory under the same (random) name, for tenant cloning; the copy
+// appears under its final name only complete.
+func (s *Service) CopyAudio(ctx context.Context, fromTenant, toTenant, filename string) (string, error) {
+	if !safePart(filename) {
+		return "", fmt.Errorf("media file name %q is not a safe name", filename)
+	}
+	from, err := Dir(fromTenant)
+	if err != nil {
+		return "", err
+	}
+	to, err := Dir(toTenant)
+	if err != nil {
+		return "", err
+	}
+	return s.Lib.Copy(ctx, filepath.Join(from, filename), filepath.Join(to, filename))
 }

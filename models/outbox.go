@@ -31,6 +31,9 @@ type txStore struct {
 	// cloning is set while a tenant's objects are copied: references are
 	// recorded as copied, without the existence check an API write gets.
 	cloning bool
+	// undo runs when the transaction does not commit (files a clone
+	// copied).
+	undo []func()
 }
 
 // commitHooks are told about every committed batch of changes.
@@ -87,8 +90,10 @@ func (s *Store) committed(ctx context.Context, chs []changes.Change) {
 // outbox before committing.
 func (s *Store) write(ctx context.Context, fn func(ts *txStore) error) error {
 	var recorded []changes.Change
+	var undo []func()
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		ts := &txStore{Store: s, tx: tx}
+		defer func() { undo = append(undo, ts.undo...) }()
 		if err := fn(ts); err != nil {
 			return err
 		}
@@ -98,6 +103,11 @@ func (s *Store) write(ctx context.Context, fn func(ts *txStore) error) error {
 	})
 	if err == nil && len(recorded) > 0 {
 		s.committed(ctx, recorded)
+	}
+	if err != nil {
+		for _, u := range undo {
+			u()
+		}
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package models
 import (
 	"crypto/aes"
 	"crypto/cipher"
+	"crypto/hmac"
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/base64"
@@ -19,7 +20,11 @@ import (
 // Sealer encrypts secrets that FreeSWITCH must see in clear (SIP secrets,
 // trunk passwords, PINs) with the server key, so a database dump alone does
 // not reveal them.
-type Sealer struct{ aead cipher.AEAD }
+type Sealer struct {
+	aead cipher.AEAD
+	// derive keys subkeys (Derive); never the sealing key itself.
+	derive []byte
+}
 
 // NewSealer builds a sealer from a 32-byte key.
 func NewSealer(key []byte) (*Sealer, error) {
@@ -34,7 +39,18 @@ func NewSealer(key []byte) (*Sealer, error) {
 	if err != nil {
 		return nil, fmt.Errorf("secret key: %w", err)
 	}
-	return &Sealer{aead: aead}, nil
+	mac := hmac.New(sha256.New, key)
+	mac.Write([]byte("switchboard subkeys"))
+	return &Sealer{aead: aead, derive: mac.Sum(nil)}, nil
+}
+
+// Derive is a 32-byte key for one purpose (e.g. signing media URLs), taken
+// from the server key, so each use has its own key and a leaked subkey
+// says nothing about sealed secrets.
+func (s *Sealer) Derive(purpose string) []byte {
+	mac := hmac.New(sha256.New, s.derive)
+	mac.Write([]byte(purpose))
+	return mac.Sum(nil)
 }
 
 const sealPrefix = "v1:"

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"fmt"
+	"strconv"
 	"strings"
 )
 
@@ -130,31 +131,32 @@ func (ts *txStore) singletonDefaults(ctx context.Context, o Owner) error {
 // cloner adjusts a copied record (cloned inbound routes lose their DID).
 type cloner interface{ cloneRecord(rec Record) }
 
-// cloneResources copies every tenant resource whose CloneFlag is set, in
-// registry order, remapping references to copies made earlier and clearing
-// (and reporting) references to objects that were not copied. Later
-// resources join cloning by declaring a CloneFlag: no code here changes.
+// cloneResources copies every tenant resource whose CloneFlag is set,
+// targets of id references first (cloneOrder), remapping references to the
+// copies and clearing (and reporting) references to objects that are not
+// copied. Later resources join cloning by declaring a CloneFlag: no code
+// here changes.
 func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map[string]bool) ([]string, error) {
 	report := []string{}
-	idMap := map[string]map[int64]int64{}
-	for _, res := range ts.reg.Resources() {
-		if res.Scope != TenantScope || res.CloneFlag == "" || !flags[res.CloneFlag] {
-			continue
-		}
+	c := &cloneRun{ts: ts, flags: flags, idMap: map[string]map[int64]int64{}}
+	for _, res := range cloneOrder(ts.reg, flags) {
 		where, args := ownerWhere(res, from)
 		rows, err := ts.queryRecords(ctx, ts.tx, res, "SELECT "+strings.Join(ts.columns(res), ", ")+" FROM "+res.Table+" WHERE "+where+" ORDER BY id", args...)
 		if err != nil {
 			return nil, fmt.Errorf("read %s: %w", res.Name, err)
 		}
-		idMap[res.Name] = map[int64]int64{}
+		c.idMap[res.Name] = map[int64]int64{}
 		for _, row := range rows {
 			oldID, _ := row["id"].(int64)
-			rec, notes, err := ts.cloneRecord(res, row, idMap)
+			rec, notes, err := c.record(res, row)
 			if err != nil {
 				return nil, err
 			}
 			for _, n := range notes {
 				report = append(report, fmt.Sprintf("%s %d: %s", res.Name, oldID, n))
+			}
+			if err := ts.copyAudio(ctx, res, from, to, rec); err != nil {
+				return nil, fmt.Errorf("copy %s %d: %w", res.Name, oldID, err)
 			}
 			newID, err := ts.insertRow(ctx, res, to, rec)
 			if err != nil {
@@ -163,13 +165,81 @@ func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map
 			if err := ts.recordCreate(ctx, res, to, rec, newID); err != nil {
 				return nil, err
 			}
-			idMap[res.Name][oldID] = newID
+			c.idMap[res.Name][oldID] = newID
 		}
 	}
 	return report, nil
 }
 
-func (ts *txStore) cloneRecord(res *Resource, row Record, idMap map[string]map[int64]int64) (Record, []string, error) {
+// cloneOrder is the resources a clone copies, each after the resources it
+// refers to by id (integer refs, and voice prompts for any destination,
+// whose prompt_then_hangup names a prompt id), so those references can be
+// remapped to the copies; otherwise in registry order.
+func cloneOrder(reg *Registry, flags map[string]bool) []*Resource {
+	var pending []*Resource
+	for _, res := range reg.Resources() {
+		if res.Scope == TenantScope && res.CloneFlag != "" && flags[res.CloneFlag] {
+			pending = append(pending, res)
+		}
+	}
+	deps := map[*Resource]map[string]bool{}
+	for _, res := range pending {
+		deps[res] = map[string]bool{}
+		var walk func(fs []*Field)
+		walk = func(fs []*Field) {
+			for _, f := range fs {
+				switch {
+				case f.Type == Destination:
+					for _, t := range destinationRefs {
+						if t[1] == "id" {
+							deps[res][t[0]] = true
+						}
+					}
+				case f.Ref != "" && (f.Type == Int || f.Type == IntList):
+					deps[res][f.Ref] = true
+				}
+				walk(f.Props)
+			}
+		}
+		walk(res.Fields)
+		delete(deps[res], res.Name)
+	}
+	var out []*Resource
+	for len(pending) > 0 {
+		next := 0 // a cycle falls back to declaration order
+		for i, res := range pending {
+			ready := true
+			for d := range deps[res] {
+				for _, p := range pending {
+					if p.Name == d {
+						ready = false
+					}
+				}
+			}
+			if ready {
+				next = i
+				break
+			}
+		}
+		out = append(out, pending[next])
+		pending = append(pending[:next], pending[next+1:]...)
+	}
+	return out
+}
+
+// cloneRun is one tenant clone: which resources are copied and the ids
+// their copies got so far.
+type cloneRun struct {
+	ts    *txStore
+	flags map[string]bool
+	idMap map[string]map[int64]int64
+}
+
+// record is row prepared for the new tenant: encrypted secrets opened (the
+// insert seals them again), hashed secrets dropped, and every reference to
+// a tenant object remapped to its copy or, when the target is not copied,
+// cleared with a note for the clone report.
+func (c *cloneRun) record(res *Resource, row Record) (Record, []string, error) {
 	rec := Record{}
 	var notes []string
 	for _, f := range res.Fields {
@@ -179,18 +249,23 @@ func (ts *txStore) cloneRecord(res *Resource, row Record, idMap map[string]map[i
 		v := row[f.Name]
 		switch {
 		case f.Secret == Encrypted && v != nil:
-			plain, err := ts.sealer.Open(v.(string))
+			plain, err := c.ts.sealer.Open(v.(string))
 			if err != nil {
 				return nil, nil, err
 			}
 			v = plain
 		case f.Secret == Hashed || f.Secret == Digest:
 			v = nil
-		case f.Ref != "" && f.Type == Int && v != nil:
-			if m, copied := idMap[f.Ref]; copied && m[v.(int64)] != 0 {
-				v = m[v.(int64)]
-			} else if ts.reg.Resource(f.Ref).Scope == TenantScope {
-				notes = append(notes, fmt.Sprintf("%s cleared (%s %d was not copied)", f.Name, f.Ref, v))
+		default:
+			nv, keep, n := c.remap(f, f.Name, v)
+			notes = append(notes, n...)
+			switch {
+			case keep:
+				v = nv
+			case f.Type == Destination && f.Required:
+				v = map[string]any{"type": "hangup"}
+				notes = append(notes, f.Name+" set to hangup")
+			default:
 				v = nil
 			}
 		}
@@ -200,6 +275,161 @@ func (ts *txStore) cloneRecord(res *Resource, row Record, idMap map[string]map[i
 		h.cloneRecord(rec)
 	}
 	return rec, notes, nil
+}
+
+// remap walks one value the way references are declared (walkRefs): it
+// answers the value for the copy, or keep=false when the value itself is a
+// reference to an object that is not copied. List items and object-list
+// items whose required reference goes are dropped.
+func (c *cloneRun) remap(f *Field, path string, v any) (any, bool, []string) {
+	if v == nil {
+		return nil, true, nil
+	}
+	if f.Type == Destination {
+		d, _ := v.(map[string]any)
+		typ, _ := d["type"].(string)
+		target, _ := d["target"].(string)
+		t, ok := destinationRefs[typ]
+		if !ok || target == "" {
+			return v, true, nil
+		}
+		key, ok := c.target(t[0], t[1], target)
+		if !ok {
+			return nil, false, []string{fmt.Sprintf("%s cleared (%s %s %s was not copied)", path, typ, t[1], target)}
+		}
+		out := map[string]any{}
+		for k, x := range d {
+			out[k] = x
+		}
+		out["target"] = key
+		return out, true, nil
+	}
+	if len(f.Props) > 0 {
+		items := []any{v}
+		if f.Type == ObjectList {
+			items, _ = v.([]any)
+		}
+		kept := []any{}
+		var notes []string
+	item:
+		for i, it := range items {
+			m, _ := it.(map[string]any)
+			p := path
+			if f.Type == ObjectList {
+				p = fmt.Sprintf("%s[%d]", path, i)
+			}
+			out := map[string]any{}
+			for k, x := range m {
+				out[k] = x
+			}
+			for _, pf := range f.Props {
+				if pf.RefWhen[0] != "" && fmt.Sprint(m[pf.RefWhen[0]]) != pf.RefWhen[1] {
+					continue
+				}
+				nv, keep, n := c.remap(pf, p+"."+pf.Name, m[pf.Name])
+				notes = append(notes, n...)
+				if !keep && pf.Required {
+					notes = append(notes, p+" dropped")
+					continue item
+				}
+				if !keep {
+					nv = nil
+				}
+				out[pf.Name] = nv
+			}
+			kept = append(kept, out)
+		}
+		if f.Type != ObjectList {
+			if len(kept) == 0 {
+				return nil, false, notes
+			}
+			return kept[0], true, notes
+		}
+		return kept, true, notes
+	}
+	if f.Ref == "" {
+		return v, true, nil
+	}
+	target := c.ts.reg.Resource(f.Ref)
+	if f.Type != StringList && f.Type != IntList {
+		key, ok := c.target(f.Ref, f.refCol(target), refKeyString(v))
+		if !ok {
+			return nil, false, []string{fmt.Sprintf("%s cleared (%s %v was not copied)", path, f.Ref, v)}
+		}
+		return typedKey(v, key), true, nil
+	}
+	items, _ := v.([]any)
+	kept := []any{}
+	var notes []string
+	for i, it := range items {
+		key, ok := c.target(f.Ref, f.refCol(target), refKeyString(it))
+		if !ok {
+			notes = append(notes, fmt.Sprintf("%s[%d] dropped (%s %v was not copied)", path, i, f.Ref, it))
+			continue
+		}
+		kept = append(kept, typedKey(it, key))
+	}
+	return kept, true, notes
+}
+
+// target answers the key a reference to resource name's object (by col)
+// has in the new tenant: the same key when the copy keeps it, the copy's id
+// for id references, ok=false when the object is not copied. Platform
+// objects (trunks, DIDs) are shared and keep their key.
+func (c *cloneRun) target(name, col, key string) (string, bool) {
+	res := c.ts.reg.Resource(name)
+	if res == nil || res.Scope != TenantScope {
+		return key, true
+	}
+	if res.CloneFlag == "" || !c.flags[res.CloneFlag] {
+		return "", false
+	}
+	if col != "id" {
+		return key, true
+	}
+	id, err := strconv.ParseInt(key, 10, 64)
+	if err != nil || c.idMap[name][id] == 0 {
+		return "", false
+	}
+	return strconv.FormatInt(c.idMap[name][id], 10), true
+}
+
+// typedKey is key in the type the original value had.
+func typedKey(orig any, key string) any {
+	switch orig.(type) {
+	case int64, int, float64:
+		n, _ := strconv.ParseInt(key, 10, 64)
+		return n
+	}
+	return key
+}
+
+// AudioCopier copies a stored audio file to another tenant's media library
+// (tenant cloning: "voice prompts (files copied)"). The media service
+// implements it beside AudioSink.
+type AudioCopier interface {
+	CopyAudio(ctx context.Context, fromTenant, toTenant, filename string) (rel string, err error)
+}
+
+// copyAudio gives a copied record that names a stored file (a voice
+// prompt) its own copy of the file in the new tenant's library; the copy
+// is removed again when the transaction does not commit.
+func (ts *txStore) copyAudio(ctx context.Context, res *Resource, from, to Owner, rec Record) error {
+	name, _ := rec["filename"].(string)
+	f := res.Field("filename")
+	if name == "" || f == nil || !f.ReadOnly {
+		return nil
+	}
+	cp, ok := ts.audio.(AudioCopier)
+	if !ok {
+		return ErrNoAudioStore
+	}
+	rel, err := cp.CopyAudio(ctx, from.Tenant, to.Tenant, name)
+	if err != nil {
+		return err
+	}
+	ts.undo = append(ts.undo, func() { ts.audio.RemoveAudio(rel) })
+	return nil
 }
 
 // tenantOwner resolves a tenant name to its Owner.

@@ -97,9 +97,9 @@ type Dispatcher struct {
 	// wakes has one channel per subscriber, signalled on Wake.
 	wakes   []chan struct{}
 	leading atomic.Bool
-	// validUntil (unix nanos, local clock) is when the lease as last
-	// renewed may have run out; no change is handed over after it.
-	validUntil atomic.Int64
+	// lease is held while delivering; no change is handed over once it
+	// may have run out.
+	lease *Lease
 }
 
 // New builds a dispatcher for subs; Run starts it. Subscriber names must be
@@ -107,7 +107,7 @@ type Dispatcher struct {
 func New(st *models.Store, opts Options, subs ...changes.Subscriber) (*Dispatcher, error) {
 	opts.defaults()
 	seen := map[string]bool{}
-	d := &Dispatcher{st: st, opts: opts, subs: subs}
+	d := &Dispatcher{st: st, opts: opts, subs: subs, lease: NewLease(st, opts.Lease, opts.Holder, opts.LeaseTTL, opts.Logger)}
 	for _, s := range subs {
 		if s.Name() == "" || len(opts.progressName(s)) > 64 || seen[s.Name()] {
 			return nil, fmt.Errorf("outbox: subscriber name %q is empty, too long or used twice", s.Name())
@@ -158,40 +158,16 @@ func (d *Dispatcher) names() []string {
 // Run competes for the lease until ctx ends; while it holds the lease it
 // delivers changes. When ctx ends it releases the lease and returns nil.
 func (d *Dispatcher) Run(ctx context.Context) error {
-	log := d.opts.Logger
-	renew := d.opts.LeaseTTL / 3
-	for {
-		ok, err := d.st.TakeOutboxLease(ctx, d.opts.Lease, d.opts.Holder, d.opts.LeaseTTL)
-		if err != nil && ctx.Err() == nil {
-			log.Warn("outbox: take lease", "error", err)
-		}
-		if ok {
-			d.validUntil.Store(time.Now().Add(d.opts.LeaseTTL * 2 / 3).UnixNano())
-			log.Info("outbox: dispatching on this replica", "holder", d.opts.Holder)
-			d.lead(ctx, renew)
-			log.Info("outbox: no longer dispatching on this replica", "holder", d.opts.Holder)
-		}
-		if ctx.Err() != nil {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			err := d.st.ReleaseOutboxLease(rctx, d.opts.Lease, d.opts.Holder)
-			cancel()
-			if err != nil {
-				log.Warn("outbox: release lease", "error", err)
-			}
-			return nil
-		}
-		if !sleep(ctx, renew) {
-			continue // release on the next turn
-		}
-	}
+	d.lease.Run(ctx, d.lead)
+	return nil
 }
 
-// lead delivers while the lease holds: one goroutine per subscriber, one
-// renewing the lease and one pruning. It returns when the lease is lost or
-// ctx ends, after every delivery goroutine stopped.
-func (d *Dispatcher) lead(ctx context.Context, renew time.Duration) {
-	lctx, cancel := context.WithCancel(ctx)
-	defer cancel()
+// lead delivers while the lease holds (until ctx ends): one goroutine per
+// subscriber and one pruning; it returns after every one stopped.
+func (d *Dispatcher) lead(ctx context.Context) {
+	log := d.opts.Logger
+	log.Info("outbox: dispatching on this replica", "holder", d.opts.Holder)
+	defer log.Info("outbox: no longer dispatching on this replica", "holder", d.opts.Holder)
 	d.leading.Store(true)
 	defer d.leading.Store(false)
 	var wg sync.WaitGroup
@@ -199,27 +175,14 @@ func (d *Dispatcher) lead(ctx context.Context, renew time.Duration) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.deliver(lctx, sub, d.wakes[i])
+			d.deliver(ctx, sub, d.wakes[i])
 		}()
 	}
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		d.prune(lctx)
+		d.prune(ctx)
 	}()
-	for sleep(lctx, renew) {
-		ok, err := d.st.TakeOutboxLease(lctx, d.opts.Lease, d.opts.Holder, d.opts.LeaseTTL)
-		if err != nil && lctx.Err() == nil {
-			d.opts.Logger.Warn("outbox: renew lease", "error", err)
-		}
-		if !ok {
-			// Lost, or not renewable: stop delivering before the lease
-			// could have passed to another replica.
-			break
-		}
-		d.validUntil.Store(time.Now().Add(d.opts.LeaseTTL * 2 / 3).UnixNano())
-	}
-	cancel()
 	wg.Wait()
 }
 
@@ -319,7 +282,7 @@ func (d *Dispatcher) save(ctx context.Context, log *slog.Logger, name string, id
 func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, sub changes.Subscriber, c changes.Change, beforeRetry func() bool) bool {
 	backoff := d.opts.RetryMin
 	for attempt := 1; ; attempt++ {
-		for time.Now().UnixNano() > d.validUntil.Load() {
+		for !d.lease.Valid() {
 			// The renewal is late: the lease may be someone else's now.
 			if !sleep(ctx, d.opts.RetryMin) {
 				return false

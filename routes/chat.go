@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -24,6 +23,9 @@ type ChatDeps struct {
 	// Chat is the chat server's client; with no chat server configured
 	// every endpoint that needs it answers 503 chat_unavailable.
 	Chat *chat.Client
+	// Queue takes channel messages (API and incoming webhooks): committed
+	// before the answer, posted to the chat server right after.
+	Queue *chat.Queue
 	// Sync is told about chat accounts so room memberships follow them.
 	Sync      *chat.Sync
 	BaseURL   string
@@ -174,24 +176,11 @@ func (r *chatRoutes) channel(c *fiber.Ctx, ctx context.Context, o models.Owner, 
 		}
 	}
 	room := chat.RoomLocal(o.Tenant, in.To)
-	if _, err := r.Chat.PostChannel(ctx, chat.ChannelMessage{Room: room, Body: in.Body, FromName: in.FromName, JSON: strings.EqualFold(in.BodyType, "json")}); err != nil {
+	m := chat.ChannelMessage{Room: room, Body: in.Body, FromName: in.FromName, JSON: strings.EqualFold(in.BodyType, "json")}
+	if _, err := r.Queue.Enqueue(ctx, m, chat.Event{Tenant: o.Tenant, Channel: in.To, FromName: in.FromName, Body: in.Body}); err != nil {
 		return chatErr(err)
 	}
-	r.chatEvent(ctx, o.Tenant, in.To, in.FromName, in.Body)
 	return c.JSON(fiber.Map{"status": "sent", "channel": in.To, "jid": r.Chat.RoomJID(room)})
-}
-
-// chatEvent records a chat.message event for webhooks once the chat
-// server took a channel post. The post cannot be undone, so a failure to
-// record is logged rather than answered.
-func (r *chatRoutes) chatEvent(ctx context.Context, tenant, channel, from, body string) {
-	ev, err := models.NewEvent("chat.message", tenant, channel, map[string]any{"channel": channel, "from_name": from, "body": body})
-	if err == nil {
-		err = r.Store.Emit(context.WithoutCancel(ctx), ev)
-	}
-	if err != nil {
-		slog.Warn("chat.message event not recorded", "tenant", tenant, "channel", channel, "error", err)
-	}
 }
 
 // listHas reports whether a decoded JSON list holds the string s.

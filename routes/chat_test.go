@@ -72,6 +72,19 @@ func (e *chatEnv) waitMember(t *testing.T, room, jid string) {
 	})
 }
 
+// archiveOf waits until the room's archive holds at least n messages (a
+// channel message is accepted first and posted right after) and returns it.
+func archiveOf(t *testing.T, cl *chattest.Client, roomJID string, n int) []string {
+	t.Helper()
+	var msgs []string
+	eventually(t, 20*time.Second, fmt.Sprintf("%d messages in the archive of %s", n, roomJID), func() bool {
+		var err error
+		msgs, err = cl.Archive(context.Background(), roomJID)
+		return err == nil && len(msgs) >= n
+	})
+	return msgs
+}
+
 func login(t *testing.T, e *chatEnv, bundle map[string]any) *chattest.Client {
 	t.Helper()
 	conn := bundle["connect"].(map[string]any)
@@ -130,10 +143,7 @@ func TestChannelMessageLandsInRoomArchive(t *testing.T) {
 		e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "ops", "body": `{"build": 42}`, "body_type": "JSON"}).Expect(t, 200)
 
 		cl := login(t, e, agent)
-		archived, err := cl.Archive(context.Background(), room+"@conference."+chatDomain)
-		if err != nil {
-			t.Fatal(err)
-		}
+		archived := archiveOf(t, cl, room+"@conference."+chatDomain, 2)
 		if len(archived) != 2 || !strings.Contains(archived[0], ">deploy &lt;done&gt; &amp; green</body>") || !strings.Contains(archived[0], ">CI bot</nick>") {
 			t.Fatalf("room archive %v", archived)
 		}
@@ -169,7 +179,7 @@ func TestChannelMessageLandsInRoomArchive(t *testing.T) {
 		if c := post(e.Key, map[string]any{"to": "ops", "body": "x"}).Expect(t, 410).Code(t); c != "channel_is_archived" {
 			t.Fatalf("archived code %s", c)
 		}
-		archived, _ = cl.Archive(context.Background(), room+"@conference."+chatDomain)
+		archived = archiveOf(t, cl, room+"@conference."+chatDomain, 4)
 		for _, m := range archived {
 			if strings.Contains(m, "cross") {
 				t.Fatalf("cross-tenant post reached the room: %v", m)
@@ -332,12 +342,34 @@ func TestChatServerOutage(t *testing.T) {
 		base := "/api/tenants/" + e.tenant + "/chat_channels/"
 		e.Do(t, "POST", base, e.Key, map[string]any{"name": "general"}).Expect(t, 201)
 		e.waitRoom(t, e.lower+"-general")
-		e.provision(t, "1001")
+		agent := e.provision(t, "1001")
+		e.waitMember(t, e.lower+"-general", e.lower+"-1001@"+chatDomain)
+
+		before := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "general", "body": "before the outage"}).Expect(t, 200).Map(t)
+		if before["status"] != "sent" || len(before) != 3 {
+			t.Fatalf("answer %v", before)
+		}
 
 		e.xmpp.Stop()
-		if c := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "general", "body": "hi"}).Expect(t, 503).Code(t); c != "chat_unavailable" {
-			t.Fatalf("code %s", c)
-		}
+		// The server notices within about a second (its watch probes
+		// ejabberd when nothing else reached it). A send it accepted before
+		// noticing is posted once ejabberd is back; after that, sends
+		// answer 503 and are not kept.
+		var accepted []string
+		eventually(t, 10*time.Second, "channel sends answer 503 during the outage", func() bool {
+			body := fmt.Sprintf("during the outage %d", len(accepted))
+			r := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "general", "body": body})
+			if r.Status == 200 {
+				accepted = append(accepted, body)
+				time.Sleep(200 * time.Millisecond)
+				return false
+			}
+			if c := r.Expect(t, 503).Code(t); c != "chat_unavailable" {
+				t.Fatalf("code %s", c)
+			}
+			return true
+		})
+		e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "general", "body": "refused"}).Expect(t, 503)
 		e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"target": "user", "to": "1001", "from_ext": "1001", "body": "hi"}).Expect(t, 503)
 		e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "1002"}).Expect(t, 503)
 		e.Do(t, "GET", "/api/tenants/"+e.tenant+"/extensions/1002", e.Key, nil).Expect(t, 404)
@@ -352,5 +384,19 @@ func TestChatServerOutage(t *testing.T) {
 		e.waitRoom(t, e.lower+"-later")
 		e.waitMember(t, e.lower+"-later", e.lower+"-1001@"+chatDomain)
 		e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "later", "body": "back"}).Expect(t, 200)
+
+		// Everything accepted is in the archive once, in order; nothing refused is.
+		cl := login(t, e, agent)
+		want := append([]string{"before the outage"}, accepted...)
+		got := archiveOf(t, cl, e.lower+"-general@conference."+chatDomain, len(want))
+		if len(got) != len(want) {
+			t.Fatalf("archive has %d messages, want %d: %v", len(got), len(want), got)
+		}
+		for i, m := range got {
+			if !strings.Contains(m, ">"+want[i]+"</body>") {
+				t.Fatalf("archive message %d = %s, want %q", i, m, want[i])
+			}
+		}
+		archiveOf(t, cl, e.lower+"-later@conference."+chatDomain, 1)
 	})
 }

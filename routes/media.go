@@ -50,8 +50,8 @@ func MediaRoutes(svc *media.Service, xml *fsxml.Service, baseURL string) []Route
 			Response: "ImportJob", Handler: m.getJob},
 		{Method: "POST", Path: "/api/tenants/:tenant/music_on_hold/:id/files", Summary: "Add a file to a music-on-hold class, converted to the class's rate, idempotent by external_id (201 new, 200 repeat, 409 other content); the nodes reload the stream", Tag: "music_on_hold", Auth: AuthAPI, Access: importAccess,
 			Request: "MOHFileImport", Response: "MOHFileImported", Status: 201, Answers: map[int]string{200: "MOHFileImported"}, Consumes: uploadTypes, BodyLimit: upload, Handler: m.importMOHFile},
-		{Method: "GET", Path: "/fs/media/:tenant/:file", Summary: "A voice prompt for FreeSWITCH nodes (mod_http_cache; the /fs/xml credentials)", Tag: "freeswitch", Auth: AuthCustom, Produces: "audio/wav", Ranges: true, Handler: m.nodeFile},
-		{Method: "GET", Path: "/fs/media/:tenant/moh/:class/:file", Summary: "A music-on-hold file for FreeSWITCH nodes (the /fs/xml credentials)", Tag: "freeswitch", Auth: AuthCustom, Produces: "audio/wav", Ranges: true, Handler: m.nodeFile},
+		{Method: "GET", Path: "/fs/media/:tenant/:file", Summary: "A voice prompt for FreeSWITCH nodes (mod_http_cache; the rendered URL's sig, or the /fs/xml credentials)", Tag: "freeswitch", Auth: AuthCustom, Produces: "audio/wav", Ranges: true, Query: []string{"sig"}, Handler: m.nodeFile},
+		{Method: "GET", Path: "/fs/media/:tenant/moh/:class/:file", Summary: "A music-on-hold file for FreeSWITCH nodes (the rendered URL's sig, or the /fs/xml credentials)", Tag: "freeswitch", Auth: AuthCustom, Produces: "audio/wav", Ranges: true, Query: []string{"sig"}, Handler: m.nodeFile},
 	}
 }
 
@@ -115,16 +115,13 @@ func MediaSchemas() map[string]any {
 	}
 }
 
-// nodeAuthorize applies the /fs/xml node check: allow list and Basic.
-func nodeAuthorize(c *fiber.Ctx, svc *fsxml.Service) error {
-	if err := svc.Authorize(c.Context().RemoteIP(), c.Get(fiber.HeaderAuthorization)); err != nil {
-		if errors.Is(err, fsxml.ErrUnauthorized) {
-			c.Locals(basicChallengeKey, true)
-			return newError(fiber.StatusUnauthorized, "unauthorized", "FreeSWITCH media needs the /fs/xml credentials")
-		}
-		return newError(fiber.StatusForbidden, "forbidden", "this address may not fetch FreeSWITCH media")
+// nodeRefusal is the answer to a node fetch fsxml refused.
+func nodeRefusal(c *fiber.Ctx, err error) error {
+	if errors.Is(err, fsxml.ErrUnauthorized) {
+		c.Locals(basicChallengeKey, true)
+		return newError(fiber.StatusUnauthorized, "unauthorized", "FreeSWITCH media needs its signed URL or the /fs/xml credentials")
 	}
-	return nil
+	return newError(fiber.StatusForbidden, "forbidden", "this address may not fetch FreeSWITCH media")
 }
 
 // mediaError maps the media package's refusals to API errors.
@@ -243,16 +240,19 @@ func (m *mediaRoutes) downloadRecording(c *fiber.Ctx) error {
 }
 
 // nodeFile serves a prompt or hold-music file to an authorised node.
+// The node proves itself with the signature the rendered http_cache://
+// URL carries (?sig=, see dialplan.MediaURLs) or the /fs/xml credentials.
 func (m *mediaRoutes) nodeFile(c *fiber.Ctx) error {
-	if err := nodeAuthorize(c, m.xml); err != nil {
-		return err
-	}
 	parts := []string{c.Params("tenant")}
 	if class := c.Params("class"); class != "" {
 		parts = append(parts, "moh", class)
 	}
-	dir, err := media.Dir(parts[0], parts[1:]...)
 	file := c.Params("file")
+	signed := strings.Join(append(parts, file), "/")
+	if err := m.xml.AuthorizeMedia(c.Context().RemoteIP(), c.Get(fiber.HeaderAuthorization), signed, c.Query("sig")); err != nil {
+		return nodeRefusal(c, err)
+	}
+	dir, err := media.Dir(parts[0], parts[1:]...)
 	if err != nil || !strings.HasSuffix(file, ".wav") || strings.HasPrefix(file, ".") || strings.ContainsAny(file, "/\\") {
 		return models.ErrNotFound
 	}

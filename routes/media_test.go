@@ -262,3 +262,29 @@ func TestRecordingsReportAndRangeDownload(t *testing.T) {
 		s.Do(t, "GET", strings.Replace(dl, tenant, otherTenant, 1), other, nil).Expect(t, 404)
 	})
 }
+
+// TestCloneCopiesPromptFiles: tenant_voiceprompts copies each prompt's file
+// into the new tenant's media directory, where its nodes fetch it.
+func TestCloneCopiesPromptFiles(t *testing.T) {
+	env := map[string]string{"SWITCHBOARD_XMLCURL_USER": "fs", "SWITCHBOARD_XMLCURL_PASSWORD": "node-secret"}
+	apptest.Each(t, env, func(t *testing.T, s *apptest.Server) {
+		src := s.Tenant(t, "vpsrc")
+		wav := mediatest.Tone(t, "hello.wav", 1)
+		p := s.Do(t, "POST", "/api/tenants/"+src+"/voice_prompts/", s.Key, map[string]any{"name": "hello", "audio_base64": base64.StdEncoding.EncodeToString(wav)}).Expect(t, 201).Map(t)
+		dst := strings.ToLower("vpdst" + src[len(src)-6:])
+		s.Do(t, "POST", "/api/tenants/", s.Key, map[string]any{"tenant": dst, "tenant_to_clone": src, "tenant_voiceprompts": "1"}).Expect(t, 201)
+		var copies []map[string]any
+		s.Do(t, "GET", "/api/tenants/"+dst+"/voice_prompts/", s.Key, nil).Expect(t, 200).JSON(t, &copies)
+		if len(copies) != 1 || copies[0]["filename"] != p["filename"] {
+			t.Fatalf("copied prompts %v", copies)
+		}
+		orig, err := os.ReadFile(filepath.Join(s.Cfg.Media.Dir, src, p["filename"].(string)))
+		if err != nil {
+			t.Fatal(err)
+		}
+		r := s.DoHeaders(t, "GET", "/fs/media/"+dst+"/"+p["filename"].(string), map[string]string{"Authorization": basic("fs", "node-secret")}, nil).Expect(t, 200)
+		if !bytes.Equal(r.Body, orig) {
+			t.Fatalf("the clone's node gets %d bytes, want the source's %d", len(r.Body), len(orig))
+		}
+	})
+}

@@ -112,14 +112,14 @@ func (r *chatRoutes) webhookPost(c *fiber.Ctx) error {
 	out := chat.Render(payload)
 	actx, cancel := actionContext(c)
 	defer cancel()
-	if _, err := r.Chat.PostChannel(actx, chat.ChannelMessage{Room: chat.RoomLocal(o.Tenant, channel), Body: out.Body, HTML: out.HTML, FromName: name, Avatar: pic}); err != nil {
-		log.Warn("webhook post not delivered", "error", err)
+	m := chat.ChannelMessage{Room: chat.RoomLocal(o.Tenant, channel), Body: out.Body, HTML: out.HTML, FromName: name, Avatar: pic}
+	if _, err := r.Queue.Enqueue(actx, m, chat.Event{Tenant: o.Tenant, Channel: channel, FromName: name, Body: out.Body}); err != nil {
+		log.Warn("webhook post not accepted", "error", err)
 		return slackError(c, fiber.StatusServiceUnavailable, "chat_unavailable", "the chat server is not reachable; try again later")
 	}
 	if err := r.Store.WebhookUsed(context.WithoutCancel(ctx), o, id); err != nil {
 		log.Warn("webhook counter not updated", "error", err)
 	}
-	r.chatEvent(ctx, o.Tenant, channel, name, out.Body)
 	c.Set(fiber.HeaderContentType, fiber.MIMETextPlainCharsetUTF8)
 	return c.SendString("ok")
 }

@@ -2,7 +2,6 @@ package routes_test
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"mime/multipart"
@@ -73,9 +72,9 @@ func TestIncomingWebhookPostsIntoChannel(t *testing.T) {
 			t.Fatalf("post: %d %q %q", status, ct, body)
 		}
 		cl := login(t, e, reader)
-		arch, err := cl.Archive(context.Background(), room+"@conference."+chatDomain)
-		if err != nil || len(arch) != 1 {
-			t.Fatalf("archive %v %v", arch, err)
+		arch := archiveOf(t, cl, room+"@conference."+chatDomain, 1)
+		if len(arch) != 1 {
+			t.Fatalf("archive %v", arch)
 		}
 		m := strings.ReplaceAll(arch[0], "&#xA;", "\n")
 		for _, want := range []string{
@@ -161,7 +160,7 @@ func TestIncomingWebhookPostsIntoChannel(t *testing.T) {
 				t.Fatalf("a webhook token was logged: %s", js)
 			}
 		}
-		arch, _ = cl.Archive(context.Background(), room+"@conference."+chatDomain)
+		arch = archiveOf(t, cl, room+"@conference."+chatDomain, 5)
 		joined := strings.Join(arch, "\n")
 		if len(arch) != 5 || strings.Contains(joined, "while disabled") || strings.Contains(joined, ">old<") {
 			t.Fatalf("archive after disabled/regenerate has %d messages: %s", len(arch), joined)

@@ -62,6 +62,11 @@ type request struct {
 func newClient(conns int) *http.Client {
 	return &http.Client{Timeout: 10 * time.Second, Transport: &http.Transport{
 		MaxIdleConns: conns, MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, IdleConnTimeout: time.Minute,
+		// mod_xml_curl posts with libcurl, which sends a POST body under
+		// 64 KB in the same write as its headers (no Expect: 100-continue,
+		// freeswitch.md); with net/http's 4 KB buffer every ~6.5 KB
+		// dialplan fetch went out in two writes and arrived in two reads.
+		WriteBufferSize: 64 << 10,
 	}}
 }
 
@@ -138,4 +143,41 @@ func load(ctx context.Context, name string, workers int, d time.Duration, pick f
 	res.requests = len(res.lat)
 	slices.Sort(res.lat)
 	return res
+}
+
+// openLoop calls send rate times a second for dur, each call on its own
+// goroutine (an open loop: a slow answer does not delay the next request),
+// and returns the sorted latencies of the calls that succeeded, how many
+// failed (the first failure is printed) and how long the run took.
+func openLoop(rate int, dur time.Duration, send func(i int) error) ([]time.Duration, int, time.Duration) {
+	n := int(dur.Seconds() * float64(rate))
+	lat := make([]time.Duration, n)
+	errs := make([]error, n)
+	var wg sync.WaitGroup
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(rate))))
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			t0 := time.Now()
+			errs[i] = send(i)
+			lat[i] = time.Since(t0)
+		}(i)
+	}
+	wg.Wait()
+	elapsed := time.Since(start)
+	var ok []time.Duration
+	failed := 0
+	for i := range lat {
+		if errs[i] != nil {
+			if failed++; failed == 1 {
+				fmt.Println("first error:", errs[i])
+			}
+			continue
+		}
+		ok = append(ok, lat[i])
+	}
+	slices.Sort(ok)
+	return ok, failed, elapsed
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"flag"
@@ -10,8 +9,6 @@ import (
 	"log/slog"
 	"math/rand/v2"
 	"net/http"
-	"slices"
-	"sync"
 	"time"
 
 	"github.com/switchboard/switchboard/messaging"
@@ -128,46 +125,12 @@ func seedMessaging(ctx context.Context, st *models.Store, n int) (models.Owner, 
 
 func openLoopSends(ctx context.Context, base, key string, chIDs []int64, rate int, dur time.Duration) ([]time.Duration, int, time.Duration) {
 	client := newClient(256)
-	n := int(dur.Seconds() * float64(rate))
-	lat := make([]time.Duration, n)
-	errs := make([]error, n)
-	var wg sync.WaitGroup
-	start := time.Now()
-	for i := 0; i < n; i++ {
-		time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(rate))))
-		wg.Add(1)
-		go func(i int) {
-			defer wg.Done()
-			body, _ := json.Marshal(map[string]any{"channel_id": chIDs[i%len(chIDs)], "to": "+27825550001", "body": fmt.Sprintf("Order %d is ready", i)})
-			t0 := time.Now()
-			req, _ := http.NewRequestWithContext(ctx, "POST", base+"/api/messaging/send", bytes.NewReader(body))
-			req.Header.Set("X-API-Key", key)
-			req.Header.Set("Content-Type", "application/json")
-			resp, err := client.Do(req)
-			if err == nil {
-				_, _ = io.Copy(io.Discard, resp.Body)
-				resp.Body.Close()
-				if resp.StatusCode != http.StatusAccepted {
-					err = fmt.Errorf("status %d", resp.StatusCode)
-				}
-			}
-			lat[i], errs[i] = time.Since(t0), err
-		}(i)
-	}
-	wg.Wait()
-	elapsed := time.Since(start)
-	var ok []time.Duration
-	failed := 0
-	for i := range lat {
-		if errs[i] != nil {
-			failed++
-			if failed == 1 {
-				fmt.Println("first error:", errs[i])
-			}
-			continue
+	return openLoop(rate, dur, func(i int) error {
+		body, _ := json.Marshal(map[string]any{"channel_id": chIDs[i%len(chIDs)], "to": "+27825550001", "body": fmt.Sprintf("Order %d is ready", i)})
+		st, _, err := post(ctx, client, base+"/api/messaging/send", key, body)
+		if err == nil && st != http.StatusAccepted {
+			err = fmt.Errorf("status %d", st)
 		}
-		ok = append(ok, lat[i])
-	}
-	slices.Sort(ok)
-	return ok, failed, elapsed
+		return err
+	})
 }

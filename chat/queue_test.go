@@ -1,0 +1,174 @@
+package chat_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/changes"
+	"github.com/switchboard/switchboard/chat"
+	"github.com/switchboard/switchboard/chat/chattest"
+	"github.com/switchboard/switchboard/models"
+)
+
+// TestQueuePostsInOrderAcrossAnOutage follows accepted channel messages to
+// the room's archive: posted once each, in order, with their sender name;
+// refused while the chat server is known to be down; the ones accepted
+// before an outage posted after it, and a room waiting for a retry holds
+// back its later messages.
+func TestQueuePostsInOrderAcrossAnOutage(t *testing.T) {
+	srv, c, st, o := setup(t)
+	ctx := context.Background()
+	// A member account to read the room's archive with.
+	if _, err := st.Create(ctx, st.Registry().Resource("extensions"), o, map[string]any{"name": "1001"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateChatAccount(ctx, o, "1001", "pw-1001-long-enough", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Register(ctx, "acme-1001", "pw-1001-long-enough"); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := st.Create(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": "ops"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := json.Marshal(rec)
+	if err := chat.NewSync(c, st, quiet()).Handle(ctx, changes.Change{Resource: "chat_channels", Op: changes.Create, Tenant: "Acme", Key: "1", After: after}); err != nil {
+		t.Fatal(err)
+	}
+	q := chat.NewQueue(c, st, chat.QueueOptions{Logger: quiet(), RetryMin: time.Minute, RetryMax: time.Minute})
+	send := func(body string) error {
+		_, err := q.Enqueue(ctx, chat.ChannelMessage{Room: "acme-ops", Body: body, FromName: "CI bot"}, chat.Event{Tenant: "Acme", Channel: "ops", FromName: "CI bot", Body: body})
+		return err
+	}
+	drain := func() int {
+		t.Helper()
+		n, err := q.DrainOnce(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n
+	}
+	archive := func() []string {
+		t.Helper()
+		cl, err := chattest.Login(ctx, srv.WSURL, "acme-1001@"+domain, "pw-1001-long-enough")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer cl.Close()
+		msgs, err := cl.Archive(ctx, "acme-ops@conference."+domain)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return msgs
+	}
+	bodies := func(msgs []string) string {
+		var out []string
+		for _, m := range msgs {
+			if !strings.Contains(m, ">CI bot</nick>") || !strings.Contains(m, `<origin-id xmlns="urn:xmpp:sid:0"`) {
+				t.Fatalf("archived message without its sender name or id: %s", m)
+			}
+			_, rest, _ := strings.Cut(m, "<body")
+			_, rest, _ = strings.Cut(rest, ">")
+			body, _, _ := strings.Cut(rest, "</body>")
+			out = append(out, body)
+		}
+		return strings.Join(out, ",")
+	}
+
+	// Accepted messages are not posted inside Enqueue: the worker posts them.
+	for _, b := range []string{"one", "two", "three"} {
+		if err := send(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got := bodies(archive()); got != "" {
+		t.Fatalf("archive before the worker ran: %s", got)
+	}
+	if n := drain(); n != 3 {
+		t.Fatalf("drained %d, want 3", n)
+	}
+	if got := bodies(archive()); got != "one,two,three" {
+		t.Fatalf("archive %s", got)
+	}
+	// A second pass posts nothing again.
+	if n := drain(); n != 0 {
+		t.Fatalf("second pass drained %d", n)
+	}
+	if n, _ := q.Pending(ctx); n != 0 {
+		t.Fatalf("%d messages still queued", n)
+	}
+	// Each posted message has its chat.message event, recorded with the post.
+	evs, err := st.OutboxAfter(ctx, 0, 1000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var posted []string
+	for _, ev := range evs {
+		if ev.Op == changes.Event && ev.Resource == "chat.message" {
+			var d map[string]string
+			_ = json.Unmarshal(ev.After, &d)
+			if ev.Tenant != "Acme" || ev.Key != "ops" || d["channel"] != "ops" || d["from_name"] != "CI bot" {
+				t.Fatalf("event %+v %v", ev, d)
+			}
+			posted = append(posted, d["body"])
+		}
+	}
+	if strings.Join(posted, ",") != "one,two,three" {
+		t.Fatalf("chat.message events %v", posted)
+	}
+
+	// Accepted, then the chat server stops before the worker posts them.
+	for _, b := range []string{"four", "five"} {
+		if err := send(b); err != nil {
+			t.Fatal(err)
+		}
+	}
+	srv.Stop()
+	if n := drain(); n != 2 {
+		t.Fatalf("drain during the outage read %d rows", n)
+	}
+	if c.Up() {
+		t.Fatal("client still believes the chat server is up after a failed post")
+	}
+	if err := send("refused"); !errors.Is(err, chat.ErrUnavailable) {
+		t.Fatalf("enqueue during the outage: %v", err)
+	}
+	if n, _ := q.Pending(ctx); n != 2 {
+		t.Fatalf("%d queued during the outage, want 2", n)
+	}
+	srv.Restart()
+	if err := c.Status(ctx); err != nil || !c.Up() {
+		t.Fatalf("status after restart: %v", err)
+	}
+	// "four" waits for its retry; "six", accepted now, must not overtake it.
+	if err := send("six"); err != nil {
+		t.Fatal(err)
+	}
+	if n := drain(); n != 0 {
+		t.Fatalf("drained %d while the room's oldest message waits for its retry", n)
+	}
+	// The failed post was recorded for a retry in a minute; let that minute pass.
+	var tries int
+	var lastErr string
+	if err := st.DB().QueryRowContext(ctx, "SELECT attempts, last_error FROM chat_outbox WHERE stanza LIKE '%>four<%'").Scan(&tries, &lastErr); err != nil || tries != 1 || lastErr == "" {
+		t.Fatalf("failed row: attempts %d, error %q, %v", tries, lastErr, err)
+	}
+	if _, err := st.DB().ExecContext(ctx, "UPDATE chat_outbox SET next_attempt_at = ? WHERE attempts > 0", models.FormatTime(time.Now())); err != nil {
+		t.Fatal(err)
+	}
+	if n := drain(); n != 3 {
+		t.Fatalf("drained %d after the retry time, want 3", n)
+	}
+	if got := bodies(archive()); got != "one,two,three,four,five,six" {
+		t.Fatalf("archive after the outage %s", got)
+	}
+	var attempts int
+	if err := st.DB().GetContext(ctx, &attempts, "SELECT COUNT(*) FROM chat_outbox"); err != nil || attempts != 0 {
+		t.Fatalf("rows left %d %v", attempts, err)
+	}
+}
