@@ -120,6 +120,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
 	registerPoolMetrics(s.metrics, pool, events, log)
 
+	s.subscribers = append(s.subscribers, &media.VoicemailDelivery{Nodes: upNodes{pool}, Domain: cfg.SIPDomain, NodeDir: cfg.Media.NodeDir})
 	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool),
 		callcenter.NewSync(pool, st, cfg.SIPDomain, log.With("component", "callcenter")))
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
@@ -327,6 +328,19 @@ func streamReloader(pool *esl.Pool) changes.Subscriber {
 	return changes.Func{ID: "freeswitch-local-stream", Fn: func(ctx context.Context, c changes.Change) error {
 		return broadcast(ctx, pool, media.StreamCommands(c))
 	}}
+}
+
+// upNodes gives media.VoicemailDelivery the pool's connected nodes.
+type upNodes struct{ *esl.Pool }
+
+func (p upNodes) UpNodes() []string {
+	var names []string
+	for _, n := range p.Nodes() {
+		if n.Up {
+			names = append(names, n.Name)
+		}
+	}
+	return names
 }
 
 // broadcast sends each API command to every connected node; a node that is

@@ -79,5 +79,9 @@ func newMediaService(ctx context.Context, s *services, cfg Config, st *models.St
 	for name, sch := range routes.MediaSchemas() {
 		s.schemas[name] = sch
 	}
+	s.routes = append(s.routes, routes.VoicemailImportRoutes(svc)...)
+	for name, sch := range routes.VoicemailImportSchemas() {
+		s.schemas[name] = sch
+	}
 	return svc
 }

@@ -84,6 +84,7 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 		Redis:            rdb,
 		Logger:           log,
 		BaseURL:          cfg.BaseURL,
+		SIPDomain:        cfg.SIPDomain,
 		BodyLimit:        cfg.BodyLimit,
 		Extra:            parts.routes,
 		Schemas:          parts.schemas,

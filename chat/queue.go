@@ -175,8 +175,8 @@ func (q *Queue) lead(ctx context.Context) {
 				q.opts.Logger.Warn("chat queue", "error", err)
 			}
 		}
-		if n > 0 && q.c.Up() {
-			continue
+		if n > 0 && q.c.Up() && q.lease.Valid() {
+			continue // more may be due; a late renewal or an outage waits below
 		}
 		select {
 		case <-ctx.Done():

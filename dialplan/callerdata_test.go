@@ -110,6 +110,20 @@ func FuzzCallerData(f *testing.F) {
 		if got := expansions(t, tenant); got > wantTenant {
 			t.Fatalf("caller data %q added an expansion to the tenant document:\n%s", s, tenant)
 		}
+		// Caller data on calls to voicemail and dial-by-name: as many
+		// expansions as with a benign caller (only our own variables).
+		for _, number := range []string{"800", "*97", "*98", "*991001", "411", "fail-1001"} {
+			var kv []string
+			for _, field := range callerFields[:3] {
+				kv = append(kv, field, s)
+			}
+			doc, _ := TenantContext(testOpts, callRequest(t, "acme", number, kv...), snap, now)
+			base, _ := TenantContext(testOpts, callRequest(t, "acme", number), snap, now)
+			checkWellFormed(t, doc)
+			if IsNotFound(doc) || expansions(t, doc) != expansions(t, base) {
+				t.Fatalf("caller data %q on a call to %s:\n%s", s, number, doc)
+			}
+		}
 		// The dialled number itself, in both contexts.
 		for _, ctx := range []string{"public", "acme"} {
 			doc, _ := TenantContext(testOpts, callRequest(t, ctx, s, "variable_sb_tenant", "acme", "variable_sb_ext", "1001"), snap, now)

@@ -9,13 +9,12 @@ import (
 )
 
 // RenderedDestinationTypes are the destination types this renderer turns
-// into a dialplan that reaches its target. The others (
-// special_endpoint, directory: a transfer to a
-// number the tenant context does not serve yet; special_mailbox: a
-// voicemail box without a directory user) are refused at input until their
-// rendering lands: add a type here in the change that renders it, and the
-// API accepts it (models.Registry.SetRenderedDestinations).
-var RenderedDestinationTypes = []string{"extension", "voicemail", "external", "routing_condition", "prompt_then_hangup", "hangup", "hunt_group", "conference", "ivr", "queue"}
+// into a dialplan that reaches its target. The others (special_endpoint: a
+// transfer to a number the tenant context does not serve yet) are refused
+// at input until their rendering lands: add a type here in the change that
+// renders it, and the API accepts it
+// (models.Registry.SetRenderedDestinations).
+var RenderedDestinationTypes = []string{"extension", "voicemail", "external", "routing_condition", "prompt_then_hangup", "hangup", "hunt_group", "conference", "ivr", "queue", "special_mailbox", "directory"}
 
 // planner carries what one dialplan render needs.
 type planner struct {
@@ -35,7 +34,7 @@ func (p *planner) transfer(number string) action {
 }
 
 func (p *planner) voicemail(box string) []action {
-	return []action{act("answer", ""), act("voicemail", "default "+p.opts.Domain+" "+box+"-"+p.tenant)}
+	return []action{act("answer", ""), act("voicemail", VoicemailProfile+" "+p.opts.Domain+" "+VoicemailBox(p.tenant, box))}
 }
 
 // destination turns a destination object into actions (resources.md §0). It

@@ -143,6 +143,7 @@ func TestTenantGolden(t *testing.T) {
 		{"tenant_prompt_then_hangup", "prompt-31", nil, nil},
 		{"tenant_hunt_round_robin", "512", nil, nil},
 		{"tenant_hunt_enterprise", "512", nil, func(s *TenantSnapshot) { s.HuntGroups[2].Strategy = "enterprise" }},
+		{"tenant_company_directory", "411", nil, nil},
 		{"tenant_feature_voicemail_own", "*97", nil, nil},
 		{"tenant_feature_voicemail_any", "*98", nil, nil},
 		{"tenant_feature_voicemail_direct", "*991001", nil, nil},

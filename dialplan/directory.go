@@ -19,10 +19,18 @@ const dialString = "{^^:sip_invite_domain=${dialed_domain}:presence_id=${dialed_
 //   - reverse-auth-lookup: the same user plus reverse-auth-user/-pass.
 //   - group_call: the tenant's users as pointers in group "<tenant>".
 //   - no user (purpose=gateways, network-list, ...): the domain alone.
+//   - a tenant's dial-by-name domain (DirectoryDomain): its listed names.
 //
 // Anything unknown, disabled or from another tenant yields NotFound.
 func Directory(opts Options, req Request, snap *TenantSnapshot) []byte {
 	domain := firstNonEmpty(req.Domain, req.KeyValue)
+	if tenant, ok := DirectoryDomainTenant(domain); ok {
+		// mod_directory's names: only the domain-only fetch is answered.
+		if req.User != "" || req.Action != "" || snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(snap.Tenant.Tenant, tenant) || !validTenant(snap.Tenant.Tenant) {
+			return NotFound()
+		}
+		return directoryDomain(snap)
+	}
 	if domain == "" || !strings.EqualFold(domain, opts.Domain) || !validHost(opts.Domain) {
 		return NotFound()
 	}
@@ -123,7 +131,7 @@ func writeUser(w *xw, opts Options, snap *TenantSnapshot, e *Extension, reverse 
 		w.param("param", "reverse-auth-user", id)
 		w.param("param", "reverse-auth-pass", e.SIPSecret)
 	}
-	writeVoicemailParams(w, e.VoicemailEnabled, e.VoicemailPIN, []string{firstNonEmpty(e.VoicemailEmail, e.Email)}, e.VoicemailAttachAudio, e.VoicemailDeleteAfterEmail)
+	writeVoicemailParams(w, VoicemailStorageDir(opts, snap.Tenant.Tenant, e.Name), e.VoicemailEnabled, e.VoicemailPIN, []string{firstNonEmpty(e.VoicemailEmail, e.Email)}, e.VoicemailAttachAudio, e.VoicemailDeleteAfterEmail)
 	maxReg := e.MaxRegistrations
 	if maxReg <= 0 {
 		maxReg = 5
@@ -182,7 +190,7 @@ func writeMailboxUser(w *xw, opts Options, snap *TenantSnapshot, m *SpecialMailb
 	w.raw(">\n<params>\n")
 	w.param("param", "sip-forbid-register", "true")
 	w.param("param", "allow-empty-password", "false")
-	writeVoicemailParams(w, true, m.PIN, m.Emails, m.AttachAudio, m.DeleteAfterEmail)
+	writeVoicemailParams(w, VoicemailStorageDir(opts, t.Tenant, m.Number), true, m.PIN, m.Emails, m.AttachAudio, m.DeleteAfterEmail)
 	w.raw("</params>\n<variables>\n")
 	w.param("variable", "user_context", t.Tenant)
 	w.param("variable", "sb_tenant", t.Tenant)
@@ -193,11 +201,17 @@ func writeMailboxUser(w *xw, opts Options, snap *TenantSnapshot, m *SpecialMailb
 	w.raw("</variables>\n</user>\n")
 }
 
-func writeVoicemailParams(w *xw, enabled bool, pin string, emails []string, attach, deleteAfter bool) {
+// writeVoicemailParams renders a box's vm-* params. Without a valid PIN no
+// vm-password is written, and the profile refuses empty passwords, so such a
+// box can take messages but not be opened.
+func writeVoicemailParams(w *xw, storageDir string, enabled bool, pin string, emails []string, attach, deleteAfter bool) {
 	if validPIN(pin) {
 		w.param("param", "vm-password", pin)
 	}
 	w.param("param", "vm-enabled", boolStr(enabled))
+	if storageDir != "" {
+		w.param("param", "vm-storage-dir", storageDir)
+	}
 	var valid []string
 	for _, e := range emails {
 		if validEmail(e) {

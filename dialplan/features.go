@@ -70,9 +70,9 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 	case "voicemail_own":
 		// sb_ext is set by our directory on every user: our variable, never
 		// a user-supplied value, is expanded here.
-		return []action{act("answer", ""), act("voicemail", "check default "+p.opts.Domain+" ${sb_ext}-"+p.tenant)}
+		return []action{act("answer", ""), set("voicemail_callback_context", p.tenant), act("voicemail", "check "+VoicemailProfile+" "+p.opts.Domain+" ${sb_ext}-"+p.tenant)}
 	case "voicemail_any":
-		return []action{act("answer", ""), act("voicemail", "check default "+p.opts.Domain)}
+		return p.voicemailAny()
 	case "voicemail_direct":
 		if !validNumber(arg) {
 			return nil

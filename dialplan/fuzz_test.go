@@ -35,6 +35,8 @@ func FuzzDirectoryEscaping(f *testing.F) {
 	}
 	snap := loadSnap(f)
 	req := ParseRequest(fakefs.FormWith(capture(f, "013"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme", "action", "reverse-auth-lookup"))
+	dirDomainReq := ParseRequest(fakefs.FormWith(capture(f, "013"), "key_value", DirectoryDomain("acme"), "domain", "", "user", "", "key", ""))
+	mailboxReq := ParseRequest(fakefs.FormWith(capture(f, "009"), "key_value", testDomain, "domain", testDomain, "user", "800-acme"))
 	f.Fuzz(func(t *testing.T, s string) {
 		x := snap.extension("1001")
 		saved := *x
@@ -55,6 +57,42 @@ func FuzzDirectoryEscaping(f *testing.F) {
 		for _, name := range tree.find("variable", "name", "effective_caller_id_name", "value") {
 			if strings.Contains(name, "${") || strings.Contains(name, "$$") {
 				t.Fatalf("expandable name %q", name)
+			}
+		}
+		// Voicemail params: the PIN only when it is digits, mail addresses
+		// only when valid, never anything expandable.
+		for _, v := range tree.find("param", "name", "vm-password", "value") {
+			if !validPIN(v) {
+				t.Fatalf("vm-password %q", v)
+			}
+		}
+		for _, v := range tree.find("param", "name", "vm-mailto", "value") {
+			if strings.ContainsAny(v, "${} ") {
+				t.Fatalf("vm-mailto %q", v)
+			}
+		}
+		// The same names in the tenant's dial-by-name domain.
+		dir := Directory(testOpts, dirDomainReq, snap)
+		if err := xmlCheck(dir); err != nil || strings.Contains(string(dir), "$") {
+			t.Fatalf("directory domain: %v\n%s", err, dir)
+		}
+		for _, name := range decodeTree(t, dir).find("variable", "name", "directory_full_name", "value") {
+			if strings.Contains(name, "${") || strings.Contains(name, "$$") {
+				t.Fatalf("expandable directory name %q", name)
+			}
+		}
+		// A special mailbox's PIN, addresses and language.
+		m := &snap.SpecialMailboxes[0]
+		savedBox := *m
+		defer func() { *m = savedBox }()
+		m.PIN, m.Emails, m.Language, m.Name = s, []string{s, "ok@acme.example"}, s, s
+		box := Directory(testOpts, mailboxReq, snap)
+		if err := xmlCheck(box); err != nil || strings.Contains(string(box), "$") {
+			t.Fatalf("mailbox user: %v\n%s", err, box)
+		}
+		for _, v := range decodeTree(t, box).find("param", "", "", "value") {
+			if v != dialString && (strings.Contains(v, "${") || strings.Contains(v, "$$")) { // the domain's dial-string is ours
+				t.Fatalf("mailbox param %q", v)
 			}
 		}
 	})
@@ -160,6 +198,18 @@ func FuzzDialplanEscaping(f *testing.F) {
 				}
 			}
 		}
+		// The company directory's settings.
+		cd := snap.CompanyDirectory
+		savedDir := *cd
+		cd.SearchBy, cd.MinSearchDigits = s, len(s)
+		doc, _ = TenantContext(testOpts, callRequest(t, "acme", cd.Number, "Caller-Caller-ID-Name", s), snap, now)
+		*cd = savedDir
+		checkFuzzDoc(t, doc, "")
+		for _, data := range decodeTree(t, doc).find("action", "application", "directory", "data") {
+			if !strings.HasPrefix(data, "min-digits-") || !strings.HasSuffix(data, " acme.directory.invalid acme") {
+				t.Fatalf("directory data %q", data)
+			}
+		}
 		req := callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", s)
 		doc, _ = Public(testOpts, req, publicFor(snap, "+27115550100"), now)
 		if !IsNotFound(doc) { // an invalid external target is refused: fine
@@ -189,7 +239,7 @@ func checkFuzzDoc(t *testing.T, doc []byte, s string) {
 	}
 	for _, app := range tree.find("action", "", "", "application") {
 		switch app {
-		case "set", "export", "conference", "ivr", "callcenter", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback":
+		case "set", "export", "conference", "ivr", "callcenter", "transfer", "bridge", "limit", "sched_hangup", "answer", "voicemail", "hangup", "playback", "directory":
 		default:
 			t.Fatalf("unexpected application %q", app)
 		}

@@ -19,7 +19,7 @@ const testDomain = "sb.example"
 // testMedia signs with a fixed key so golden files hold stable URLs.
 var testMedia = MediaURLs{Base: "https://sb.example/fs/media", Key: []byte("0123456789abcdef0123456789abcdef")}
 
-var testOpts = Options{Domain: testDomain, SoundsDir: "/var/lib/switchboard/sounds", DefaultTimezone: "UTC", SIPWSPort: 5066, Media: testMedia}
+var testOpts = Options{Domain: testDomain, SoundsDir: "/var/lib/switchboard/sounds", MediaDir: "/var/lib/switchboard/media", DefaultTimezone: "UTC", SIPWSPort: 5066, Media: testMedia}
 
 // loadSnap decodes testdata/acme.json the way the loader will: as JSON.
 func loadSnap(t testing.TB) *TenantSnapshot {

@@ -16,6 +16,7 @@ func TestRenderedDestinationTypesWork(t *testing.T) {
 		"extension": "1001", "voicemail": "1001", "external": "0821234567",
 		"routing_condition": "700", "prompt_then_hangup": "1", "hangup": "",
 		"hunt_group": "510", "conference": "900", "ivr": "600", "queue": "500",
+		"special_mailbox": "800", "directory": "411",
 	}
 	for _, typ := range RenderedDestinationTypes {
 		target, ok := targets[typ]
@@ -45,6 +46,7 @@ var destinationTargets = map[string]string{
 	"extension": "1001", "voicemail": "1001", "external": "0821234567",
 	"routing_condition": "700", "prompt_then_hangup": "31", "hangup": "USER_BUSY",
 	"hunt_group": "510", "conference": "900", "ivr": "600", "queue": "500",
+	"special_mailbox": "800", "directory": "411",
 }
 
 // TestEveryDestinationTypeReachableEverywhere: every destination type the
@@ -121,7 +123,7 @@ func TestEveryDestinationTypeReachableEverywhere(t *testing.T) {
 			}
 		}
 	}
-	for _, number := range []string{"1001", "700", "510", "900", "600", "500", "0821234567"} {
+	for _, number := range []string{"1001", "700", "510", "900", "600", "500", "800", "411", "0821234567"} {
 		s := loadSnap(t)
 		x := s.extension("1002")
 		x.ForwardAll = Forward{Enabled: true, Destination: number}

@@ -50,6 +50,9 @@ func ParseRequestShared(body []byte) Request {
 	for len(rest) > 0 {
 		var pair []byte
 		pair, rest = nextPair(rest)
+		if !mayKeep(pair) {
+			continue
+		}
 		eq := bytes.IndexByte(pair, '=')
 		if eq < 0 {
 			continue
@@ -71,6 +74,61 @@ func ParseForm(form url.Values) Request {
 		}
 	}
 	return r
+}
+
+// fieldNames are the form names field keeps (TestFieldNamesReachEveryField
+// checks the list against the struct).
+var fieldNames = []string{
+	"hostname", "section", "tag_name", "key_name", "key_value", "action", "user", "domain", "key",
+	"profile", "purpose", "group", "FreeSWITCH-IPv4",
+	"Hunt-Context", "Hunt-Destination-Number", "Hunt-Caller-ID-Number",
+	"Caller-Context", "Caller-Destination-Number", "Caller-Caller-ID-Number", "Caller-Caller-ID-Name",
+	"variable_sb_tenant", "variable_sb_ext", "variable_emergency_caller_id_number",
+	"variable_toll_allow", "variable_sb_forward_chain",
+}
+
+// keepFilter rules out, from two bytes, most of the ~180 fields of a call's
+// form that field would not keep (channel variables, most Caller- and Hunt-
+// fields), before the name is even delimited: per first byte, nil when no
+// kept name starts with it, else the bytes a kept name has at offset
+// filterAt (every byte when one of them is shorter than that).
+var keepFilter [256]*[256]bool
+
+const filterAt = 10
+
+var anyByte = func() *[256]bool {
+	var all [256]bool
+	for i := range all {
+		all[i] = true
+	}
+	return &all
+}()
+
+func init() {
+	for _, name := range fieldNames {
+		f := keepFilter[name[0]]
+		switch {
+		case len(name) <= filterAt:
+			keepFilter[name[0]] = anyByte
+		case f == anyByte:
+		case f == nil:
+			f = new([256]bool)
+			keepFilter[name[0]] = f
+			fallthrough
+		default:
+			f[name[filterAt]] = true
+		}
+	}
+}
+
+// mayKeep reports whether pair's name can be one field keeps; false only
+// when it certainly is not.
+func mayKeep(pair []byte) bool {
+	if len(pair) == 0 {
+		return false
+	}
+	f := keepFilter[pair[0]]
+	return f != nil && (len(pair) <= filterAt || f[pair[filterAt]])
 }
 
 // field maps a form name to the struct field that keeps it.

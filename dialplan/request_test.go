@@ -1,7 +1,9 @@
 package dialplan
 
 import (
+	"fmt"
 	"net/url"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -150,5 +152,61 @@ func TestSplitUserID(t *testing.T) {
 				t.Fatalf("SplitUserID(%q) = %q, %q, %v", tt.id, ext, tenant, ok)
 			}
 		})
+	}
+}
+
+// Every name in fieldNames is kept, and together they reach every decoded
+// field of Request: a field added to the switch but not to the list (which
+// the scan's quick filter is built from) fails here.
+func TestFieldNamesReachEveryField(t *testing.T) {
+	var body []string
+	for i, name := range fieldNames {
+		var r Request
+		if r.field([]byte(name)) == nil {
+			t.Errorf("field(%q) keeps nothing", name)
+		}
+		if !mayKeep([]byte(name + "=v")) {
+			t.Errorf("mayKeep rules out %q", name)
+		}
+		body = append(body, fmt.Sprintf("%s=v%d", name, i))
+	}
+	r := ParseRequest([]byte(strings.Join(body, "&")))
+	v := reflect.ValueOf(r)
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Field(i); f.Kind() == reflect.String && f.String() == "" {
+			t.Errorf("no name in fieldNames sets Request.%s", v.Type().Field(i).Name)
+		}
+	}
+}
+
+// The quick filter changes nothing: the one-pass parse of each capture, and
+// of a form of near misses (the kept names with one byte changed), decodes
+// what ParseForm decodes from url.ParseQuery, which consults no filter.
+func TestParseRequestFilterKeepsEverything(t *testing.T) {
+	bodies := map[string][]byte{}
+	for _, c := range []string{"003", "004", "009", "010", "011", "012", "013", "014"} {
+		bodies[c] = capture(t, c)
+	}
+	var near []string
+	for i, name := range fieldNames {
+		for j := range name {
+			b := []byte(name)
+			b[j] ^= 0x20
+			near = append(near, fmt.Sprintf("%s=n%d", b, i), fmt.Sprintf("%s=k%d", name, i))
+		}
+	}
+	bodies["near misses"] = []byte(strings.Join(near, "&"))
+	for c, body := range bodies {
+		form, err := url.ParseQuery(string(body))
+		if err != nil {
+			t.Fatalf("ParseQuery %s: %v", c, err)
+		}
+		got, want := ParseRequest(body), ParseForm(form)
+		gv, wv := reflect.ValueOf(got), reflect.ValueOf(want)
+		for i := 0; i < gv.NumField(); i++ {
+			if gv.Field(i).Kind() == reflect.String && gv.Field(i).String() != wv.Field(i).String() {
+				t.Errorf("%s: Request.%s = %q, ParseForm has %q", c, gv.Type().Field(i).Name, gv.Field(i).String(), wv.Field(i).String())
+			}
+		}
 	}
 }

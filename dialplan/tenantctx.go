@@ -83,7 +83,8 @@ func single(name, number string, acts []action) *ext {
 }
 
 // local handles the tenant's own numbers: extensions, special mailboxes,
-// routing conditions, hunt groups, conference rooms, IVR menus and queues.
+// routing conditions, hunt groups, conference rooms, IVR menus, queues and
+// the company directory's dial-by-name number.
 func (p *planner) local(num string) *ext {
 	if !validNumber(num) {
 		return nil
@@ -138,6 +139,10 @@ func (p *planner) local(num string) *ext {
 	if q := p.snap.queue(num); q != nil && q.Enabled {
 		p.trace.Match = "queue"
 		return single(firstNonEmpty(q.Name, "queue-"+num), num, p.queueActions(q))
+	}
+	if cd := p.snap.CompanyDirectory; cd != nil && cd.Number == num {
+		p.trace.Match = "directory"
+		return single("company-directory", num, p.companyDirectoryActions(cd))
 	}
 	return nil
 }

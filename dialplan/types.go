@@ -208,6 +208,15 @@ type SpecialMailbox struct {
 	Enabled          bool     `json:"enabled"`
 }
 
+// CompanyDirectory is the tenant's dial-by-name settings (resources.md
+// §2.16).
+type CompanyDirectory struct {
+	Number            string `json:"number"`
+	SearchBy          string `json:"search_by"`
+	MinSearchDigits   int    `json:"min_search_digits"`
+	AnnounceExtension bool   `json:"announce_extension"`
+}
+
 // VoicePrompt is a stored prompt; Filename is server-chosen (resources.md §2.22).
 type VoicePrompt struct {
 	ID       int64  `json:"id"`
@@ -255,6 +264,7 @@ type TenantSnapshot struct {
 	Queues             []Queue             `json:"queues"`
 	MusicOnHold        []MusicOnHold       `json:"music_on_hold"`
 	Agents             []Agent             `json:"agents"`
+	CompanyDirectory   *CompanyDirectory   `json:"company_directory_settings"`
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
 	prepared *snapIndex
@@ -280,6 +290,10 @@ type Options struct {
 	// media library (<SoundsDir>/<tenant>/<filename>), used when Media has
 	// no base; phone-recorded prompts are written there too.
 	SoundsDir string
+	// MediaDir is the media library as the nodes mount it; voicemail boxes
+	// keep their messages in <MediaDir>/<tenant>/voicemail/<box> ("" or an
+	// unsafe path: mod_voicemail's own storage directory).
+	MediaDir string
 	// Media forms the signed http_cache:// URLs nodes play tenant audio
 	// from (voice prompts, music-on-hold chimes).
 	Media MediaURLs

@@ -25,9 +25,20 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	req := dialplan.ParseRequestShared(body)
 	rec.setSection(req.Section)
 	now := s.now()
-	if req.Section == "configuration" && req.KeyValue == "local_stream.conf" {
-		rec.setTier(TierRender)
-		return s.localStreamConf(ctx)
+	if req.Section == "configuration" {
+		// Fixed documents and local_stream.conf (every tenant's classes):
+		// fetched at module load and on reloads only, never cached.
+		switch req.KeyValue {
+		case "local_stream.conf":
+			rec.setTier(TierRender)
+			return s.localStreamConf(ctx)
+		case "voicemail.conf":
+			rec.setTier(TierRender)
+			return dialplan.VoicemailConf(s.opts), nil
+		case "directory.conf":
+			rec.setTier(TierRender)
+			return dialplan.DirectoryConf(), nil
+		}
 	}
 	l, ok := lookupFor(&req, now)
 	if !ok {
@@ -131,6 +142,9 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 			l.tenant = strings.ToLower(group)
 		} else if _, tenant, ok := dialplan.SplitUserID(req.User); ok {
 			l.tenant = strings.ToLower(tenant)
+		} else if tenant, ok := dialplan.DirectoryDomainTenant(fetchDomain(req)); ok && req.User == "" {
+			// mod_directory reading a tenant's dial-by-name names.
+			l.tenant = strings.ToLower(tenant)
 		}
 		l.key = keyPart(strings.Join([]string{"d", req.Action, req.User, req.Domain, req.KeyValue, req.Key, group}, "|"))
 	case "dialplan":
@@ -183,6 +197,15 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 	return l, true
 }
 
+// fetchDomain is the domain a directory fetch asks for, as
+// dialplan.Directory reads it.
+func fetchDomain(req *dialplan.Request) string {
+	if req.Domain != "" {
+		return req.Domain
+	}
+	return req.KeyValue
+}
+
 // rendered is a render and what its answer depends on beyond its key.
 type rendered struct {
 	doc   []byte
@@ -195,7 +218,9 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 	case "directory":
 		ext, tenant, _ := dialplan.SplitUserID(req.User)
 		group := req.Action == "group_call"
-		if group {
+		_, names := dialplan.DirectoryDomainTenant(fetchDomain(req))
+		names = names && req.User == ""
+		if group || names {
 			tenant = l.tenant
 		}
 		var snap *dialplan.TenantSnapshot
@@ -204,11 +229,12 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 			if err != nil {
 				return rendered{}, err
 			}
-			var names []string // nil: every extension (group_call)
-			if !group {
-				names = []string{ext}
+			var exts []string // nil: every extension (group_call, dial-by-name)
+			if !group && !names {
+				exts = []string{ext}
 			}
-			if snap, err = s.snapshot(ctx, m, nil, false, names...); err != nil {
+			// Dial-by-name reads the directory settings (routing part).
+			if snap, err = s.snapshot(ctx, m, nil, names, exts...); err != nil {
 				return rendered{}, err
 			}
 		}

@@ -40,6 +40,7 @@ type tables struct {
 	queues     *table[dialplan.Queue]
 	agents     *table[dialplan.Agent]
 	moh        *table[dialplan.MusicOnHold]
+	directory  *table[dialplan.CompanyDirectory]
 	dids       *table[dialplan.DID]
 	trunks     *table[dialplan.SIPTrunk]
 	servers    *table[dialplan.Server]
@@ -86,6 +87,8 @@ func newTables(reg *models.Registry, sealer *models.Sealer) (*tables, error) {
 	add(err)
 	t.moh, err = newTable[dialplan.MusicOnHold](reg, sealer, "music_on_hold")
 	add(err)
+	t.directory, err = newTable[dialplan.CompanyDirectory](reg, sealer, "company_directory_settings")
+	add(err)
 	t.dids, err = newTable[dialplan.DID](reg, sealer, "dids")
 	add(err)
 	t.trunks, err = newTable[dialplan.SIPTrunk](reg, sealer, "sip_trunks")
@@ -116,6 +119,7 @@ func (t *tables) close() {
 	t.queues.close()
 	t.agents.close()
 	t.moh.close()
+	t.directory.close()
 	t.dids.close()
 	t.trunks.close()
 	t.servers.close()
@@ -299,7 +303,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	db, t, id := s.st.DB(), s.tables, m.id
 	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
 		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
-	var weights [13]int
+	var weights [14]int
 	g, gctx := s.reader(ctx)
 	g.Go(func() (err error) {
 		full.InboundRoutes, weights[0], err = t.inbound.query(gctx, db, byTenant, id)
@@ -348,6 +352,14 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	g.Go(func() (err error) {
 		full.MusicOnHold, weights[12], err = t.moh.query(gctx, db, byTenant, id)
 		return
+	})
+	g.Go(func() error {
+		cd, n, err := t.directory.query(gctx, db, byTenant, id)
+		if len(cd) > 0 {
+			full.CompanyDirectory = &cd[0]
+		}
+		weights[13] = n
+		return err
 	})
 	g.Go(func() error {
 		om, n, err := t.officeMode.query(gctx, db, byTenant, id)

@@ -126,6 +126,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		opts: dialplan.Options{
 			Domain:          cfg.Domain,
 			SoundsDir:       cfg.SoundsDir,
+			MediaDir:        cfg.MediaDir,
 			DefaultTimezone: cfg.DefaultTimezone,
 			SIPWSPort:       cfg.SIPWSPort,
 			Media:           dialplan.MediaURLs{Base: cfg.MediaURL, Key: cfg.MediaKey},

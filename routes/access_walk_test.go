@@ -270,6 +270,15 @@ func classify(r walkRoute) (routeClass, bool) {
 		// FreeSWITCH's and providers' own credentials (node Basic/allow
 		// list, webhook tokens, signatures): their own tests.
 		return routeClass{skip: true}, true
+	case p == "/widgets/{public_id}/call":
+		// Public: a widget's public id and its allowed origins, no
+		// credential; "{public_id}" names no widget (widgets_test.go).
+		return routeClass{answer: fixed(404)}, true
+	case p == "/provision/{file}":
+		// Phones' own provisioning credentials, never API ones: the walk's
+		// "{file}" names no MAC, so it is not found for anyone (the
+		// credentials are tested in provision_test.go).
+		return routeClass{answer: fixed(404)}, true
 	case p == "/api/tenants/" && r.method == "GET":
 		// Everyone but a user key lists the tenants it may see.
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("config.read") && w.user == "" }, answer: fixed(200)}, true

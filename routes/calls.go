@@ -47,6 +47,7 @@ type callRoutes struct {
 	CallDeps
 	idem    *idempotency
 	streams *streamLimiter
+	limit   *limiter // the widgets' per-address limits
 }
 
 // CallRoutes declares the telephony endpoints for app to pass in Deps.Extra.
@@ -61,8 +62,8 @@ func CallRoutes(d CallDeps) []Route {
 		d.StreamsPerKey = 10
 	}
 	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, ttl: 24 * time.Hour},
-		streams: &streamLimiter{max: d.StreamsPerKey, open: map[string]int{}}}
-	return []Route{
+		streams: &streamLimiter{max: d.StreamsPerKey, open: map[string]int{}}, limit: newLimiter(d.Redis, Limits{})}
+	return append(r.widgetRoutes(), []Route{
 		{Method: "GET", Path: "/api/telephony/channels", Summary: "List live channels (tenant keys: their tenant; platform: all or ?tenant=)", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Response: "ChannelList", Query: []string{"tenant", "limit", "offset"}, Handler: r.listChannels},
 		{Method: "GET", Path: "/api/telephony/channels/*", Wildcard: "id", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopeCalls, User: UserOwnCalls}, Response: "Channel", Handler: r.getChannel},
 		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel and call changes: id: on every event, resume with Last-Event-ID (or last_event_id) within an hour, heartbeat comments every 15 s; 429 beyond 10 open streams per API key", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Query: []string{"tenant", "last_event_id"}, Produces: "text/event-stream", Handler: r.events},
@@ -73,7 +74,7 @@ func CallRoutes(d CallDeps) []Route {
 		{Method: "POST", Path: "/api/telephony/hangup", Summary: "Hang a channel up", Tag: "telephony", Auth: AuthKeyOrSession, Access: callsControl, Request: "ChannelAction", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.hangup)},
 		{Method: "POST", Path: "/api/telephony/transfer", Summary: "Blind-transfer a channel to an extension or number in its tenant", Tag: "telephony", Auth: AuthKeyOrSession, Access: callsControl, Request: "TransferRequest", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.transfer)},
 		{Method: "POST", Path: "/api/telephony/record", Summary: "Start or stop recording a channel into the recordings directory", Tag: "telephony", Auth: AuthKeyOrSession, Access: callsControl, Request: "RecordRequest", Response: "ActionDone", Idempotent: true, Handler: r.idem.wrap(r.record)},
-	}
+	}...)
 }
 
 // Access of the telephony routes: reads across a tenant are narrowed by

@@ -133,18 +133,8 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	actx, cancel := actionContext(c)
-	defer cancel()
-	chID, err := r.Tracker.ReserveID(actx, tenant, "Local", ext, node, id)
+	chID, err := r.originate(c, calls.Call{ID: id, Node: node, Tenant: tenant, Extension: ext, From: in.From, To: in.To}, ext, cmd)
 	if err != nil {
-		return fmt.Errorf("reserve channel id: %w", err)
-	}
-	call := calls.Call{ID: id, Node: node, Tenant: tenant, Extension: ext, From: in.From, To: in.To, OriginChannel: chID}
-	if err := r.Tracker.PlaceCall(actx, call); err != nil {
-		return err
-	}
-	if _, err := r.Pool.BgAPI(actx, node, cmd); err != nil {
-		r.Tracker.FailCall(context.WithoutCancel(actx), id, err.Error())
 		return err
 	}
 	loc := "/api/telephony/calls/" + id
@@ -154,6 +144,27 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 		"channel": chID, "uuid": id, "node": node,
 		"tenant": tenant, "extension": ext, "from": in.From, "to": in.To,
 	})
+}
+
+// originate reserves the origin leg's channel id (named after name),
+// stores the call in state queued and sends the originate on a context
+// detached from the client's; a refused originate fails the call.
+func (r *callRoutes) originate(c *fiber.Ctx, call calls.Call, name, cmd string) (string, error) {
+	actx, cancel := actionContext(c)
+	defer cancel()
+	chID, err := r.Tracker.ReserveID(actx, call.Tenant, "Local", name, call.Node, call.ID)
+	if err != nil {
+		return "", fmt.Errorf("reserve channel id: %w", err)
+	}
+	call.OriginChannel = chID
+	if err := r.Tracker.PlaceCall(actx, call); err != nil {
+		return "", err
+	}
+	if _, err := r.Pool.BgAPI(actx, call.Node, cmd); err != nil {
+		r.Tracker.FailCall(context.WithoutCancel(actx), call.ID, err.Error())
+		return "", err
+	}
+	return chID, nil
 }
 
 // getCall answers GET /api/telephony/calls/<id>: a callback call's state.

@@ -44,6 +44,13 @@ func CallSchemas() map[string]any {
 			"extension": obj{"type": "string", "description": "the calling extension (tenant and platform keys; user keys are bound to one)"},
 			"tenant":    obj{"type": "string", "description": "platform keys only"},
 		}},
+		"WidgetCallRequest": obj{"type": "object", "additionalProperties": false, "required": []string{"number"}, "properties": obj{
+			"number": obj{"type": "string", "pattern": `^\+[1-9][0-9]{6,14}$`, "description": "the visitor's phone (E.164), in one of the widget's allowed_countries (default the tenant's country)"},
+			"name":   obj{"type": "string", "maxLength": 40, "description": "required when the widget's ask_name; letters, digits, spaces, dots and hyphens; shown after callerid_name_prefix"},
+		}},
+		"WidgetCallPlaced": obj{"type": "object", "required": []string{"status"}, "properties": obj{
+			"status": obj{"type": "string", "enum": []string{"dialing"}, "description": "the visitor's phone is being rung"},
+		}},
 		"CallPlaced": obj{"type": "object", "description": "The Location header names the call resource", "properties": obj{
 			"status": obj{"type": "string", "enum": []string{"dialing"}},
 			"id":     obj{"type": "string", "description": "the call's id: GET /api/telephony/calls/<id>"},

@@ -115,6 +115,8 @@ func TestAudioOverLimitIsRefusedWithNothingStored(t *testing.T) {
 		s.Do(t, "POST", "/api/tenants/"+tenant+"/voice_prompts/", s.Key, map[string]any{"name": "big", "audio_base64": big}).Expect(t, 413)
 		rec := recordingBody("big-1", big)
 		s.Do(t, "POST", "/api/tenants/"+tenant+"/recordedcalls", s.Key, rec).Expect(t, 413)
+		s.Do(t, "POST", "/api/tenants/"+tenant+"/extensions/", s.Key, map[string]any{"name": "1001"}).Expect(t, 201)
+		s.Do(t, "POST", "/api/tenants/"+tenant+"/imports/voicemail", s.Key, map[string]any{"external_id": "big-vm", "mailbox": "1001", "audio_base64": big}).Expect(t, 413)
 		s.Do(t, "GET", "/api/tenants/"+tenant+"/voice_prompts/", s.Key, nil).Expect(t, 200).ExpectHeader(t, "X-Total-Count", "0")
 		s.Do(t, "GET", "/api/reports/recordings?tenant="+tenant, s.Key, nil).Expect(t, 200).ExpectHeader(t, "X-Total-Count", "0")
 		var all []string

@@ -92,3 +92,16 @@ func tooMany(c *fiber.Ctx, retry time.Duration, what string) error {
 	c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(math.Ceil(retry.Seconds()))))
 	return newError(fiber.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many %s; retry after %s", what, retry.Round(time.Second)))
 }
+
+// perHour counts one use of key against n an hour (a click-to-call
+// widget's calls per visitor address), shared by every replica.
+func (l *limiter) perHour(ctx context.Context, key string, n int) (time.Duration, bool) {
+	if l.rl == nil || n <= 0 {
+		return 0, true
+	}
+	res, err := l.rl.Allow(ctx, key, redis_rate.Limit{Rate: n, Burst: n, Period: time.Hour})
+	if err != nil || res.Allowed > 0 {
+		return 0, true
+	}
+	return max(res.RetryAfter, time.Second), false
+}

@@ -159,15 +159,15 @@ func TestRenamingAReferencedKeyIsRefused(t *testing.T) {
 }
 
 // TestUnrenderedDestinationsRefused: destinations the renderer does not
-// turn into a working dialplan yet (special endpoint, directory, special
-// mailbox) are refused with a clear 400 instead of accepted and
-// dropped; rendered types (hunt groups, conference rooms, IVR menus and
-// queues among them) are accepted.
+// turn into a working dialplan yet (special endpoint) are refused with a
+// clear 400 instead of accepted and dropped; rendered types (hunt groups,
+// conference rooms, IVR menus, queues, special mailboxes and the
+// dial-by-name directory among them) are accepted.
 func TestUnrenderedDestinationsRefused(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
 		e := newRefEnv(t, s)
 		e.Do(t, "POST", e.base+"/queues/", s.Key, map[string]any{"name": "support", "number": "601"}).Expect(t, 201)
-		for _, typ := range []string{"special_endpoint", "directory", "special_mailbox"} {
+		for _, typ := range []string{"special_endpoint"} {
 			fieldError(t, e.Do(t, "POST", e.base+"/inbound_routes/", s.Key, map[string]any{
 				"name": "r-" + typ, "enabled": false, "destination": map[string]any{"type": typ, "target": "601"},
 			}), "destination", "destination type "+typ+" is not rendered")
@@ -185,7 +185,9 @@ func TestUnrenderedDestinationsRefused(t *testing.T) {
 			"name": "main", "number": "700", "greeting_long_prompt_id": prompt["id"],
 			"options": []any{map[string]any{"digits": "1", "destination": map[string]any{"type": "hunt_group", "target": "610"}}},
 		}).Expect(t, 201)
-		for _, d := range []map[string]any{{"type": "extension", "target": "1000"}, {"type": "external", "target": "+27825550002"}, {"type": "hangup", "target": ""}, {"type": "hunt_group", "target": "610"}, {"type": "conference", "target": "611"}, {"type": "ivr", "target": "700"}, {"type": "queue", "target": "601"}} {
+		e.Do(t, "POST", e.base+"/special_mailboxes/", s.Key, map[string]any{"name": "after hours", "number": "612"}).Expect(t, 201)
+		e.Do(t, "PUT", e.base+"/company_directory_settings", s.Key, map[string]any{"number": "613"}).Expect(t, 200)
+		for _, d := range []map[string]any{{"type": "special_mailbox", "target": "612"}, {"type": "directory", "target": "613"}, {"type": "extension", "target": "1000"}, {"type": "external", "target": "+27825550002"}, {"type": "hangup", "target": ""}, {"type": "hunt_group", "target": "610"}, {"type": "conference", "target": "611"}, {"type": "ivr", "target": "700"}, {"type": "queue", "target": "601"}} {
 			e.Do(t, "POST", e.base+"/inbound_routes/", s.Key, map[string]any{"name": "ok-" + d["type"].(string), "enabled": false, "destination": d}).Expect(t, 201)
 		}
 	})

@@ -44,6 +44,9 @@ type Deps struct {
 	// Sessions keeps administrators' browser sessions; nil: sessions in
 	// Redis with the default expiry (websession.New).
 	Sessions *websession.Store
+	// SIPDomain is the installation's SIP domain: where provisioned phones
+	// register.
+	SIPDomain string
 	// OutboxDepth, when set, reports how many committed changes some
 	// subscriber has not handled yet; /readyz shows it.
 	OutboxDepth func(ctx context.Context) (int64, error)
@@ -258,6 +261,7 @@ func (s *server) routeTable() []Route {
 	rs = append(rs, s.webRoutes()...)
 	rs = append(rs, s.webUIRoutes()...)
 	rs = append(rs, s.agentRoutes()...)
+	rs = append(rs, s.provisionRoutes()...)
 	return append(rs, s.Extra...)
 }
 

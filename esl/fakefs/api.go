@@ -55,6 +55,12 @@ func (s *Server) runAPI(cmdline string) string {
 		return "+OK [Success]\n"
 	case "local_stream":
 		return s.localStream(args)
+	case "vm_inject", "voicemail_inject":
+		return s.vmInject(args)
+	case "vm_list":
+		return s.vmList(args)
+	case "vm_read":
+		return s.vmRead(args)
 	default:
 		return "-ERR " + cmd + " Command not found!\n"
 	}

@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
-	"io"
-	"net/http"
 	"slices"
 	"strconv"
 	"strings"
@@ -81,40 +79,6 @@ func (s *Server) CallcenterQueue(name string) (map[string]string, bool) {
 	return out, true
 }
 
-// separateArgs splits as switch_separate_string does for the API: on
-// spaces, with single or double quotes grouping (and removed), into at most
-// max arguments (the last keeps the rest).
-func separateArgs(s string, max int) []string {
-	var out []string
-	var cur strings.Builder
-	var quote byte
-	started := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case quote != 0 && c == quote:
-			quote = 0
-		case quote != 0:
-			cur.WriteByte(c)
-		case c == '\'' || c == '"':
-			quote, started = c, true
-		case c == ' ' && len(out) < max-1:
-			if started {
-				out = append(out, cur.String())
-				cur.Reset()
-				started = false
-			}
-		default:
-			cur.WriteByte(c)
-			started = true
-		}
-	}
-	if started {
-		out = append(out, cur.String())
-	}
-	return out
-}
-
 func foldIn(list []string, v string) (string, bool) {
 	for _, s := range list {
 		if strings.EqualFold(s, v) {
@@ -128,7 +92,7 @@ func (s *Server) callcenterConfig(args string) string {
 	if strings.TrimSpace(args) == "" {
 		return "-USAGE: callcenter_config <target> <args>\n"
 	}
-	argv := separateArgs(args, 8)
+	argv := splitBlank(args, 8)
 	if len(argv) < 2 {
 		return "-ERR Invalid!\n"
 	}
@@ -340,28 +304,16 @@ type ccDocument struct {
 // fetchQueue asks mod_xml_curl's URL for callcenter.conf with CC-Queue, as
 // load_queue does, and returns the queue's params (nil: not in the answer).
 func (s *Server) fetchQueue(name string) (map[string]string, error) {
-	u := s.xmlCurlURL()
-	if u == "" {
+	if s.xmlCurlURL() == "" {
 		return nil, nil
 	}
 	form := s.fetchForm("configuration", "configuration", "name", "callcenter.conf")
 	form.Set("CC-Queue", name)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, u, strings.NewReader(form.Encode()))
+	body, err := s.postFetch(ctx, form)
 	if err != nil {
 		return nil, fmt.Errorf("fakefs callcenter fetch: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("User-Agent", "freeswitch-xml/1.0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("fakefs callcenter fetch: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil || resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fakefs callcenter fetch: HTTP %d %v", resp.StatusCode, err)
 	}
 	var doc ccDocument
 	if err := xml.Unmarshal(body, &doc); err != nil {

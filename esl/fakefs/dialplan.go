@@ -4,8 +4,6 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
-	"io"
-	"net/http"
 	"net/url"
 	"regexp"
 	"strings"
@@ -94,23 +92,9 @@ func (s *Server) fetchDialplan(ctx context.Context, c Channel, hunt string) (*dp
 	for _, v := range c.Vars {
 		form.Set("variable_"+v.Name, v.Value)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, s.xmlCurlURL(), strings.NewReader(form.Encode()))
+	body, err := s.postFetch(ctx, form)
 	if err != nil {
 		return nil, fmt.Errorf("fakefs dialplan fetch: %w", err)
-	}
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("User-Agent", "freeswitch-xml/1.0")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return nil, fmt.Errorf("fakefs dialplan fetch: %w", err)
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(io.LimitReader(resp.Body, 4<<20))
-	if err != nil {
-		return nil, fmt.Errorf("fakefs dialplan fetch: %w", err)
-	}
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("fakefs dialplan fetch: HTTP %d", resp.StatusCode)
 	}
 	var doc dpDocument
 	if err := xml.Unmarshal(body, &doc); err != nil {

@@ -66,7 +66,8 @@ type Server struct {
 	replies   []scripted
 	coreUUID  string
 	xmlCurl   string
-	cc        callcenter // mod_callcenter's state (callcenter.go)
+	cc        callcenter  // mod_callcenter's state (callcenter.go)
+	vm        []VMMessage // mod_voicemail's voicemail_msgs (voicemail.go)
 	wg        sync.WaitGroup
 }
 

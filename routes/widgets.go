@@ -1,0 +1,221 @@
+package routes
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"regexp"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+	"github.com/google/uuid"
+	"github.com/nyaruka/phonenumbers"
+
+	"github.com/switchboard/switchboard/calls"
+	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/schedule"
+)
+
+// The click-to-call widget's public endpoint: a visitor's browser, on one
+// of the widget's allowed origins, asks Switchboard to ring the visitor's
+// phone and connect it to the widget's destination. There is no credential:
+// the widget's public_id names it, the Origin header must be one of its
+// allowed_origins (the browser sets it; CORS answers only those origins),
+// and each visitor address may place max_calls_per_hour_per_ip calls.
+
+// widgetRoutes are the public widget endpoints (no credential; the
+// handler checks the origin and the limit).
+func (r *callRoutes) widgetRoutes() []Route {
+	return []Route{
+		{Method: "OPTIONS", Path: "/widgets/:public_id/call", Summary: "CORS preflight of a click-to-call widget's call: 204 with Access-Control-Allow-Origin for the widget's allowed origins only (403 otherwise)", Tag: "click_to_call", Status: 204, Handler: r.widgetPreflight},
+		{Method: "POST", Path: "/widgets/:public_id/call", Summary: "A website visitor asks a click-to-call widget (callback mode) to ring their phone and connect it to the widget's destination; only from the widget's allowed origins (Origin header), max_calls_per_hour_per_ip per address (429), 409 outside the widget's schedule", Tag: "click_to_call",
+			Request: "WidgetCallRequest", Response: "WidgetCallPlaced", Status: 202, Handler: r.widgetCall},
+	}
+}
+
+// visitorNameRe is what a visitor may give as a name: it becomes part of
+// the caller id name the destination sees.
+var visitorNameRe = regexp.MustCompile(`^[\p{L}\p{N} .-]{0,40}$`)
+
+// widget loads an enabled widget by public id with its tenant.
+func (r *callRoutes) widget(c *fiber.Ctx) (models.Owner, models.Record, error) {
+	id := c.Params("public_id")
+	notFound := newError(fiber.StatusNotFound, "widget_not_found", "no click-to-call widget has this id")
+	if len(id) > 64 {
+		return models.Owner{}, nil, notFound
+	}
+	o, w, err := r.Store.FindPublic(c.UserContext(), r.Store.Registry().Resource("click_to_call_widgets"), "public_id", strings.Clone(id))
+	if errors.Is(err, models.ErrNotFound) {
+		return o, nil, notFound
+	}
+	return o, w, err
+}
+
+// widgetOrigin answers the request's Origin when the widget allows it; it
+// sets the CORS answer headers for it.
+func widgetOrigin(c *fiber.Ctx, w models.Record) error {
+	c.Vary(fiber.HeaderOrigin)
+	origin := strings.TrimSuffix(strings.ToLower(c.Get(fiber.HeaderOrigin)), "/")
+	allowed, _ := w["allowed_origins"].([]any)
+	for _, a := range allowed {
+		if s, _ := a.(string); origin != "" && strings.TrimSuffix(strings.ToLower(s), "/") == origin {
+			c.Set(fiber.HeaderAccessControlAllowOrigin, c.Get(fiber.HeaderOrigin))
+			return nil
+		}
+	}
+	return newError(fiber.StatusForbidden, "origin_not_allowed", "this page's origin may not use this widget")
+}
+
+func (r *callRoutes) widgetPreflight(c *fiber.Ctx) error {
+	_, w, err := r.widget(c)
+	if err != nil {
+		return err
+	}
+	if err := widgetOrigin(c, w); err != nil {
+		return err
+	}
+	c.Set(fiber.HeaderAccessControlAllowMethods, "POST")
+	c.Set(fiber.HeaderAccessControlAllowHeaders, "Content-Type")
+	c.Set(fiber.HeaderAccessControlMaxAge, "600")
+	return c.SendStatus(fiber.StatusNoContent)
+}
+
+type widgetCallRequest struct {
+	Number string `json:"number"`
+	Name   string `json:"name"`
+}
+
+// widgetCall places the callback: the visitor's number through the
+// tenant's outbound routes (a loopback leg into the tenant context), then
+// the widget's destination number in the same context, by the same
+// originate as POST /api/telephony/call.
+func (r *callRoutes) widgetCall(c *fiber.Ctx) error {
+	o, w, err := r.widget(c)
+	if err != nil {
+		return err
+	}
+	if err := widgetOrigin(c, w); err != nil {
+		return err
+	}
+	if enabled, _ := w["enabled"].(bool); !enabled {
+		return newError(fiber.StatusForbidden, "widget_disabled", "this click-to-call widget is switched off")
+	}
+	if w["mode"] != "callback" {
+		return newError(fiber.StatusNotImplemented, "mode_not_supported", "webrtc widgets do not place calls through this endpoint")
+	}
+	if req, _ := w["require_captcha"].(bool); req {
+		return newError(fiber.StatusNotImplemented, "captcha_not_supported", "this widget requires a captcha, which this server cannot verify; set require_captcha to false")
+	}
+	var in widgetCallRequest
+	if err := decodeAction(c, &in); err != nil {
+		return err
+	}
+	ctx := c.UserContext()
+	tenant, err := r.Store.Get(ctx, r.Store.Registry().Resource("tenants"), models.Owner{}, o.Tenant)
+	if err != nil {
+		return err
+	}
+	number, err := visitorNumber(in, w, tenant)
+	if err != nil {
+		return err
+	}
+	if err := r.widgetOpen(ctx, o, w, tenant); err != nil {
+		return err
+	}
+	publicID := w["public_id"].(string)
+	limit, _ := w["max_calls_per_hour_per_ip"].(int64)
+	if retry, ok := r.limit.perHour(ctx, "widget:"+publicID+":"+c.IP(), int(limit)); !ok {
+		return tooMany(c, retry, "calls from this address through this widget")
+	}
+	dest, _ := w["destination"].(map[string]any)
+	target, _ := dest["target"].(string)
+	name := strings.TrimSpace(str(w["callerid_name_prefix"]) + " " + strings.TrimSpace(in.Name))
+	vars := [][2]string{
+		{"user_context", o.Tenant}, {"sb_tenant", o.Tenant}, {"sb_widget", publicID},
+		{"effective_caller_id_name", name}, {"effective_caller_id_number", number},
+		// The visitor is called through the tenant's outbound routes, as
+		// the tenant's own call to a number the widget allows.
+		{"toll_allow", "internal,local,national,international"},
+	}
+	if cid := str(tenant["callerid"]); cid != "" {
+		vars = append(vars, [2]string{"outbound_caller_id_number", cid})
+	}
+	id := uuid.NewString()
+	cmd, err := originateCommand(id, append(vars, [2]string{"sb_call", id}), number, target)
+	if err != nil {
+		return err
+	}
+	node, ok := r.Pool.FirstUp()
+	if !ok {
+		return newError(fiber.StatusServiceUnavailable, "freeswitch_unavailable", "no FreeSWITCH node is connected; try again later")
+	}
+	if _, err := r.originate(c, calls.Call{ID: id, Node: node, Tenant: o.Tenant, From: number, To: target}, target, cmd); err != nil {
+		return err
+	}
+	return c.Status(fiber.StatusAccepted).JSON(fiber.Map{"status": "dialing"})
+}
+
+// visitorNumber checks the visitor's input: a valid E.164 number in one
+// of the widget's allowed countries (default the tenant's country), and a
+// plain name when the widget asks for one.
+func visitorNumber(in widgetCallRequest, w, tenant models.Record) (string, error) {
+	verr := &models.ValidationError{Fields: map[string]string{}}
+	num, err := phonenumbers.Parse(in.Number, "")
+	if !e164Re.MatchString(in.Number) || err != nil || !phonenumbers.IsValidNumber(num) {
+		verr.Fields["number"] = "required: your phone number in international format (+15551234567)"
+	} else {
+		countries := []string{}
+		list, _ := w["allowed_countries"].([]any)
+		for _, c := range list {
+			countries = append(countries, strings.ToUpper(str(c)))
+		}
+		if len(countries) == 0 && str(tenant["country"]) != "" {
+			countries = []string{strings.ToUpper(str(tenant["country"]))}
+		}
+		if region := phonenumbers.GetRegionCodeForNumber(num); len(countries) > 0 && !slices.Contains(countries, region) {
+			verr.Fields["number"] = "this widget does not call numbers in " + region
+		}
+	}
+	if !visitorNameRe.MatchString(in.Name) {
+		verr.Fields["name"] = "at most 40 letters, digits, spaces, dots and hyphens"
+	} else if ask, _ := w["ask_name"].(bool); ask && strings.TrimSpace(in.Name) == "" {
+		verr.Fields["name"] = "required by this widget"
+	}
+	if len(verr.Fields) > 0 {
+		return "", verr
+	}
+	return in.Number, nil
+}
+
+// widgetOpen refuses calls outside the widget's schedule (409 with the
+// widget's closed_message).
+func (r *callRoutes) widgetOpen(ctx context.Context, o models.Owner, w, tenant models.Record) error {
+	id, ok := w["schedule_id"].(int64)
+	if !ok {
+		return nil
+	}
+	rec, err := r.Store.Get(ctx, r.Store.Registry().Resource("schedules"), o, fmt.Sprint(id))
+	if err != nil {
+		return err
+	}
+	raw, err := json.Marshal(rec)
+	if err != nil {
+		return fmt.Errorf("schedule %d: %w", id, err)
+	}
+	var s schedule.Schedule
+	if err := json.Unmarshal(raw, &s); err != nil {
+		return fmt.Errorf("schedule %d: %w", id, err)
+	}
+	open, _, err := s.State(time.Now(), str(tenant["timezone"]))
+	if err != nil || !open {
+		msg := str(w["closed_message"])
+		if msg == "" {
+			msg = "closed: try again during opening hours"
+		}
+		return newError(fiber.StatusConflict, "closed", msg)
+	}
+	return nil
+}
