@@ -73,7 +73,11 @@ func FuzzCallerData(f *testing.F) {
 	snap.InboundRoutes[0].RoutingConditionID = 0
 	snap.InboundRoutes[0].CallerIDNamePrefix = "ACME:"
 	now := at(f, "2026-11-23 10:00")
-	render := func(t testing.TB, s string) (pub, tenant []byte) {
+	// The same tenant with caller name lookup on: the fuzzed text is also
+	// the contact name the caller's number found.
+	lookup := *snap
+	lookup.Tenant.CRMCallerNameLookup = true
+	render := func(t testing.TB, s string) (pub, contact, tenant []byte) {
 		var kv []string
 		for _, field := range callerFields {
 			if strings.Contains(field, "Destination") {
@@ -83,16 +87,23 @@ func FuzzCallerData(f *testing.F) {
 		}
 		req := callRequest(t, "public", "+27115550100", kv...)
 		pub, _ = Public(testOpts, req, publicFor(snap, "+27115550100"), now)
+		withContact := publicFor(&lookup, "+27115550100")
+		withContact.CallerContactName = s
+		contact, _ = Public(testOpts, req, withContact, now)
 		req = callRequest(t, "acme", "0825550123", append(kv, "variable_sb_tenant", "acme", "variable_sb_ext", "1001")...)
 		tenant, _ = TenantContext(testOpts, req, snap, now)
-		return pub, tenant
+		return pub, contact, tenant
 	}
-	basePub, baseTenant := render(f, "benign")
-	wantPub, wantTenant := expansions(f, basePub), expansions(f, baseTenant)
+	basePub, baseContact, baseTenant := render(f, "benign")
+	wantPub, wantContact, wantTenant := expansions(f, basePub), expansions(f, baseContact), expansions(f, baseTenant)
 	f.Fuzz(func(t *testing.T, s string) {
-		pub, tenant := render(t, s)
+		pub, contact, tenant := render(t, s)
 		checkWellFormed(t, pub)
+		checkWellFormed(t, contact)
 		checkWellFormed(t, tenant)
+		if got := expansions(t, contact); got > wantContact {
+			t.Fatalf("contact name %q added an expansion to the public document:\n%s", s, contact)
+		}
 		if got := expansions(t, pub); got > wantPub {
 			t.Fatalf("caller data %q added an expansion to the public document:\n%s", s, pub)
 		}
@@ -136,5 +147,55 @@ func checkWellFormed(t *testing.T, doc []byte) {
 	t.Helper()
 	if err := xmlCheck(doc); err != nil {
 		t.Fatalf("not well-formed: %v\n%s", err, doc)
+	}
+}
+
+// Caller name lookup: a tenant that enables it shows the contact's name
+// (after the route's prefix) instead of the caller's own display name;
+// a hostile contact name is rendered escaped and cannot expand; a tenant
+// that does not enable it ignores the contact.
+func TestCallerContactNameRendered(t *testing.T) {
+	snap := loadSnap(t)
+	snap.InboundRoutes[0].RoutingConditionID = 0
+	now := at(t, "2026-11-23 10:00")
+	lookup := *snap
+	lookup.Tenant.CRMCallerNameLookup = true
+	name := func(s *TenantSnapshot, prefix, contact string) (string, Trace) {
+		t.Helper()
+		s.InboundRoutes[0].CallerIDNamePrefix = prefix
+		pub := publicFor(s, "+27115550100")
+		pub.CallerContactName = contact
+		doc, tr := Public(testOpts, callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", "From Header"), pub, now)
+		checkWellFormed(t, doc)
+		if got := expansions(t, doc); got > 0 {
+			t.Fatalf("contact %q: %d expansions in\n%s", contact, got, doc)
+		}
+		for _, data := range decodeTree(t, doc).find("action", "application", "set", "data") {
+			if v, ok := strings.CutPrefix(data, "effective_caller_id_name="); ok {
+				return v, tr
+			}
+		}
+		return "", tr
+	}
+	for _, tc := range []struct {
+		snap            *TenantSnapshot
+		prefix, contact string
+		want            string
+	}{
+		{&lookup, "", "Thandi Nkosi", "Thandi Nkosi"},
+		{&lookup, "Sales:", "Thandi Nkosi", "Sales: Thandi Nkosi"},
+		{&lookup, "Sales:", "", "Sales: From Header"}, // unknown caller: its own name
+		{&lookup, "", "", ""},
+		{&lookup, "", "${system(id)} <b>&amp; $${x}", "system(id) <b>&amp; x"},
+		{&lookup, "", "$\x01{md5(x)}", "md5(x)"},
+		{snap, "", "Thandi Nkosi", ""}, // lookup off: the contact is not used
+	} {
+		got, tr := name(tc.snap, tc.prefix, tc.contact)
+		if got != tc.want {
+			t.Errorf("lookup %v, prefix %q, contact %q: effective_caller_id_name %q, want %q", tc.snap.Tenant.CRMCallerNameLookup, tc.prefix, tc.contact, got, tc.want)
+		}
+		if tc.snap.Tenant.CRMCallerNameLookup && !tr.CallerDependent {
+			t.Errorf("contact %q: render not marked caller-dependent (it would be cached for every caller)", tc.contact)
+		}
 	}
 }

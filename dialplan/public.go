@@ -65,12 +65,24 @@ func Public(opts Options, req Request, pub *PublicSnapshot, now time.Time) ([]by
 	if lang := firstValid(validLanguage, route.Language); lang != "" {
 		c.actions = append(c.actions, set("default_language", lang))
 	}
-	if prefix := sanitizeName(firstNonEmpty(route.CallerIDNamePrefix, pub.DID.CallerIDName)); prefix != "" {
-		// The prefix and the caller's name are joined here, as literal text,
-		// rather than with ${caller_id_name}: the caller's name comes from
-		// the SIP From header and must not be expanded.
+	contact := ""
+	if t.CRMCallerNameLookup {
+		// The name depends on who calls, found or not.
 		tr.CallerDependent = true
-		name := sanitizeCallerName(req.CallerName())
+		// A contact's name is tenant users' data: sanitised as strictly as
+		// the caller's own, so it can never form ${ once rendered.
+		contact = sanitizeCallerName(pub.CallerContactName)
+		tr.CallerContact = contact
+	}
+	if prefix := sanitizeName(firstNonEmpty(route.CallerIDNamePrefix, pub.DID.CallerIDName)); prefix != "" || contact != "" {
+		// The prefix and the caller's (or contact's) name are joined here,
+		// as literal text, rather than with ${caller_id_name}: the caller's
+		// name comes from the SIP From header and must not be expanded.
+		tr.CallerDependent = true
+		name := contact
+		if name == "" {
+			name = sanitizeCallerName(req.CallerName())
+		}
 		c.actions = append(c.actions, set("effective_caller_id_name", neutraliseExpansion(strings.TrimSpace(prefix+" "+name))))
 	}
 	d := p.inboundDestination(route, tr.Caller)

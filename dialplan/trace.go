@@ -6,6 +6,9 @@ type Trace struct {
 	Context string `json:"context"`
 	Number  string `json:"number"`
 	Caller  string `json:"caller,omitempty"`
+	// CallerContact is the contact name the caller's number found (caller
+	// name lookup), as rendered.
+	CallerContact string `json:"caller_contact,omitempty"`
 	// Match is what the number matched: did, extension, extension_failover,
 	// special_mailbox, routing_condition, hunt_group, conference, ivr, queue, queue_after, prompt_then_hangup, feature, emergency, outbound, or ""
 	// when nothing did (the document is then NotFound).

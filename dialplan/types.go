@@ -22,6 +22,11 @@ type Tenant struct {
 	EmergencyNumbers     []string `json:"emergency_numbers"`
 	MaxConcurrentCalls   int      `json:"max_concurrent_calls"`
 	RecordingPolicy      string   `json:"recording_policy"`
+	// Country reads national caller numbers (caller name lookup).
+	Country string `json:"country"`
+	// CRMCallerNameLookup shows a known contact's name on inbound calls
+	// from its number (PublicSnapshot.CallerContactName).
+	CRMCallerNameLookup bool `json:"crm_caller_name_lookup"`
 }
 
 // Forward is one of an extension's four call-forward settings.
@@ -274,6 +279,11 @@ type TenantSnapshot struct {
 type PublicSnapshot struct {
 	DID    DID             `json:"did"`
 	Tenant *TenantSnapshot `json:"tenant"`
+	// CallerContactName is the name of the tenant's contact whose number
+	// is calling, when the tenant enables caller name lookup (looked up by
+	// the renderer's caller; "" for an unknown caller). Contact data is
+	// user data: it is rendered sanitised like a caller's own name.
+	CallerContactName string `json:"caller_contact_name,omitempty"`
 }
 
 // Options are installation settings every render needs.

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard/switchboard/crm"
 	"github.com/switchboard/switchboard/dialplan"
 )
 
@@ -256,7 +257,7 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 		return rendered{}, err
 	}
 	if req.Context() == "public" {
-		pub, err := s.publicSnapshot(ctx, src, p, l.did)
+		pub, err := s.publicSnapshot(ctx, src, p, l.did, req.CallerNumber())
 		if err != nil {
 			return rendered{}, err
 		}
@@ -277,8 +278,9 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 }
 
 // publicSnapshot is the DID called (digits, with or without '+') and its
-// tenant's snapshot; nil for an unknown DID.
-func (s *Service) publicSnapshot(ctx context.Context, src *source, p *platformModel, digits string) (*dialplan.PublicSnapshot, error) {
+// tenant's snapshot, with the calling contact's name when the tenant looks
+// caller names up; nil for an unknown DID.
+func (s *Service) publicSnapshot(ctx context.Context, src *source, p *platformModel, digits, caller string) (*dialplan.PublicSnapshot, error) {
 	d, err := s.did(ctx, p, strings.TrimPrefix(digits, "+"))
 	if err != nil || d == nil {
 		return nil, err
@@ -292,8 +294,26 @@ func (s *Service) publicSnapshot(ctx context.Context, src *source, p *platformMo
 		return nil, err
 	}
 	// Inbound routing reads no extension.
-	pub.Tenant, err = s.snapshot(ctx, m, p, true, []string{}...)
+	if pub.Tenant, err = s.snapshot(ctx, m, p, true, []string{}...); err != nil {
+		return nil, err
+	}
+	if t := &pub.Tenant.Tenant; t.CRMCallerNameLookup {
+		pub.CallerContactName, err = s.callerContactName(ctx, t, caller)
+	}
 	return pub, err
+}
+
+// callerContactName is the name of the tenant's contact whose phone is
+// caller (read as E.164 with the tenant's country): one query on the
+// contacts' phone index. The answer is part of the rendered document,
+// which is cached per caller under the tenant's generation, so a contact
+// change (a change event of the tenant) drops it like any other.
+func (s *Service) callerContactName(ctx context.Context, t *dialplan.Tenant, caller string) (string, error) {
+	e164, ok := crm.Normalise(caller, t.Country)
+	if !ok {
+		return "", nil
+	}
+	return s.st.ContactNameByPhone(ctx, t.Tenant, e164)
 }
 
 func flagsOf(tr dialplan.Trace) string {

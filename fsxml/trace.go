@@ -60,7 +60,7 @@ func (s *Service) TracePublic(ctx context.Context, did, from string, at time.Tim
 	if err != nil {
 		return nil, err
 	}
-	pub, err := s.publicSnapshot(ctx, src, p, did)
+	pub, err := s.publicSnapshot(ctx, src, p, did, from)
 	if err != nil {
 		return nil, err
 	}

@@ -134,6 +134,23 @@ func (s *Store) ContactsByPhone(ctx context.Context, tenantID int64, e164 string
 	return rows, nil
 }
 
+// ContactNameByPhone is the display name of the named tenant's first
+// contact (oldest) with the E.164 number among its phones, or "".
+func (s *Store) ContactNameByPhone(ctx context.Context, tenant, e164 string) (string, error) {
+	var rows []ContactName
+	err := s.db.SelectContext(ctx, &rows, `SELECT c.id, COALESCE(c.first_name, '') AS first_name, COALESCE(c.last_name, '') AS last_name,
+		COALESCE(c.company_name, '') AS company_name
+		FROM contact_phones p JOIN contacts c ON c.id = p.contact_id AND c.tenant_id = p.tenant_id
+		WHERE p.tenant_id = (SELECT id FROM tenants WHERE tenant = ?) AND p.number = ? ORDER BY c.id LIMIT 1`, tenant, e164)
+	if err != nil {
+		return "", fmt.Errorf("contact name by phone: %w", s.dialect.translate(err))
+	}
+	if len(rows) == 0 {
+		return "", nil
+	}
+	return rows[0].DisplayName(), nil
+}
+
 // customDef is one custom field definition (resources.md §4.5).
 type customDef struct {
 	Key      string  `db:"field_key"`
