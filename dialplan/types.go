@@ -11,7 +11,9 @@ import "github.com/switchboard/switchboard/schedule"
 
 // Tenant is a customer organisation (resources.md §1.1).
 type Tenant struct {
-	Tenant               string   `json:"tenant"`
+	Tenant string `json:"tenant"`
+	// Country reads national numbers: trunk callerid_format and the
+	// caller name lookup.
 	Country              string   `json:"country"`
 	CallerID             string   `json:"callerid"`
 	EmergencyCallerID    string   `json:"emergency_callerid"`
@@ -22,8 +24,6 @@ type Tenant struct {
 	EmergencyNumbers     []string `json:"emergency_numbers"`
 	MaxConcurrentCalls   int      `json:"max_concurrent_calls"`
 	RecordingPolicy      string   `json:"recording_policy"`
-	// Country reads national caller numbers (caller name lookup).
-	Country string `json:"country"`
 	// CRMCallerNameLookup shows a known contact's name on inbound calls
 	// from its number (PublicSnapshot.CallerContactName).
 	CRMCallerNameLookup bool `json:"crm_caller_name_lookup"`
