@@ -188,7 +188,9 @@ func (p *planner) bridges(trunks []string, dialled, cid string, emergency bool) 
 	for _, name := range trunks {
 		t := p.snap.trunk(name)
 		dial := "sofia/gateway/" + name + "/" + dialled
-		if n := formatCallerNumber(cid, t.CallerIDFormat, p.snap.Tenant.Country); n != "" {
+		// The leg already presents cid (effective_caller_id_number): only a
+		// different form needs the per-leg override.
+		if n := formatCallerNumber(cid, t.CallerIDFormat, p.snap.Tenant.Country); n != "" && n != cid {
 			dial = "[origination_caller_id_number=" + n + "]" + dial
 		}
 		if t.MaxChannels > 0 && !emergency {
