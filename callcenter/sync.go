@@ -60,6 +60,10 @@ type command struct {
 	args   string
 	exists string
 	orElse []string
+	// skipIf is a reply that means the command is not needed here (a
+	// queue's tier for an agent the node does not hold yet: the agent's own
+	// change, later in the outbox, adds it with all its tiers).
+	skipIf string
 }
 
 // Handle applies one change on every node whose command connection is up
@@ -100,6 +104,9 @@ func (s *Sync) send(ctx context.Context, node string, cmds []command) error {
 	for _, cmd := range cmds {
 		err := s.api(ctx, node, cmd.args)
 		var ce *esl.CommandError
+		if err != nil && cmd.skipIf != "" && errors.As(err, &ce) && strings.TrimSpace(ce.Reply) == cmd.skipIf {
+			continue
+		}
 		if err != nil && cmd.exists != "" && errors.As(err, &ce) && strings.TrimSpace(ce.Reply) == cmd.exists {
 			for _, alt := range cmd.orElse {
 				if err := s.api(ctx, node, alt); err != nil {
@@ -220,7 +227,9 @@ func (s *Sync) queueCommands(ctx context.Context, c changes.Change) ([]command, 
 	snap := &dialplan.TenantSnapshot{Tenant: dialplan.Tenant{Tenant: c.Tenant, Enabled: true}, Queues: []dialplan.Queue{*after}}
 	for i := range agents {
 		for _, t := range dialplan.AgentTiers(snap, &agents[i]) {
-			cmds = append(cmds, tierAdd(t))
+			cmd := tierAdd(t)
+			cmd.skipIf = "-ERR Agent not found!"
+			cmds = append(cmds, cmd)
 		}
 	}
 	return cmds, nil

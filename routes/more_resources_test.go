@@ -94,13 +94,13 @@ func crudCases() []crudCase {
 			return map[string]any{"name": "crm", "url": "https://hooks.example.com/in", "events": []any{"call.ended"}}
 		}, update: map[string]any{"filter": map[string]any{"direction": "inbound"}}},
 		{name: "accounts", create: func(fixtures) map[string]any { return map[string]any{"name": "Acme"} },
-			update: map[string]any{"industry": "Retail", "custom": map[string]any{"tier": "gold"}}},
+			update: map[string]any{"industry": "Retail"}}, // custom values: TestCRMCustomFieldsValidated
 		{name: "contacts", create: func(fixtures) map[string]any { return map[string]any{"first_name": "Eve"} },
 			update: map[string]any{"phones": []any{map[string]any{"label": "mobile", "number": "+27825550001", "primary": true}}}},
 		{name: "leads", create: func(fixtures) map[string]any { return map[string]any{"first_name": "Lee"} },
 			update: map[string]any{"score": 50}},
 		{name: "lists", create: func(fixtures) map[string]any { return map[string]any{"name": "Callers"} },
-			update: map[string]any{"purpose": "campaign", "members": []any{1, 2}}},
+			update: map[string]any{"purpose": "campaign"}}, // members: TestCRMReferencesEnforced
 		{name: "custom_fields", create: func(fixtures) map[string]any {
 			return map[string]any{"entity": "contact", "field_key": "shoe_size", "label": "Shoe size", "type": "number"}
 		}, update: map[string]any{"required": true}},
