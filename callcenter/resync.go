@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/dialplan"
@@ -38,13 +37,6 @@ func newState() *ccState {
 // tiers of every enabled tenant (called when a node's event connection
 // comes back, so it runs on the one replica holding that node).
 func (s *Sync) Resync(ctx context.Context, node string) error {
-	// The event connection (which calls Resync) can come up before the
-	// command connection. Handle skips a node whose command connection is
-	// down, so the database is read only once it is up: a change committed
-	// before the read is in it, and one applied after it reaches the node.
-	if err := s.waitCommandUp(ctx, node); err != nil {
-		return err
-	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	tenants, err := s.st.Records(ctx, s.st.Registry().Resource("tenants"), models.Owner{}, nil)
@@ -62,23 +54,6 @@ func (s *Sync) Resync(ctx context.Context, node string) error {
 		}
 	}
 	return s.reconcile(ctx, node, func(string) bool { return true }, want)
-}
-
-func (s *Sync) waitCommandUp(ctx context.Context, node string) error {
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		for _, n := range s.nodes.Nodes() {
-			if n.Name == node && n.Up {
-				return nil
-			}
-		}
-		select {
-		case <-ctx.Done():
-			return fmt.Errorf("callcenter resync: node %s command connection: %w", node, ctx.Err())
-		case <-tick.C:
-		}
-	}
 }
 
 // tenantChange settles one tenant on every connected node after it was

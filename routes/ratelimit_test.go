@@ -64,7 +64,9 @@ func TestFailedAuthenticationLimitedBeforeBcrypt(t *testing.T) {
 // Seen item 6 (requests): a credential's requests are limited across all
 // replicas, with 429 and Retry-After; other credentials are not affected.
 func TestRequestsLimitedPerCredentialAcrossReplicas(t *testing.T) {
-	apptest.Each(t, map[string]string{"SWITCHBOARD_RATE_LIMIT": "5", "SWITCHBOARD_RATE_BURST": "5"}, func(t *testing.T, s *apptest.Server) {
+	// Serial: the 20 requests must fall within the one second the burst
+	// lasts, which parallel tests on two cores do not leave them.
+	apptest.EachSerial(t, map[string]string{"SWITCHBOARD_RATE_LIMIT": "5", "SWITCHBOARD_RATE_BURST": "5"}, func(t *testing.T, s *apptest.Server) {
 		replica := s.Replica(t)
 		tenant := s.Tenant(t, "rl")
 		key := s.KeyFor(t, map[string]any{"tenant": tenant})
