@@ -294,7 +294,15 @@ func TestCallcenterResyncAfterReconnectAndTenantDelete(t *testing.T) {
 		if err := e.fs.Restart(); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 20*time.Second, "the resync", func() bool {
+		// The pool redials with backoff and the resync fetches every queue
+		// it loads through /fs/xml: on a loaded CI host that takes longer
+		// than the other waits here.
+		defer func() {
+			if t.Failed() {
+				t.Logf("node holds: tiers %v; commands %q", e.fs.CallcenterTiers(), callcenterCommands(e.fs))
+			}
+		}()
+		eventually(t, 60*time.Second, "the resync", func() bool {
 			_, oldLoaded := e.fs.CallcenterQueue(old)
 			p, newLoaded := e.fs.CallcenterQueue(fresh)
 			got, _ := e.fs.CallcenterAgent(agent)
