@@ -117,7 +117,7 @@ func TestQueueAndAgentChangesReachModCallcenter(t *testing.T) {
 		n = waitCallcenter(t, e.fs, n, "agent del "+agent)
 		e.Do(t, "DELETE", fmt.Sprintf("%s/queues/%v", base, q["id"]), e.Key, nil).Expect(t, 204)
 		waitCallcenter(t, e.fs, n, "queue unload "+moved)
-		if _, ok := e.fs.CallcenterAgent(agent); ok || len(e.fs.CallcenterTiers()) != 0 {
+		if _, ok := e.fs.CallcenterAgent(agent); ok || len(tenantTiers(e.fs, e.tenant)) != 0 {
 			t.Fatal("agent or tiers left in mod_callcenter")
 		}
 		if _, ok := e.fs.CallcenterQueue(moved); ok {
@@ -307,7 +307,7 @@ func TestCallcenterResyncAfterReconnectAndTenantDelete(t *testing.T) {
 			p, newLoaded := e.fs.CallcenterQueue(fresh)
 			got, _ := e.fs.CallcenterAgent(agent)
 			return !oldLoaded && newLoaded && p["strategy"] == "round-robin" && got.Status == "On Break" &&
-				slices.Equal(e.fs.CallcenterTiers(), []fakefs.CCTier{{Queue: fresh, Agent: agent, Level: 3, Position: 2}})
+				slices.Equal(tenantTiers(e.fs, e.tenant), []fakefs.CCTier{{Queue: fresh, Agent: agent, Level: 3, Position: 2}})
 		})
 		for _, want := range []string{"queue list", "agent list", "tier list", "queue unload " + old, "queue load " + fresh} {
 			if !slices.Contains(callcenterCommands(e.fs), want) {
@@ -320,7 +320,20 @@ func TestCallcenterResyncAfterReconnectAndTenantDelete(t *testing.T) {
 		eventually(t, 20*time.Second, "the tenant gone from mod_callcenter", func() bool {
 			_, qok := e.fs.CallcenterQueue(fresh)
 			_, aok := e.fs.CallcenterAgent(agent)
-			return !qok && !aok && len(e.fs.CallcenterTiers()) == 0
+			return !qok && !aok && len(tenantTiers(e.fs, e.tenant)) == 0
 		})
 	})
+}
+
+// tenantTiers is the node's tiers of one tenant's queues: a resync loads
+// every enabled tenant's queues, and other tests' tenants share the
+// database.
+func tenantTiers(fs *fakefs.Server, tenant string) []fakefs.CCTier {
+	var out []fakefs.CCTier
+	for _, t := range fs.CallcenterTiers() {
+		if strings.HasSuffix(t.Queue, "@"+tenant) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
