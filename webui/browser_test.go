@@ -103,7 +103,14 @@ func (b *browser) run(actions ...chromedp.Action) {
 	b.t.Helper()
 	ctx, cancel := context.WithTimeout(b.ctx, b.step)
 	defer cancel()
-	if err := chromedp.Run(ctx, actions...); err != nil {
+	err := chromedp.Run(ctx, actions...)
+	// The dashboard re-renders a row on each stream event: an element found
+	// just before that is gone when the action reaches it, and the action
+	// did nothing, so it is tried again on the new element.
+	for try := 0; try < 3 && err != nil && strings.Contains(err.Error(), "Could not find node with given id"); try++ {
+		err = chromedp.Run(ctx, actions...)
+	}
+	if err != nil {
 		b.t.Fatalf("browser: %v (page errors: %q)\npage: %s", err, b.pageErrors(), b.pageText())
 	}
 }
