@@ -196,12 +196,21 @@ func (s *Service) runJob(ctx context.Context, j *Job, owner string, progress fun
 	// The reader parses the next batch while this one is written: at most
 	// three batches exist at a time (being read, waiting, being written).
 	rctx, stop := context.WithCancel(ctx)
-	defer stop()
 	batches := make(chan batch, 1)
 	readErr := make(chan error, 1)
+	readDone := make(chan struct{})
 	go func() {
+		defer close(readDone)
 		defer close(batches)
 		readErr <- s.readBatches(rctx, next, j.Tenant, j.RowsDone, batches)
+	}()
+	// The reader never outlives the run (it reads the file closed above and
+	// the service's clock): stop it, drain what it still sends, wait.
+	defer func() {
+		stop()
+		for range batches {
+		}
+		<-readDone
 	}()
 	full, err := s.Store.DB().PrepareContext(ctx, cdrInsertSQL(s.Store.Dialect(), batchRows))
 	if err != nil {
