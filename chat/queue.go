@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
 	"sync"
 	"time"
 
@@ -24,8 +25,8 @@ import (
 // request path does not wait for the outbox sequence).
 //
 //   - Nothing is lost: a row stays until ejabberd answered success, across
-//     restarts and outages; a message refused outright (a 4xx answer: the
-//     stanza itself is wrong) is logged and dropped.
+//     restarts and outages; a message refused outright (a 400 answer or a failure
+//     code: the stanza itself is wrong) is logged and dropped.
 //   - Order per room: rows of one room are posted one after another in id
 //     order, and a room whose oldest row waits for a retry holds back the
 //     rest; different rooms are posted concurrently (Concurrency).
@@ -273,11 +274,10 @@ func (q *Queue) postRoom(ctx context.Context, list []queued, valid func() bool) 
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.SendTimeout)
 		err := q.c.SendStanza(sctx, q.c.ServiceJID(), q.c.RoomJID(r.Room), r.Stanza)
 		cancel()
-		var ae *APIError
 		switch {
 		case err == nil:
 			finished = append(finished, r)
-		case errors.As(err, &ae):
+		case refusedForGood(err):
 			q.opts.Logger.Error("chat message refused by the chat server; dropped", "room", r.Room, "id", r.StanzaID, "error", err)
 			r.Event = "" // not posted: no chat.message event
 			finished = append(finished, r)
@@ -287,6 +287,18 @@ func (q *Queue) postRoom(ctx context.Context, list []queued, valid func() bool) 
 		}
 	}
 	return finished, nil
+}
+
+// refusedForGood reports an answer that no retry can change: ejabberd
+// parsed the request and found the stanza itself wrong (400), or ran the
+// command and it answered a failure code. Everything
+// else is tried again: a 404 "Endpoint not found." is what a starting
+// ejabberd answers before its modules have registered send_stanza (its
+// listeners are up first), and a 401/403 is an operator's permission
+// mistake; dropping an accepted message for either would lose it.
+func refusedForGood(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && (ae.Status == http.StatusBadRequest || ae.Status == http.StatusOK)
 }
 
 // record deletes finished rows, records the chat.message events of the

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -12,6 +15,7 @@ import (
 	"github.com/switchboard/switchboard/chat"
 	"github.com/switchboard/switchboard/chat/chattest"
 	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/models/storetest"
 )
 
 // TestQueuePostsInOrderAcrossAnOutage follows accepted channel messages to
@@ -170,5 +174,59 @@ func TestQueuePostsInOrderAcrossAnOutage(t *testing.T) {
 	var attempts int
 	if err := st.DB().GetContext(ctx, &attempts, "SELECT COUNT(*) FROM chat_outbox"); err != nil || attempts != 0 {
 		t.Fatalf("rows left %d %v", attempts, err)
+	}
+}
+
+// TestQueueKeepsAMessageAStartingServerDidNotKnowHowToTake: a starting
+// ejabberd answers its HTTP API before its modules have registered
+// send_stanza (404 "Endpoint not found."); the message is tried again,
+// not dropped. Only a stanza ejabberd found wrong (400) is dropped.
+func TestQueueKeepsAMessageAStartingServerDidNotKnowHowToTake(t *testing.T) {
+	var mu sync.Mutex
+	answers := []struct {
+		status int
+		body   string
+	}{{404, `{"status":"error","code":40,"message":"Endpoint not found."}`}, {200, `0`}, {400, `"unclosed token"`}}
+	var posted []string
+	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		defer mu.Unlock()
+		var args map[string]string
+		_ = json.NewDecoder(r.Body).Decode(&args)
+		a := answers[0]
+		if len(answers) > 1 {
+			answers = answers[1:]
+		}
+		if a.status == 200 {
+			posted = append(posted, args["stanza"])
+		}
+		w.WriteHeader(a.status)
+		_, _ = w.Write([]byte(a.body))
+	}))
+	t.Cleanup(api.Close)
+	st := storetest.Open(t, storetest.Backends(t)[0])
+	ctx := context.Background()
+	c := chat.NewClient(chat.Config{APIURL: api.URL, Domain: domain})
+	q := chat.NewQueue(c, st, chat.QueueOptions{Logger: quiet(), RetryMin: time.Millisecond, RetryMax: time.Millisecond})
+	for _, body := range []string{"kept", "wrong"} {
+		if _, err := q.Enqueue(ctx, chat.ChannelMessage{Room: "acme-ops", Body: body}, chat.Event{Tenant: "Acme", Channel: "ops", Body: body}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := q.DrainOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := q.Pending(ctx); n != 2 {
+		t.Fatalf("%d messages queued after the 404, want 2 (nothing dropped)", n)
+	}
+	time.Sleep(5 * time.Millisecond)
+	if _, err := q.DrainOnce(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if len(posted) != 1 || !strings.Contains(posted[0], "<body>kept</body>") {
+		t.Fatalf("posted %q", posted)
+	}
+	if n, _ := q.Pending(ctx); n != 0 {
+		t.Fatalf("%d messages queued after a 200 and a 400, want 0", n)
 	}
 }

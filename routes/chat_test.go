@@ -339,6 +339,21 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 
 func TestChatServerOutage(t *testing.T) {
 	eachChatEnv(t, func(t *testing.T, e *chatEnv) {
+		t.Cleanup(func() {
+			if t.Failed() { // what the queue did, for a failure seen only under load
+				for _, l := range e.Logs.Lines(t) {
+					if l["component"] == "chat-queue" || l["component"] == "chat" {
+						t.Logf("server log: %v", l)
+					}
+				}
+				var rows []struct {
+					Room, LastError string
+					Attempts        int
+				}
+				_ = e.Store.DB().Select(&rows, "SELECT room, attempts, COALESCE(last_error, '') AS lasterror FROM chat_outbox")
+				t.Logf("chat_outbox rows: %+v", rows)
+			}
+		})
 		base := "/api/tenants/" + e.tenant + "/chat_channels/"
 		e.Do(t, "POST", base, e.Key, map[string]any{"name": "general"}).Expect(t, 201)
 		e.waitRoom(t, e.lower+"-general")
