@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard/switchboard/callcenter"
 	"github.com/switchboard/switchboard/calls"
+	"github.com/switchboard/switchboard/captcha"
 	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/esl"
 	"github.com/switchboard/switchboard/features"
@@ -37,6 +38,10 @@ const cdrRetryEvery = 30 * time.Second
 // directory changes.
 func newCallServices(ctx context.Context, s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) error {
 	nodes, err := eslNodes(ctx, cfg, st, log, false)
+	if err != nil {
+		return err
+	}
+	captchaVerifier, err := captcha.New(cfg.CaptchaVerifyURL, cfg.CaptchaSecret, nil)
 	if err != nil {
 		return err
 	}
@@ -160,6 +165,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Streams:       runCtx,
 		UserVars:      s.xml.UserVariables,
 		StreamsPerKey: cfg.StreamsPerKey,
+		Captcha:       captchaVerifier,
 		LeaseHolder:   lease.Holder,
 		Metrics:       s.metrics,
 	})...)

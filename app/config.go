@@ -57,6 +57,10 @@ type Config struct {
 	// MetricsListen, when set, serves /metrics there without credentials
 	// instead of on the API listener behind platform credentials.
 	MetricsListen string // SWITCHBOARD_METRICS_LISTEN
+	// Click-to-call captcha: the provider's siteverify URL and this
+	// site's secret (unset: widgets that require a captcha answer 501).
+	CaptchaVerifyURL string // SWITCHBOARD_CAPTCHA_VERIFY_URL
+	CaptchaSecret    string // SWITCHBOARD_CAPTCHA_SECRET
 	// Outbound webhooks: private targets and plain http (development and
 	// tests), failures before auto-disable, first retry delay.
 	WebhookAllowPrivate bool          // SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE
@@ -139,9 +143,11 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		MetaURL:     strings.TrimRight(get("SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0"), "/"),
 		// 1.5 MiB: a 1 MiB picture (webhook avatars) is 1.4 MB as the
 		// base64 data: URL the API takes.
-		BodyLimit:     3 << 19,
-		ShutdownWait:  15 * time.Second,
-		MetricsListen: get("SWITCHBOARD_METRICS_LISTEN", ""),
+		BodyLimit:        3 << 19,
+		ShutdownWait:     15 * time.Second,
+		MetricsListen:    get("SWITCHBOARD_METRICS_LISTEN", ""),
+		CaptchaVerifyURL: get("SWITCHBOARD_CAPTCHA_VERIFY_URL", ""),
+		CaptchaSecret:    get("SWITCHBOARD_CAPTCHA_SECRET", ""),
 	}
 	for _, v := range []struct {
 		name string

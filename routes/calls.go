@@ -11,6 +11,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/calls"
+	"github.com/switchboard/switchboard/captcha"
 	"github.com/switchboard/switchboard/esl"
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
@@ -40,6 +41,9 @@ type CallDeps struct {
 	StreamsPerKey int
 	// Metrics counts open event streams (nil: not counted).
 	Metrics *metrics.Metrics
+	// Captcha verifies widget visitors' captcha tokens (nil: none
+	// configured; widgets that require one answer 501).
+	Captcha *captcha.Verifier
 }
 
 // callRoutes serves live channels, call actions, the event stream and CDRs.

@@ -45,8 +45,9 @@ func CallSchemas() map[string]any {
 			"tenant":    obj{"type": "string", "description": "platform keys only"},
 		}},
 		"WidgetCallRequest": obj{"type": "object", "additionalProperties": false, "required": []string{"number"}, "properties": obj{
-			"number": obj{"type": "string", "pattern": `^\+[1-9][0-9]{6,14}$`, "description": "the visitor's phone (E.164), in one of the widget's allowed_countries (default the tenant's country)"},
-			"name":   obj{"type": "string", "maxLength": 40, "description": "required when the widget's ask_name; letters, digits, spaces, dots and hyphens; shown after callerid_name_prefix"},
+			"number":        obj{"type": "string", "pattern": `^\+[1-9][0-9]{6,14}$`, "description": "the visitor's phone (E.164), in one of the widget's allowed_countries (default the tenant's country)"},
+			"name":          obj{"type": "string", "maxLength": 40, "description": "required when the widget's ask_name; letters, digits, spaces, dots and hyphens; shown after callerid_name_prefix"},
+			"captcha_token": obj{"type": "string", "maxLength": 4096, "description": "required when the widget's require_captcha: the token the captcha widget (Cloudflare Turnstile, hCaptcha) gave the page, checked with the provider's siteverify endpoint (SWITCHBOARD_CAPTCHA_VERIFY_URL, SWITCHBOARD_CAPTCHA_SECRET); without that configuration such a widget answers 501 captcha_not_supported; a rejected token is 403 captcha_failed, an unreachable provider 503 captcha_unavailable"},
 		}},
 		"WidgetCallPlaced": obj{"type": "object", "required": []string{"status"}, "properties": obj{
 			"status": obj{"type": "string", "enum": []string{"dialing"}, "description": "the visitor's phone is being rung"},

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"slices"
 	"strings"
@@ -15,6 +16,7 @@ import (
 	"github.com/nyaruka/phonenumbers"
 
 	"github.com/switchboard/switchboard/calls"
+	"github.com/switchboard/switchboard/captcha"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/schedule"
 )
@@ -84,8 +86,29 @@ func (r *callRoutes) widgetPreflight(c *fiber.Ctx) error {
 }
 
 type widgetCallRequest struct {
-	Number string `json:"number"`
-	Name   string `json:"name"`
+	Number       string `json:"number"`
+	Name         string `json:"name"`
+	CaptchaToken string `json:"captcha_token"`
+}
+
+// checkCaptcha verifies the visitor's token with the configured provider:
+// 400 without one, 403 when the provider rejects it, 503 when the
+// provider cannot be asked (the call is not placed).
+func (r *callRoutes) checkCaptcha(c *fiber.Ctx, token string) error {
+	if token == "" || len(token) > captcha.MaxTokenLen {
+		return &models.ValidationError{Fields: map[string]string{"captcha_token": "required by this widget: the token of the captcha shown on the page"}}
+	}
+	err := r.Captcha.Verify(c.UserContext(), token, c.IP())
+	var rejected *captcha.ErrRejected
+	switch {
+	case err == nil:
+		return nil
+	case errors.As(err, &rejected):
+		return newError(fiber.StatusForbidden, "captcha_failed", "the captcha was not solved or has expired; solve it again")
+	default:
+		slog.WarnContext(c.UserContext(), "captcha provider unavailable", "error", err)
+		return newError(fiber.StatusServiceUnavailable, "captcha_unavailable", "the captcha cannot be checked right now; try again later")
+	}
 }
 
 // widgetCall places the callback: the visitor's number through the
@@ -106,8 +129,9 @@ func (r *callRoutes) widgetCall(c *fiber.Ctx) error {
 	if w["mode"] != "callback" {
 		return newError(fiber.StatusNotImplemented, "mode_not_supported", "webrtc widgets do not place calls through this endpoint")
 	}
-	if req, _ := w["require_captcha"].(bool); req {
-		return newError(fiber.StatusNotImplemented, "captcha_not_supported", "this widget requires a captcha, which this server cannot verify; set require_captcha to false")
+	needCaptcha, _ := w["require_captcha"].(bool)
+	if needCaptcha && r.Captcha == nil {
+		return newError(fiber.StatusNotImplemented, "captcha_not_supported", "this widget requires a captcha, which this server cannot verify (SWITCHBOARD_CAPTCHA_VERIFY_URL and SWITCHBOARD_CAPTCHA_SECRET are not set); set require_captcha to false")
 	}
 	var in widgetCallRequest
 	if err := decodeAction(c, &in); err != nil {
@@ -124,6 +148,11 @@ func (r *callRoutes) widgetCall(c *fiber.Ctx) error {
 	}
 	if err := r.widgetOpen(ctx, o, w, tenant); err != nil {
 		return err
+	}
+	if needCaptcha {
+		if err := r.checkCaptcha(c, in.CaptchaToken); err != nil {
+			return err
+		}
 	}
 	publicID := w["public_id"].(string)
 	limit, _ := w["max_calls_per_hour_per_ip"].(int64)
