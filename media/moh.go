@@ -5,7 +5,10 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"path/filepath"
 	"strconv"
+
+	"github.com/jmoiron/sqlx"
 
 	"github.com/switchboard/switchboard/models"
 )
@@ -137,4 +140,42 @@ func (s *Service) mohFile(ctx context.Context, o models.Owner, externalID string
 		return MOHFile{}, fmt.Errorf("read music-on-hold file: %w", s.Store.Dialect().Translate(err))
 	}
 	return f, nil
+}
+
+var _ models.OwnedFileCopier = (*Service)(nil)
+
+// CopyOwnedFiles copies a music-on-hold class's files for tenant cloning:
+// each file into the new tenant's <tenant>/moh/<class>/ under its name,
+// and its moh_files row (same external_id, pointing at the copy) in the
+// clone's transaction, so the copied class's local_stream directory plays
+// what the original's does. Other resources own no such files.
+func (s *Service) CopyOwnedFiles(ctx context.Context, tx *sqlx.Tx, resource string, from, to models.Owner, fromID, toID int64, rec models.Record) (names, rels []string, err error) {
+	if resource != "music_on_hold" {
+		return nil, nil, nil
+	}
+	class, _ := rec["name"].(string)
+	dir, err := Dir(to.Tenant, "moh", class)
+	if err != nil {
+		return nil, nil, err
+	}
+	var files []MOHFile
+	if err := tx.SelectContext(ctx, &files, "SELECT "+mohFileColumns+" FROM moh_files WHERE tenant_id = ? AND moh_id = ? ORDER BY id", from.TenantID, fromID); err != nil {
+		return nil, nil, fmt.Errorf("list music-on-hold files: %w", s.Store.Dialect().Translate(err))
+	}
+	for _, f := range files {
+		if !safePart(f.Filename) {
+			return names, rels, fmt.Errorf("music-on-hold file name %q is not a safe name", f.Filename)
+		}
+		rel, err := s.Lib.Copy(ctx, f.Path, filepath.Join(dir, f.Filename))
+		if err != nil {
+			return names, rels, err
+		}
+		rels = append(rels, rel)
+		if _, err := tx.ExecContext(ctx, `INSERT INTO moh_files (tenant_id, moh_id, external_id, filename, path, source_format, duration_ms, size_bytes, content_sha256, created_at)
+			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, to.TenantID, toID, f.ExternalID, f.Filename, rel, f.SourceFormat, f.DurationMS, f.SizeBytes, f.Digest, models.FormatTime(s.now())); err != nil {
+			return names, rels, fmt.Errorf("copy music-on-hold file %s: %w", f.Filename, s.Store.Dialect().Translate(err))
+		}
+		names = append(names, f.Filename)
+	}
+	return names, rels, nil
 }

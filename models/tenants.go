@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/jmoiron/sqlx"
 )
 
 // tenantHooks: new tenants get their office mode and default feature codes,
@@ -155,7 +157,8 @@ func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map
 			for _, n := range notes {
 				report = append(report, fmt.Sprintf("%s %d: %s", res.Name, oldID, n))
 			}
-			if err := ts.copyAudio(ctx, res, from, to, rec); err != nil {
+			copied, err := ts.copyAudio(ctx, res, from, to, rec)
+			if err != nil {
 				return nil, fmt.Errorf("copy %s %d: %w", res.Name, oldID, err)
 			}
 			newID, err := ts.insertRow(ctx, res, to, rec)
@@ -164,6 +167,13 @@ func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map
 			}
 			if err := ts.recordCreate(ctx, res, to, rec, newID); err != nil {
 				return nil, err
+			}
+			owned, err := ts.copyOwnedFiles(ctx, res, from, to, oldID, newID, rec)
+			if err != nil {
+				return nil, fmt.Errorf("copy %s %d files: %w", res.Name, oldID, err)
+			}
+			for _, f := range append(copied, owned...) {
+				report = append(report, fmt.Sprintf("%s %d: copied file %s", res.Name, oldID, f))
 			}
 			c.idMap[res.Name][oldID] = newID
 		}
@@ -411,25 +421,54 @@ type AudioCopier interface {
 	CopyAudio(ctx context.Context, fromTenant, toTenant, filename string) (rel string, err error)
 }
 
+// OwnedFileCopier copies the files a copied record owns beyond its own
+// filename field, with their rows, inside the clone's transaction: a
+// music-on-hold class's files (package media's moh_files). It answers the
+// names of the files copied and their library paths (removed again when
+// the transaction does not commit); a resource without such files copies
+// nothing.
+type OwnedFileCopier interface {
+	CopyOwnedFiles(ctx context.Context, tx *sqlx.Tx, resource string, from, to Owner, fromID, toID int64, rec Record) (names, rels []string, err error)
+}
+
 // copyAudio gives a copied record that names a stored file (a voice
-// prompt) its own copy of the file in the new tenant's library; the copy
-// is removed again when the transaction does not commit.
-func (ts *txStore) copyAudio(ctx context.Context, res *Resource, from, to Owner, rec Record) error {
+// prompt) its own copy of the file in the new tenant's library, and
+// answers the file's name; the copy is removed again when the transaction
+// does not commit.
+func (ts *txStore) copyAudio(ctx context.Context, res *Resource, from, to Owner, rec Record) ([]string, error) {
 	name, _ := rec["filename"].(string)
 	f := res.Field("filename")
 	if name == "" || f == nil || !f.ReadOnly {
-		return nil
+		return nil, nil
 	}
 	cp, ok := ts.audio.(AudioCopier)
 	if !ok {
-		return ErrNoAudioStore
+		return nil, ErrNoAudioStore
 	}
 	rel, err := cp.CopyAudio(ctx, from.Tenant, to.Tenant, name)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	ts.undo = append(ts.undo, func() { ts.audio.RemoveAudio(rel) })
-	return nil
+	return []string{name}, nil
+}
+
+// copyOwnedFiles copies the files a record owns (OwnedFileCopier) when the
+// media library is configured; without one a record that lists files
+// (a class's files field) cannot be copied whole and the clone fails.
+func (ts *txStore) copyOwnedFiles(ctx context.Context, res *Resource, from, to Owner, fromID, toID int64, rec Record) ([]string, error) {
+	cp, ok := ts.audio.(OwnedFileCopier)
+	if !ok {
+		if files, _ := rec["files"].([]any); len(files) > 0 && res.Field("files") != nil && res.Field("files").ReadOnly {
+			return nil, ErrNoAudioStore
+		}
+		return nil, nil
+	}
+	names, rels, err := cp.CopyOwnedFiles(ctx, ts.tx, res.Name, from, to, fromID, toID, rec)
+	for _, rel := range rels {
+		ts.undo = append(ts.undo, func() { ts.audio.RemoveAudio(rel) })
+	}
+	return names, err
 }
 
 // tenantOwner resolves a tenant name to its Owner.

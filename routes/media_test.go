@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -266,15 +267,60 @@ func TestRecordingsReportAndRangeDownload(t *testing.T) {
 }
 
 // TestCloneCopiesPromptFiles: tenant_voiceprompts copies each prompt's file
-// into the new tenant's media directory, where its nodes fetch it.
+// and each music-on-hold class's files (with their rows) into the new
+// tenant's media directory, where its nodes fetch and stream them, and the
+// create answer's clone_report names every file copied.
 func TestCloneCopiesPromptFiles(t *testing.T) {
 	env := map[string]string{"SWITCHBOARD_XMLCURL_USER": "fs", "SWITCHBOARD_XMLCURL_PASSWORD": "node-secret"}
 	apptest.Each(t, env, func(t *testing.T, s *apptest.Server) {
 		src := s.Tenant(t, "vpsrc")
 		wav := mediatest.Tone(t, "hello.wav", 1)
 		p := s.Do(t, "POST", "/api/tenants/"+src+"/voice_prompts/", s.Key, map[string]any{"name": "hello", "audio_base64": base64.StdEncoding.EncodeToString(wav)}).Expect(t, 201).Map(t)
+		class := s.Do(t, "POST", "/api/tenants/"+src+"/music_on_hold/", s.Key, map[string]any{"name": "jazz", "rate": 16000}).Expect(t, 201).Map(t)
+		var mohFiles []string
+		for i, secs := range []int{1, 2} {
+			f := s.Do(t, "POST", fmt.Sprintf("/api/tenants/%s/music_on_hold/%v/files", src, class["id"]), s.Key, map[string]any{
+				"external_id": fmt.Sprintf("jazz-%d", i), "audio_base64": base64.StdEncoding.EncodeToString(mediatest.Tone(t, "jazz.wav", secs)),
+			}).Expect(t, 201).Map(t)
+			mohFiles = append(mohFiles, f["filename"].(string))
+		}
 		dst := strings.ToLower("vpdst" + src[len(src)-6:])
-		s.Do(t, "POST", "/api/tenants/", s.Key, map[string]any{"tenant": dst, "tenant_to_clone": src, "tenant_voiceprompts": "1"}).Expect(t, 201)
+		created := s.Do(t, "POST", "/api/tenants/", s.Key, map[string]any{"tenant": dst, "tenant_to_clone": src, "tenant_voiceprompts": "1"}).Expect(t, 201).Map(t)
+		wantReport := []string{
+			fmt.Sprintf("voice_prompts %v: copied file %s", p["id"], p["filename"]),
+			fmt.Sprintf("music_on_hold %v: copied file %s", class["id"], mohFiles[0]),
+			fmt.Sprintf("music_on_hold %v: copied file %s", class["id"], mohFiles[1]),
+		}
+		var report []string
+		for _, r := range created["clone_report"].([]any) {
+			report = append(report, r.(string))
+		}
+		for _, w := range wantReport {
+			if !slices.Contains(report, w) {
+				t.Errorf("clone_report %q lacks %q", report, w)
+			}
+		}
+		// The copied class lists its files and they are on disk, the same
+		// bytes, in the clone's stream directory; a repeat import of the
+		// same external_id into the copy is the same file (its row copied).
+		var classes []map[string]any
+		s.Do(t, "GET", "/api/tenants/"+dst+"/music_on_hold/", s.Key, nil).Expect(t, 200).JSON(t, &classes)
+		if len(classes) != 1 || len(classes[0]["files"].([]any)) != 2 {
+			t.Fatalf("copied classes %v", classes)
+		}
+		for _, name := range mohFiles {
+			orig, err := os.ReadFile(filepath.Join(s.Cfg.Media.Dir, src, "moh", "jazz", name))
+			if err != nil {
+				t.Fatal(err)
+			}
+			cp, err := os.ReadFile(filepath.Join(s.Cfg.Media.Dir, dst, "moh", "jazz", name))
+			if err != nil || !bytes.Equal(cp, orig) {
+				t.Fatalf("copied moh file %s: %v (%d bytes, want %d)", name, err, len(cp), len(orig))
+			}
+		}
+		s.Do(t, "POST", fmt.Sprintf("/api/tenants/%s/music_on_hold/%v/files", dst, classes[0]["id"]), s.Key, map[string]any{
+			"external_id": "jazz-0", "audio_base64": base64.StdEncoding.EncodeToString(mediatest.Tone(t, "jazz.wav", 1)),
+		}).Expect(t, 200)
 		var copies []map[string]any
 		s.Do(t, "GET", "/api/tenants/"+dst+"/voice_prompts/", s.Key, nil).Expect(t, 200).JSON(t, &copies)
 		if len(copies) != 1 || copies[0]["filename"] != p["filename"] {
