@@ -7,7 +7,7 @@ var tenantsResource = &Resource{
 	Name:   "tenants", Title: "tenant", Scope: Platform, Table: "tenants", Key: "tenant",
 	Hooks: tenantHooks{},
 	CreateAnswer: []*Field{
-		{Name: "clone_report", Type: StringList, Doc: "with tenant_to_clone: each reference that was cleared because its target was not copied"},
+		{Name: "clone_report", Type: StringList, Doc: "with tenant_to_clone: each reference that was cleared because its target was not copied, and each media file copied (voice prompts, music-on-hold class files)"},
 	},
 	Fields: []*Field{
 		{Name: "tenant", Type: String, Required: true, Pattern: patTenant, Immutable: true, Doc: "tenant name; path id"},
