@@ -128,68 +128,43 @@ func (s *Service) ImportRecording(ctx context.Context, o models.Owner, in Record
 	if err != nil {
 		return Recording{}, false, err
 	}
-	audio, err := DecodeBase64(in.AudioBase64, s.Lib.MaxBytes)
-	if errors.Is(err, ErrBadBase64) {
-		return Recording{}, false, models.FieldError("audio_base64", "is not valid base64")
-	} else if err != nil {
-		return Recording{}, false, err
-	}
-	want := Recording{ExternalID: in.ExternalID, When: when, Type: in.Type, Src: in.Src, Dst: in.Dst, Extension: in.Extension,
-		Direction: in.Direction, Duration: *in.Duration, Digest: Digest(audio)}
-	if old, err := s.recordingByExternalID(ctx, o, in.ExternalID); err == nil {
-		return old, false, sameRecording(old, want)
-	} else if !errors.Is(err, models.ErrNotFound) {
+	audio, err := s.decodeAudio(in.AudioBase64)
+	if err != nil {
 		return Recording{}, false, err
 	}
 	dir, err := Dir(o.Tenant, "recordings")
 	if err != nil {
 		return Recording{}, false, err
 	}
-	file, err := s.Lib.Ingest(ctx, dir, audio, RecordingRate)
-	if err != nil {
-		return Recording{}, false, err
-	}
-	_, err = s.Store.DB().ExecContext(ctx, `INSERT INTO recordings
+	want := Recording{ExternalID: in.ExternalID, When: when, Type: in.Type, Src: in.Src, Dst: in.Dst, Extension: in.Extension,
+		Direction: in.Direction, Duration: *in.Duration, Digest: Digest(audio)}
+	return importOnce(ctx, s, audioImport[Recording]{
+		what: "recording", audio: audio, dir: dir, rate: RecordingRate,
+		find: func(ctx context.Context) (Recording, error) { return s.recordingByExternalID(ctx, o, in.ExternalID) },
+		same: func(old Recording) error { return sameRecording(old, want) },
+		insert: func(ctx context.Context, file Stored) error {
+			_, err := s.Store.DB().ExecContext(ctx, `INSERT INTO recordings
 		(tenant_id, external_id, started_at, type, src, dst, extension, direction, duration, path, source_format, size_bytes, duration_ms, content_sha256, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		o.TenantID, want.ExternalID, models.FormatTime(when), want.Type, want.Src, want.Dst, want.Extension, want.Direction, want.Duration,
-		file.Rel, string(file.Source), file.SizeBytes, file.DurationMS, file.Digest, models.FormatTime(s.now()))
-	if err != nil {
-		s.RemoveAudio(file.Rel)
-		if err = s.Store.Dialect().Translate(err); errors.Is(err, models.ErrConflict) {
-			// A concurrent import of the same external_id won the index.
-			old, gerr := s.recordingByExternalID(ctx, o, in.ExternalID)
-			if gerr != nil {
-				return Recording{}, false, gerr
-			}
-			return old, false, sameRecording(old, want)
-		}
-		return Recording{}, false, fmt.Errorf("insert recording: %w", err)
-	}
-	rec, err := s.recordingByExternalID(ctx, o, in.ExternalID)
-	return rec, err == nil, err
+				o.TenantID, want.ExternalID, models.FormatTime(when), want.Type, want.Src, want.Dst, want.Extension, want.Direction, want.Duration,
+				file.Rel, string(file.Source), file.SizeBytes, file.DurationMS, file.Digest, models.FormatTime(s.now()))
+			return err
+		},
+	})
 }
 
 // sameRecording is nil when want repeats old, else names what differs.
 func sameRecording(old, want Recording) error {
-	var diff []string
-	add := func(name string, differ bool) {
-		if differ {
-			diff = append(diff, name)
-		}
-	}
-	add("when", !old.When.Equal(want.When))
-	add("type", old.Type != want.Type)
-	add("src", old.Src != want.Src)
-	add("dst", old.Dst != want.Dst)
-	add("duration", old.Duration != want.Duration)
-	add("extension", old.Extension != want.Extension)
-	add("direction", old.Direction != want.Direction)
-	add("audio", old.Digest != want.Digest)
-	if len(diff) > 0 {
-		return &ConflictError{ExternalID: want.ExternalID, Fields: diff}
-	}
-	return nil
+	var d fieldDiff
+	d.add("when", !old.When.Equal(want.When))
+	d.add("type", old.Type != want.Type)
+	d.add("src", old.Src != want.Src)
+	d.add("dst", old.Dst != want.Dst)
+	d.add("duration", old.Duration != want.Duration)
+	d.add("extension", old.Extension != want.Extension)
+	d.add("direction", old.Direction != want.Direction)
+	d.add("audio", old.Digest != want.Digest)
+	return d.conflict(want.ExternalID)
 }
 
 func (s *Service) recordingByExternalID(ctx context.Context, o models.Owner, externalID string) (Recording, error) {
