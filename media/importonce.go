@@ -18,6 +18,17 @@ func (s *Service) decodeAudio(b64 string) ([]byte, error) {
 	return audio, err
 }
 
+// StoredAudio is what an imported audio object keeps about its file:
+// SourceFormat is what the upload was (the file itself is always a mono WAV
+// at the object's rate).
+type StoredAudio struct {
+	SourceFormat string `db:"source_format" json:"source_format"`
+	SizeBytes    int64  `db:"size_bytes" json:"size_bytes"`
+	DurationMS   int64  `db:"duration_ms" json:"duration_ms"`
+	Path         string `db:"path" json:"-"`
+	Digest       string `db:"content_sha256" json:"-"`
+}
+
 // audioImport is one idempotent import of an audio object (a recording, a
 // voicemail message, a music-on-hold file): what differs between them.
 type audioImport[T any] struct {

@@ -19,15 +19,11 @@ type MOHFileImport struct {
 
 // MOHFile is one file of a music-on-hold class.
 type MOHFile struct {
-	ID           int64  `db:"id" json:"id"`
-	ClassID      int64  `db:"moh_id" json:"class_id"`
-	ExternalID   string `db:"external_id" json:"external_id"`
-	Filename     string `db:"filename" json:"filename"`
-	SourceFormat string `db:"source_format" json:"source_format"`
-	DurationMS   int64  `db:"duration_ms" json:"duration_ms"`
-	SizeBytes    int64  `db:"size_bytes" json:"size_bytes"`
-	Path         string `db:"path" json:"-"`
-	Digest       string `db:"content_sha256" json:"-"`
+	ID         int64  `db:"id" json:"id"`
+	ClassID    int64  `db:"moh_id" json:"class_id"`
+	ExternalID string `db:"external_id" json:"external_id"`
+	Filename   string `db:"filename" json:"filename"`
+	StoredAudio
 }
 
 const mohFileColumns = "id, moh_id, external_id, filename, source_format, duration_ms, size_bytes, path, content_sha256"
@@ -68,7 +64,7 @@ func (s *Service) ImportMOHFile(ctx context.Context, o models.Owner, classID int
 	if err != nil {
 		return MOHFile{}, false, err
 	}
-	want := MOHFile{ClassID: classID, ExternalID: in.ExternalID, Digest: Digest(audio)}
+	want := MOHFile{ClassID: classID, ExternalID: in.ExternalID, StoredAudio: StoredAudio{Digest: Digest(audio)}}
 	f, created, err := importOnce(ctx, s, audioImport[MOHFile]{
 		what: "music-on-hold file", audio: audio, dir: dir, rate: int(rate),
 		find: func(ctx context.Context) (MOHFile, error) { return s.mohFile(ctx, o, in.ExternalID) },

@@ -37,13 +37,8 @@ type Recording struct {
 	Extension  string    `db:"extension" json:"extension"`
 	Direction  string    `db:"direction" json:"direction"`
 	Duration   int64     `db:"duration" json:"duration"`
-	// SourceFormat is what the upload was; the file is a 16 kHz mono WAV.
-	SourceFormat string `db:"source_format" json:"source_format"`
-	SizeBytes    int64  `db:"size_bytes" json:"size_bytes"`
-	DurationMS   int64  `db:"duration_ms" json:"duration_ms"`
-	Path         string `db:"path" json:"-"`
-	Digest       string `db:"content_sha256" json:"-"`
-	Started      string `db:"started_at" json:"-"`
+	StoredAudio
+	Started string `db:"started_at" json:"-"`
 }
 
 const recordingColumns = "r.id, t.tenant, r.external_id, r.started_at, r.type, r.src, r.dst, r.extension, r.direction, r.duration, r.source_format, r.size_bytes, r.duration_ms, r.path, r.content_sha256"
@@ -137,7 +132,7 @@ func (s *Service) ImportRecording(ctx context.Context, o models.Owner, in Record
 		return Recording{}, false, err
 	}
 	want := Recording{ExternalID: in.ExternalID, When: when, Type: in.Type, Src: in.Src, Dst: in.Dst, Extension: in.Extension,
-		Direction: in.Direction, Duration: *in.Duration, Digest: Digest(audio)}
+		Direction: in.Direction, Duration: *in.Duration, StoredAudio: StoredAudio{Digest: Digest(audio)}}
 	return importOnce(ctx, s, audioImport[Recording]{
 		what: "recording", audio: audio, dir: dir, rate: RecordingRate,
 		find: func(ctx context.Context) (Recording, error) { return s.recordingByExternalID(ctx, o, in.ExternalID) },

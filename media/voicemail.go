@@ -41,12 +41,8 @@ type VoicemailMessage struct {
 	CallerIDNumber string    `db:"caller_id_number" json:"caller_id_number"`
 	Duration       int64     `db:"duration" json:"duration"`
 	Read           bool      `db:"is_read" json:"read"`
-	SourceFormat   string    `db:"source_format" json:"source_format"`
-	SizeBytes      int64     `db:"size_bytes" json:"size_bytes"`
-	DurationMS     int64     `db:"duration_ms" json:"duration_ms"`
-	Path           string    `db:"path" json:"-"`
-	Digest         string    `db:"content_sha256" json:"-"`
-	Received       string    `db:"received_at" json:"-"`
+	StoredAudio
+	Received string `db:"received_at" json:"-"`
 }
 
 // VoicemailImported is the event type (and its data) that hands an
@@ -139,7 +135,7 @@ func (s *Service) ImportVoicemail(ctx context.Context, o models.Owner, in Voicem
 		return VoicemailMessage{}, false, err
 	}
 	want := VoicemailMessage{ExternalID: in.ExternalID, Mailbox: in.Mailbox, Folder: in.Folder, When: when,
-		CallerIDName: in.CallerIDName, CallerIDNumber: in.CallerIDNumber, Read: in.Read, Digest: Digest(audio)}
+		CallerIDName: in.CallerIDName, CallerIDNumber: in.CallerIDNumber, Read: in.Read, StoredAudio: StoredAudio{Digest: Digest(audio)}}
 	if in.Duration != nil {
 		want.Duration = *in.Duration
 	}
