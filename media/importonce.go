@@ -2,6 +2,7 @@ package media
 
 import (
 	"context"
+	"database/sql"
 	"errors"
 	"fmt"
 
@@ -73,6 +74,20 @@ func importOnce[T any](ctx context.Context, s *Service, in audioImport[T]) (T, b
 	}
 	got, err := in.find(ctx)
 	return got, err == nil, err
+}
+
+// getOne reads one row into a T (what names it in errors);
+// models.ErrNotFound when there is none.
+func getOne[T any](ctx context.Context, s *Service, what, query string, args ...any) (T, error) {
+	var v T
+	err := s.Store.DB().GetContext(ctx, &v, query, args...)
+	if errors.Is(err, sql.ErrNoRows) {
+		return v, models.ErrNotFound
+	}
+	if err != nil {
+		return v, fmt.Errorf("read %s: %w", what, s.Store.Dialect().Translate(err))
+	}
+	return v, nil
 }
 
 // fieldDiff collects the names of the fields a repeat changes.

@@ -2,8 +2,6 @@ package media
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -102,13 +100,5 @@ func sameMOHFile(old, want MOHFile) error {
 }
 
 func (s *Service) mohFile(ctx context.Context, o models.Owner, externalID string) (MOHFile, error) {
-	var f MOHFile
-	err := s.Store.DB().GetContext(ctx, &f, "SELECT "+mohFileColumns+" FROM moh_files WHERE tenant_id = ? AND external_id = ?", o.TenantID, externalID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return MOHFile{}, models.ErrNotFound
-	}
-	if err != nil {
-		return MOHFile{}, fmt.Errorf("read music-on-hold file: %w", s.Store.Dialect().Translate(err))
-	}
-	return f, nil
+	return getOne[MOHFile](ctx, s, "music-on-hold file", "SELECT "+mohFileColumns+" FROM moh_files WHERE tenant_id = ? AND external_id = ?", o.TenantID, externalID)
 }

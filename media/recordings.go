@@ -2,8 +2,6 @@ package media
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -172,13 +170,9 @@ func (s *Service) RecordingByID(ctx context.Context, o models.Owner, id int64) (
 }
 
 func (s *Service) oneRecording(ctx context.Context, where string, args ...any) (Recording, error) {
-	var r Recording
-	err := s.Store.DB().GetContext(ctx, &r, "SELECT "+recordingColumns+" FROM recordings r JOIN tenants t ON t.id = r.tenant_id WHERE "+where, args...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Recording{}, models.ErrNotFound
-	}
+	r, err := getOne[Recording](ctx, s, "recording", "SELECT "+recordingColumns+" FROM recordings r JOIN tenants t ON t.id = r.tenant_id WHERE "+where, args...)
 	if err != nil {
-		return Recording{}, fmt.Errorf("read recording: %w", s.Store.Dialect().Translate(err))
+		return Recording{}, err
 	}
 	r.When = parseTime(r.Started)
 	return r, nil

@@ -2,8 +2,6 @@ package media
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -188,13 +186,9 @@ func sameVoicemail(old, want VoicemailMessage, withDuration bool) error {
 }
 
 func (s *Service) voicemailByExternalID(ctx context.Context, o models.Owner, externalID string) (VoicemailMessage, error) {
-	var v VoicemailMessage
-	err := s.Store.DB().GetContext(ctx, &v, "SELECT "+voicemailColumns+" FROM voicemail_imports v JOIN tenants t ON t.id = v.tenant_id WHERE v.tenant_id = ? AND v.external_id = ?", o.TenantID, externalID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return VoicemailMessage{}, models.ErrNotFound
-	}
+	v, err := getOne[VoicemailMessage](ctx, s, "voicemail message", "SELECT "+voicemailColumns+" FROM voicemail_imports v JOIN tenants t ON t.id = v.tenant_id WHERE v.tenant_id = ? AND v.external_id = ?", o.TenantID, externalID)
 	if err != nil {
-		return VoicemailMessage{}, fmt.Errorf("read voicemail message: %w", s.Store.Dialect().Translate(err))
+		return VoicemailMessage{}, err
 	}
 	v.When = parseTime(v.Received)
 	return v, nil
