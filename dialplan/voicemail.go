@@ -156,8 +156,8 @@ const mailboxFullSound = "voicemail/vm-mailbox_full.wav"
 
 // mailboxExt renders a special mailbox's number: a caller leaves a message
 // through the profile of the box's length limit, unless the box already
-// holds max_messages (new and saved, counted by mod_voicemail's vm_boxcount
-// when the dialplan is built for the call): then the caller hears that the
+// holds max_messages (new plus saved, counted by mod_voicemail's
+// vm_boxcount when the dialplan is built for the call): then the caller hears that the
 // box is full. mod_voicemail has no per-box message count limit of its own
 // (only vm-disk-quota, in seconds).
 func (p *planner) mailboxExt(m *SpecialMailbox) *ext {
@@ -166,7 +166,12 @@ func (p *planner) mailboxExt(m *SpecialMailbox) *ext {
 	if max <= 0 {
 		max = 100
 	}
-	count := "${vm_boxcount(" + VoicemailProfile + "/" + box + "@" + p.opts.Domain + "|all)}"
+	// vm_boxcount counts one kind per call ("all" is "new:saved:…", not a
+	// sum); mod_expr (loaded by the deployment's modules.conf) adds them.
+	boxcount := func(kind string) string {
+		return "${vm_boxcount(" + VoicemailProfile + "/" + box + "@" + p.opts.Domain + "|" + kind + ")}"
+	}
+	count := "${expr(" + boxcount("new") + "+" + boxcount("saved") + ")}"
 	return &ext{name: "mailbox-" + m.Number, conds: []cond{
 		{field: "destination_number", expr: numberExpr(m.Number)},
 		{field: "${cond(" + count + " >= " + itoa(max) + " ? full : open)}", expr: "^open$",

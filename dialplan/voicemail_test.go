@@ -178,7 +178,8 @@ func TestSpecialMailboxLimits(t *testing.T) {
 		t.Fatalf("trace %+v", tr)
 	}
 	tree := decodeTree(t, doc)
-	want := "${cond(${vm_boxcount(default/800-acme@" + testOpts.Domain + "|all)} >= 20 ? full : open)}"
+	box := "default/800-acme@" + testOpts.Domain
+	want := "${cond(${expr(${vm_boxcount(" + box + "|new)}+${vm_boxcount(" + box + "|saved)})} >= 20 ? full : open)}"
 	if got := tree.find("condition", "field", want, "expression"); !slices.Equal(got, []string{"^open$"}) {
 		t.Fatalf("count condition %v in\n%s", got, doc)
 	}

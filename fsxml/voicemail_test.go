@@ -109,7 +109,7 @@ func TestVoicemailReachesFreeSWITCH(t *testing.T) {
 			t.Errorf("profiles %v", names)
 		}
 		if r := trace("820"); !strings.Contains(r.XML, `data="sb_len_90 sip.test 820-`+tenant+`"`) ||
-			!strings.Contains(r.XML, `vm_boxcount(default/820-`+tenant+`@sip.test|all)} &gt;= 5 ? full : open)}`) {
+			!strings.Contains(r.XML, `{expr(&#36;{vm_boxcount(default/820-`+tenant+`@sip.test|new)}+&#36;{vm_boxcount(default/820-`+tenant+`@sip.test|saved)})} &gt;= 5 ? full : open)}`) {
 			t.Errorf("limited mailbox 820: %s", r.XML)
 		}
 		// A mailbox that does not exist is refused as a destination.
