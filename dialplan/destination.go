@@ -42,12 +42,14 @@ func (p *planner) voicemail(box string) []action {
 // returns false when the target fails validation, so nothing is rendered.
 func (p *planner) destination(d Destination) ([]action, bool) {
 	switch d.Type {
-	case "extension", "queue", "hunt_group", "ivr", "conference", "routing_condition", "special_endpoint", "directory":
+	case "extension", "queue", "hunt_group", "ivr", "conference", "routing_condition", "special_endpoint", "directory", "special_mailbox":
+		// A special mailbox is reached through its number, which applies
+		// its message limits (mailboxExt).
 		if !validNumber(d.Target) {
 			return nil, false
 		}
 		return []action{p.transfer(d.Target)}, true
-	case "voicemail", "special_mailbox":
+	case "voicemail":
 		if !validNumber(d.Target) {
 			return nil, false
 		}

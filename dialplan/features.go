@@ -87,7 +87,8 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 			return p.voicemail(arg)
 		}
 		if m := p.snap.mailbox(arg); m != nil && m.Enabled {
-			return p.voicemail(arg)
+			// The mailbox's own number applies its limits.
+			return []action{p.transfer(arg)}
 		}
 		return nil
 	case "echo_test":

@@ -99,7 +99,7 @@ func (p *planner) local(num string) *ext {
 	}
 	if m := p.snap.mailbox(num); m != nil && m.Enabled {
 		p.trace.Match = "special_mailbox"
-		return single("mailbox-"+num, num, p.voicemail(num))
+		return p.mailboxExt(m)
 	}
 	for i := range p.snap.RoutingConditions {
 		c := &p.snap.RoutingConditions[i]

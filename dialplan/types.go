@@ -213,6 +213,11 @@ type SpecialMailbox struct {
 	DeleteAfterEmail bool     `json:"delete_after_email"`
 	Language         string   `json:"language"`
 	Enabled          bool     `json:"enabled"`
+	// NotifyExtensions are the phones whose message-waiting light shows
+	// this box (sent over ESL by package mwi, not rendered).
+	NotifyExtensions  []string `json:"notify_extensions"`
+	MaxMessages       int      `json:"max_messages"`
+	MaxMessageSeconds int      `json:"max_message_seconds"`
 }
 
 // CompanyDirectory is the tenant's dial-by-name settings (resources.md
