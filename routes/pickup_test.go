@@ -2,12 +2,14 @@ package routes_test
 
 import (
 	"bytes"
+	"fmt"
 	"net/http"
 	"net/url"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/esl/fakefs"
 )
 
@@ -81,5 +83,35 @@ func TestDirectedPickupFromLiveCalls(t *testing.T) {
 		if doc := fetch("1002", "1001"); !strings.Contains(doc, ",pickup/"+e.tenant+"_sales\"") {
 			t.Fatalf("a call to a member rings the group's pickup leg\n%s", doc)
 		}
+	})
+}
+
+// TestSIPURIEndpointNeedsTenantOptIn: a sip_uri special endpoint (created,
+// or an endpoint changed to that kind) is refused with 422 and a clear code
+// while the tenant does not allow SIP URI endpoints, and nothing is
+// stored; once the tenant allows them the same write succeeds.
+func TestSIPURIEndpointNeedsTenantOptIn(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := s.Tenant(t, "sipuri")
+		base := "/api/tenants/" + tenant + "/special_endpoints/"
+		bot := map[string]any{"name": "Bot", "number": "9001", "kind": "sip_uri", "sip_uri": "sip:bot@example.com"}
+		r := s.Do(t, "POST", base, s.Key, bot).Expect(t, 422)
+		if r.Code(t) != "sip_uri_not_allowed" || !strings.Contains(string(r.Body), "allow_sip_uri_endpoints") {
+			t.Fatalf("refusal %s", r.Body)
+		}
+		var list []map[string]any
+		s.Do(t, "GET", base, s.Key, nil).Expect(t, 200).JSON(t, &list)
+		if len(list) != 0 {
+			t.Fatalf("refused endpoint stored: %v", list)
+		}
+		echo := s.Do(t, "POST", base, s.Key, map[string]any{"name": "Echo", "number": "9002", "kind": "application", "application": "echo_test"}).Expect(t, 201).Map(t)
+		if r := s.Do(t, "PUT", fmt.Sprintf("%s%v", base, echo["id"]), s.Key, map[string]any{"kind": "sip_uri", "sip_uri": "sip:bot@example.com"}).Expect(t, 422); r.Code(t) != "sip_uri_not_allowed" {
+			t.Fatalf("update refusal %s", r.Body)
+		}
+		if got := s.Do(t, "GET", fmt.Sprintf("%s%v", base, echo["id"]), s.Key, nil).Expect(t, 200).Map(t); got["kind"] != "application" {
+			t.Fatalf("refused update changed the endpoint: %v", got)
+		}
+		s.Do(t, "PUT", "/api/tenants/"+tenant, s.Key, map[string]any{"allow_sip_uri_endpoints": true}).Expect(t, 200)
+		s.Do(t, "POST", base, s.Key, bot).Expect(t, 201)
 	})
 }
