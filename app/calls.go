@@ -119,7 +119,9 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 				defer ccancel()
 				if err := ccSync.Resync(cctx, node); err != nil {
 					log.Warn("callcenter resync", "node", node, "error", err)
+					return
 				}
+				log.Info("callcenter resync done", "node", node)
 			}()
 		},
 	})
