@@ -1,0 +1,141 @@
+package routes_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/models/storetest"
+	"github.com/switchboard/switchboard/webhooks"
+)
+
+// tenantEventTypes are every event a tenant webhook may subscribe to.
+var tenantEventTypes = []string{
+	"call.started", "call.created", "call.ringing", "call.answered", "call.bridged", "call.ended",
+	"call.recording.started", "call.recording.stopped", "voicemail.left",
+	"queue.caller.joined", "queue.caller.answered", "queue.caller.abandoned",
+	"agent.status.changed", "extension.registered", "extension.unregistered",
+	"message.received", "message.status", "chat.message", "office_mode.changed", "config.changed",
+}
+
+// systemWatch is a system webhook at a local receiver subscribed to
+// events, and a tenant webhook of tenant subscribed to everything a tenant
+// may take, to show that no system event reaches it.
+type systemWatch struct {
+	sys, ten *receiver
+	secret   string
+}
+
+func watchSystem(t *testing.T, s *apptest.Server, tenant string, events ...string) *systemWatch {
+	t.Helper()
+	w := &systemWatch{sys: newReceiver(t, 200), ten: newReceiver(t, 200)}
+	_, w.secret = createHook(t, s, "/api/system_webhooks/", map[string]any{"name": storetest.Name("sys"), "url": w.sys.URL, "events": events})
+	createHook(t, s, "/api/tenants/"+tenant+"/outbound_webhooks/", map[string]any{"name": "all", "url": w.ten.URL, "events": tenantEventTypes})
+	return w
+}
+
+// expect waits for a signed system event of type typ whose data match
+// holds for, and returns it.
+func (w *systemWatch) expect(t *testing.T, typ string, match func(data map[string]any) bool) eventBody {
+	t.Helper()
+	var found eventBody
+	w.sys.waitFor(t, typ, func(got []received) bool {
+		for _, g := range got {
+			if g.Event != typ {
+				continue
+			}
+			if e := decodeEvent(t, g.Body); e.Type == typ && match(e.Data) {
+				checkSigned(t, g, w.secret)
+				found = e
+				return true
+			}
+		}
+		return false
+	})
+	return found
+}
+
+// count is how many distinct system events of type typ whose data match
+// were delivered (a redelivery has the same id).
+func (w *systemWatch) count(t *testing.T, typ string, match func(data map[string]any) bool) int {
+	t.Helper()
+	ids := map[string]bool{}
+	for _, g := range w.sys.requests() {
+		if e := decodeEvent(t, g.Body); e.Type == typ && match(e.Data) {
+			ids[e.ID] = true
+		}
+	}
+	return len(ids)
+}
+
+// noneToTenants fails if the tenant webhook received any system event.
+func (w *systemWatch) noneToTenants(t *testing.T) {
+	t.Helper()
+	for _, g := range w.ten.requests() {
+		e := decodeEvent(t, g.Body)
+		for _, sys := range webhooks.SystemEvents {
+			if e.Type == sys {
+				t.Fatalf("a tenant webhook received the system event %s", g.Body)
+			}
+		}
+	}
+}
+
+// fieldIs matches event data whose field k is v (numbers compared as JSON).
+func fieldIs(k string, v any) func(map[string]any) bool {
+	want, _ := json.Marshal(v)
+	return func(d map[string]any) bool {
+		got, _ := json.Marshal(d[k])
+		return string(got) == string(want)
+	}
+}
+
+// TestSystemEventsAPIKeys: creating and revoking a key (through the API,
+// and by deleting the extension a user key is bound to) each reach system
+// webhooks once, without the key's value; tenant webhooks get none.
+func TestSystemEventsAPIKeys(t *testing.T) {
+	apptest.EachSerial(t, hookEnv, func(t *testing.T, s *apptest.Server) {
+		ten := s.Tenant(t, "keyev")
+		w := watchSystem(t, s, ten, "api_key.created", "api_key.revoked")
+		created := s.Do(t, "POST", "/api/key/", s.Key, map[string]any{"name": "ops", "tenant": ten}).Expect(t, 201).Map(t)
+		value, _ := created["key"].(string)
+		id := created["id"]
+
+		ev := w.expect(t, "api_key.created", fieldIs("id", id))
+		if ev.Data["name"] != "ops" || ev.Data["tenant"] != ten || ev.Data["key_prefix"] != value[:8] {
+			t.Fatalf("api_key.created data %v", ev.Data)
+		}
+		s.Do(t, "DELETE", fmt.Sprintf("/api/key/%v", id), s.Key, nil).Expect(t, 204)
+		ev = w.expect(t, "api_key.revoked", fieldIs("id", id))
+		if ev.Data["revoked_at"] == nil || ev.Data["reason"] == nil {
+			t.Fatalf("api_key.revoked data %v", ev.Data)
+		}
+		// Revoking again changes nothing and tells nobody.
+		s.Do(t, "DELETE", fmt.Sprintf("/api/key/%v", id), s.Key, nil).Expect(t, 204)
+
+		// A user key dies with its extension.
+		s.Do(t, "POST", "/api/tenants/"+ten+"/extensions/", s.Key, map[string]any{"name": "201"}).Expect(t, 201)
+		user := s.Do(t, "POST", "/api/key/", s.Key, map[string]any{"name": "phone", "tenant": ten, "extension": "201"}).Expect(t, 201).Map(t)
+		w.expect(t, "api_key.created", fieldIs("id", user["id"]))
+		s.Do(t, "DELETE", "/api/tenants/"+ten+"/extensions/201", s.Key, nil).Expect(t, 204)
+		ev = w.expect(t, "api_key.revoked", fieldIs("id", user["id"]))
+		if r, _ := ev.Data["reason"].(string); !strings.Contains(r, "extension 201") {
+			t.Fatalf("revoked with its extension: reason %v", ev.Data["reason"])
+		}
+
+		// A tenant webhook sees the key's configuration change, but no
+		// system event; and no delivery carries a key's value.
+		w.ten.waitFor(t, "the key's config.changed", func(g []received) bool { return len(g) > 0 })
+		if n := w.count(t, "api_key.revoked", fieldIs("id", id)); n != 1 {
+			t.Fatalf("api_key.revoked of key %v delivered as %d events", id, n)
+		}
+		w.noneToTenants(t)
+		for _, g := range append(w.sys.requests(), w.ten.requests()...) {
+			if strings.Contains(string(g.Body), value) {
+				t.Fatalf("a delivery carries the key's value: %s", g.Body)
+			}
+		}
+	})
+}
