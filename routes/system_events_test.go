@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/models/storetest"
@@ -137,5 +138,44 @@ func TestSystemEventsAPIKeys(t *testing.T) {
 				t.Fatalf("a delivery carries the key's value: %s", g.Body)
 			}
 		}
+	})
+}
+
+// TestSystemEventsAdministratorLoginFailed: failed administrator sign-ins
+// (HTTP Basic and the login form) reach system webhooks with the username
+// and the client address, one event per administrator per minute however
+// many guesses it took; tenant webhooks get none.
+func TestSystemEventsAdministratorLoginFailed(t *testing.T) {
+	apptest.EachSerial(t, hookEnv, func(t *testing.T, s *apptest.Server) {
+		w := watchSystem(t, s, s.Tenant(t, "loginev"), "administrator.login_failed")
+		basic, form := createAdmin(t, s, "platform_admin", nil), createAdmin(t, s, "platform_admin", nil)
+		// The window is the clock's minute: keep the storm inside one.
+		if sec := time.Now().Second(); sec > 45 {
+			time.Sleep(time.Duration(61-sec) * time.Second)
+		}
+		for range 5 {
+			s.DoHeaders(t, "GET", "/api/administrators/", basicAuth(basic, "not the password"), nil).Expect(t, 401)
+		}
+		s.DoHeaders(t, "GET", "/api/administrators/", basicAuth(basic, adminPassword), nil).Expect(t, 200)
+		ev := w.expect(t, "administrator.login_failed", fieldIs("username", basic))
+		if ev.Data["via"] != "basic" || ev.Data["remote_addr"] == "" || ev.Data["known_administrator"] != true ||
+			ev.Data["reason"] != "password" || ev.Data["failures"] != float64(1) || ev.Tenant != "" {
+			t.Fatalf("login_failed event %+v", ev)
+		}
+		if strings.Contains(fmt.Sprint(ev.Data), "not the password") {
+			t.Fatalf("the event carries the password tried: %v", ev.Data)
+		}
+
+		postLogin(t, s, loginBody(form, "wrong again", "", ""), nil).Expect(t, 401)
+		ev = w.expect(t, "administrator.login_failed", fieldIs("username", form))
+		if ev.Data["via"] != "web_login" || ev.Data["remote_addr"] == "" {
+			t.Fatalf("login_failed event of the form %+v", ev)
+		}
+		// The storm of five was one event.
+		time.Sleep(500 * time.Millisecond)
+		if n := w.count(t, "administrator.login_failed", fieldIs("username", basic)); n != 1 {
+			t.Fatalf("five failures in a minute made %d events, want 1", n)
+		}
+		w.noneToTenants(t)
 	})
 }
