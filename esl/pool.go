@@ -37,6 +37,12 @@ type PoolOptions struct {
 	// "show channels as json" through API). The node's events are held back
 	// until it returns, so it must be bounded (use ctx with a timeout).
 	OnConnect func(ctx context.Context, node string)
+	// OnNodeState, when set, hears whether a node's event connection is
+	// up (subscribed) or down (lost, or a connect attempt failed; cause
+	// says why), from the replica consuming the node's events. It is called
+	// on every attempt: the receiver keeps only the changes. A lease handed
+	// over between replicas is no state change and is not reported.
+	OnNodeState func(ctx context.Context, node string, up bool, cause error)
 	// EventLease, when set, limits event consumption to the nodes whose
 	// lease this replica holds. Without it this replica consumes every node.
 	EventLease *RedisLease

@@ -179,3 +179,76 @@ func TestSystemEventsAdministratorLoginFailed(t *testing.T) {
 		w.noneToTenants(t)
 	})
 }
+
+// TestSystemEventsNodeConnectionAndServer: a FreeSWITCH node's event
+// socket (the fake, over TCP) connecting, dropping and coming back is
+// esl.connected / esl.disconnected once per change, not per reconnect
+// attempt; a node gone longer than SWITCHBOARD_SERVER_DOWN_AFTER is one
+// server.down, and one server.up when it answers again; a blip shorter
+// than that is no server.down. Tenant webhooks get none of it.
+func TestSystemEventsNodeConnectionAndServer(t *testing.T) {
+	env := map[string]string{"SWITCHBOARD_SERVER_DOWN_AFTER": "2s"}
+	for k, v := range hookEnv {
+		env[k] = v
+	}
+	for _, be := range apptest.Envs(t) {
+		t.Run(be.Name, func(t *testing.T) {
+			fs := startFake(t)
+			node := fs.Addr()
+			run := map[string]string{"SWITCHBOARD_ESL_NODES": node}
+			for k, v := range env {
+				run[k] = v
+			}
+			s := apptest.Start(t, be, run)
+			w := watchSystem(t, s, s.Tenant(t, "nodeev"), "esl.connected", "esl.disconnected", "server.down", "server.up")
+			ofNode := fieldIs("node", node)
+			counted := func(typ string, want int) func([]received) bool {
+				return func([]received) bool { return w.count(t, typ, ofNode) >= want }
+			}
+			// The first connection counts as connected (it happened before
+			// the webhook existed: the event waits in the outbox for none,
+			// so connect again to see one delivered).
+			waitEvents(t, fs, 1)
+			fs.DropConnections()
+			w.sys.waitFor(t, "esl.disconnected then esl.connected after a blip", func(g []received) bool {
+				return counted("esl.disconnected", 1)(g) && counted("esl.connected", 1)(g)
+			})
+			ev := w.expect(t, "esl.disconnected", ofNode)
+			if ev.Data["at"] == nil || ev.Data["error"] == nil {
+				t.Fatalf("esl.disconnected data %v", ev.Data)
+			}
+
+			// Down for good: one esl.disconnected, however many failed
+			// reconnects, then one server.down after the grace period.
+			fs.Close()
+			w.sys.waitFor(t, "server.down", counted("server.down", 1))
+			if n := w.count(t, "esl.disconnected", ofNode); n != 2 {
+				t.Fatalf("esl.disconnected %d times, want 2 (the blip and the outage)", n)
+			}
+			down := w.expect(t, "server.down", ofNode)
+			if down.Data["grace_seconds"] != float64(2) || down.Data["unreachable_since"] == nil {
+				t.Fatalf("server.down data %v", down.Data)
+			}
+			time.Sleep(3 * time.Second) // more reconnect attempts fail
+			if n, m := w.count(t, "esl.disconnected", ofNode), w.count(t, "server.down", ofNode); n != 2 || m != 1 {
+				t.Fatalf("failed reconnects reported again: esl.disconnected %d, server.down %d", n, m)
+			}
+
+			if err := fs.Restart(); err != nil {
+				t.Fatal(err)
+			}
+			w.sys.waitFor(t, "server.up and esl.connected", func(g []received) bool {
+				return counted("server.up", 1)(g) && counted("esl.connected", 2)(g)
+			})
+			time.Sleep(500 * time.Millisecond)
+			got := map[string]int{}
+			for _, typ := range []string{"esl.connected", "esl.disconnected", "server.down", "server.up"} {
+				got[typ] = w.count(t, typ, ofNode)
+			}
+			if got["esl.connected"] != 2 || got["esl.disconnected"] != 2 || got["server.down"] != 1 || got["server.up"] != 1 {
+				t.Fatalf("events of the node: %v", got)
+			}
+			w.noneToTenants(t)
+		})
+	}
+}

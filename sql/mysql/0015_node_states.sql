@@ -1,0 +1,15 @@
+-- node_states: the last known state of each FreeSWITCH node, shared by
+-- every replica: whether its event socket is connected (esl_up) and whether
+-- the node as a whole is considered up (server_up); -1 is not known yet.
+-- A state change is a conditional UPDATE in the transaction that records
+-- its system event (esl.connected/esl.disconnected, server.up/server.down),
+-- so an occurrence seen by several replicas, or again after a restart, is
+-- reported once.
+
+CREATE TABLE IF NOT EXISTS node_states (
+  node VARCHAR(128) NOT NULL PRIMARY KEY,
+  esl_up INT NOT NULL DEFAULT -1,
+  esl_changed_at VARCHAR(32) NOT NULL DEFAULT '',
+  server_up INT NOT NULL DEFAULT -1,
+  server_changed_at VARCHAR(32) NOT NULL DEFAULT ''
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
