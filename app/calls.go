@@ -88,6 +88,12 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 				logJob(log, e)
 				return
 			}
+			if nodehealth.IsGatewayState(e) {
+				gctx, gcancel := context.WithTimeout(runCtx, 5*time.Second)
+				health.GatewayState(gctx, e)
+				gcancel()
+				return
+			}
 			if features.IsFeatureEvent(e) {
 				select {
 				case featureEvents <- e:

@@ -13,12 +13,18 @@ import (
 )
 
 // subscribeLine is the one subscription of an event connection: the channel
-// lifecycle the tracker needs, recordings, job results and the dialplan's
-// feature-code events (CUSTOM switchboard::feature), nothing more. CUSTOM
+// lifecycle the tracker needs, recordings, job results, the dialplan's
+// feature-code events (CUSTOM switchboard::feature) and trunk registration
+// states (CUSTOM sofia::gateway_state), nothing more. CUSTOM
 // comes last: mod_event_socket reads every word after it as a subclass.
 const subscribeLine = "event plain CHANNEL_CREATE CHANNEL_PROGRESS CHANNEL_PROGRESS_MEDIA CHANNEL_ANSWER " +
 	"CHANNEL_BRIDGE CHANNEL_UNBRIDGE CHANNEL_HOLD CHANNEL_UNHOLD CHANNEL_HANGUP_COMPLETE " +
-	"RECORD_START RECORD_STOP BACKGROUND_JOB CUSTOM " + FeatureSubclass
+	"RECORD_START RECORD_STOP BACKGROUND_JOB CUSTOM " + FeatureSubclass + " " + GatewayStateSubclass
+
+// GatewayStateSubclass is the subclass of the CUSTOM events mod_sofia fires
+// when a gateway's (trunk's) registration state changes (headers Gateway,
+// State, Ping-Status, and Status and Phrase when a SIP answer caused it).
+const GatewayStateSubclass = "sofia::gateway_state"
 
 // FeatureSubclass is the subclass of the CUSTOM events the dialplan fires
 // when a feature code runs (dialplan's featureEvent).

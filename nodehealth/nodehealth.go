@@ -8,6 +8,9 @@
 //     socket unreachable, refusing us, or not answering the pool's
 //     "api status" probe, which runs every few seconds).
 //   - server.up: the node answers again after a server.down.
+//   - trunk.registration_failed / trunk.registration_recovered: a trunk's
+//     registration from a node starts failing / registers again after
+//     failing (mod_sofia's sofia::gateway_state events, trunks.go).
 //
 // The states live in the node_states table, shared by every replica: each
 // change is a conditional UPDATE in the transaction that records its
@@ -53,6 +56,7 @@ type Watcher struct {
 	mu     sync.Mutex
 	known  map[string]bool // the last state this replica reported per node
 	timers map[string]*time.Timer
+	trunks map[string]bool // node\x00trunk: failing, as last recorded
 	ctx    context.Context
 	cancel context.CancelFunc
 }
@@ -66,7 +70,7 @@ func New(st *models.Store, grace time.Duration, log *slog.Logger) *Watcher {
 		log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Watcher{st: st, grace: grace, log: log, known: map[string]bool{}, timers: map[string]*time.Timer{}, ctx: ctx, cancel: cancel}
+	return &Watcher{st: st, grace: grace, log: log, known: map[string]bool{}, timers: map[string]*time.Timer{}, trunks: map[string]bool{}, ctx: ctx, cancel: cancel}
 }
 
 // Stop cancels the pending down checks (another replica, or this one after

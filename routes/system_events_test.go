@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/esl/fakefs"
 	"github.com/switchboard/switchboard/models/storetest"
 	"github.com/switchboard/switchboard/webhooks"
 )
@@ -193,13 +194,8 @@ func TestSystemEventsNodeConnectionAndServer(t *testing.T) {
 	}
 	for _, be := range apptest.Envs(t) {
 		t.Run(be.Name, func(t *testing.T) {
-			fs := startFake(t)
+			s, fs := startWithFake(t, be, env)
 			node := fs.Addr()
-			run := map[string]string{"SWITCHBOARD_ESL_NODES": node}
-			for k, v := range env {
-				run[k] = v
-			}
-			s := apptest.Start(t, be, run)
 			w := watchSystem(t, s, s.Tenant(t, "nodeev"), "esl.connected", "esl.disconnected", "server.down", "server.up")
 			ofNode := fieldIs("node", node)
 			counted := func(typ string, want int) func([]received) bool {
@@ -247,6 +243,69 @@ func TestSystemEventsNodeConnectionAndServer(t *testing.T) {
 			}
 			if got["esl.connected"] != 2 || got["esl.disconnected"] != 2 || got["server.down"] != 1 || got["server.up"] != 1 {
 				t.Fatalf("events of the node: %v", got)
+			}
+			w.noneToTenants(t)
+		})
+	}
+}
+
+// startWithFake starts a server on backend be wired to a new fake node,
+// with env and the webhook test settings.
+func startWithFake(t *testing.T, be apptest.Env, env map[string]string) (*apptest.Server, *fakefs.Server) {
+	t.Helper()
+	fs := startFake(t)
+	run := map[string]string{"SWITCHBOARD_ESL_NODES": fs.Addr()}
+	for _, m := range []map[string]string{hookEnv, env} {
+		for k, v := range m {
+			run[k] = v
+		}
+	}
+	return apptest.Start(t, be, run), fs
+}
+
+// TestSystemEventsTrunkRegistration: mod_sofia's gateway state events of a
+// trunk (the real headers: Gateway, State, Ping-Status, Status, Phrase)
+// become one trunk.registration_failed when its registration starts
+// failing, however many retries fail, and one
+// trunk.registration_recovered when it registers again; a gateway that is
+// no trunk, and the steps in between, report nothing.
+func TestSystemEventsTrunkRegistration(t *testing.T) {
+	for _, be := range apptest.Envs(t) {
+		t.Run(be.Name, func(t *testing.T) {
+			s, fs := startWithFake(t, be, nil)
+			ten := s.Tenant(t, "trunkev")
+			w := watchSystem(t, s, ten, "trunk.registration_failed", "trunk.registration_recovered")
+			name := strings.ReplaceAll(storetest.Name("carrier"), "-", "_")
+			trunk := s.Do(t, "POST", "/api/sip_trunks/", s.Key, map[string]any{"name": name, "host": "sip.example.net", "register": true, "tenants": []string{ten}}).Expect(t, 201).Map(t)
+			waitEvents(t, fs, 1)
+			gateway := func(gw, state string, extra ...fakefs.Header) {
+				h := append([]fakefs.Header{{Name: "Event-Subclass", Value: "sofia::gateway_state"}, {Name: "Gateway", Value: gw},
+					{Name: "State", Value: state}, {Name: "Ping-Status", Value: "UP"}}, extra...)
+				fs.EmitEvent("CUSTOM", h, "")
+			}
+			gateway(name, "TRYING")
+			gateway(name, "REGED") // first registration: nothing to recover from
+			gateway("not_a_trunk", "FAIL_WAIT", fakefs.Header{Name: "Status", Value: "403"})
+			for range 3 {
+				gateway(name, "TRYING")
+				gateway(name, "FAILED", fakefs.Header{Name: "Status", Value: "403"}, fakefs.Header{Name: "Phrase", Value: "Forbidden"})
+				gateway(name, "FAIL_WAIT")
+			}
+			ev := w.expect(t, "trunk.registration_failed", fieldIs("trunk", name))
+			if ev.Data["trunk_id"] != trunk["id"] || ev.Data["state"] != "FAILED" || ev.Data["sip_status"] != float64(403) ||
+				ev.Data["sip_phrase"] != "Forbidden" || ev.Data["node"] != fs.Addr() || fmt.Sprint(ev.Data["tenants"]) != "["+ten+"]" {
+				t.Fatalf("trunk.registration_failed data %v", ev.Data)
+			}
+			gateway(name, "REGISTER")
+			gateway(name, "REGED")
+			gateway(name, "REGED")
+			w.expect(t, "trunk.registration_recovered", fieldIs("trunk", name))
+			time.Sleep(500 * time.Millisecond)
+			if f, r := w.count(t, "trunk.registration_failed", fieldIs("trunk", name)), w.count(t, "trunk.registration_recovered", fieldIs("trunk", name)); f != 1 || r != 1 {
+				t.Fatalf("registration_failed %d, registration_recovered %d; want 1 each", f, r)
+			}
+			if n := w.count(t, "trunk.registration_failed", fieldIs("trunk", "not_a_trunk")); n != 0 {
+				t.Fatalf("a gateway that is no trunk was reported %d times", n)
 			}
 			w.noneToTenants(t)
 		})

@@ -13,3 +13,15 @@ CREATE TABLE IF NOT EXISTS node_states (
   server_up INT NOT NULL DEFAULT -1,
   server_changed_at VARCHAR(32) NOT NULL DEFAULT ''
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- trunk_states: whether each trunk's registration from each node is
+-- failing (1), registered (0) or not known yet (no row), from mod_sofia's
+-- sofia::gateway_state events; changes record
+-- trunk.registration_failed / trunk.registration_recovered.
+CREATE TABLE IF NOT EXISTS trunk_states (
+  node VARCHAR(128) NOT NULL,
+  trunk VARCHAR(64) NOT NULL,
+  failed INT NOT NULL DEFAULT 0,
+  changed_at VARCHAR(32) NOT NULL DEFAULT '',
+  PRIMARY KEY (node, trunk)
+) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;

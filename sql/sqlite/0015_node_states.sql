@@ -8,3 +8,11 @@ CREATE TABLE IF NOT EXISTS node_states (
   server_up INTEGER NOT NULL DEFAULT -1,
   server_changed_at TEXT NOT NULL DEFAULT ''
 );
+
+CREATE TABLE IF NOT EXISTS trunk_states (
+  node TEXT NOT NULL,
+  trunk TEXT NOT NULL,
+  failed INTEGER NOT NULL DEFAULT 0,
+  changed_at TEXT NOT NULL DEFAULT '',
+  PRIMARY KEY (node, trunk)
+);
