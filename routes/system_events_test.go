@@ -13,15 +13,6 @@ import (
 	"github.com/switchboard/switchboard/webhooks"
 )
 
-// tenantEventTypes are every event a tenant webhook may subscribe to.
-var tenantEventTypes = []string{
-	"call.started", "call.created", "call.ringing", "call.answered", "call.bridged", "call.ended",
-	"call.recording.started", "call.recording.stopped", "voicemail.left",
-	"queue.caller.joined", "queue.caller.answered", "queue.caller.abandoned",
-	"agent.status.changed", "extension.registered", "extension.unregistered",
-	"message.received", "message.status", "chat.message", "office_mode.changed", "config.changed",
-}
-
 // systemWatch is a system webhook at a local receiver subscribed to
 // events, and a tenant webhook of tenant subscribed to everything a tenant
 // may take, to show that no system event reaches it.
@@ -34,7 +25,9 @@ func watchSystem(t *testing.T, s *apptest.Server, tenant string, events ...strin
 	t.Helper()
 	w := &systemWatch{sys: newReceiver(t, 200), ten: newReceiver(t, 200)}
 	_, w.secret = createHook(t, s, "/api/system_webhooks/", map[string]any{"name": storetest.Name("sys"), "url": w.sys.URL, "events": events})
-	createHook(t, s, "/api/tenants/"+tenant+"/outbound_webhooks/", map[string]any{"name": "all", "url": w.ten.URL, "events": tenantEventTypes})
+	// Every event a tenant webhook may take: the registry's enum.
+	all := s.Store.Registry().Resource("outbound_webhooks").Field("events").Enum
+	createHook(t, s, "/api/tenants/"+tenant+"/outbound_webhooks/", map[string]any{"name": "all", "url": w.ten.URL, "events": all})
 	return w
 }
 
