@@ -1,3 +1,5 @@
+-- System events of nodes and trunks, and the deals reference of leads.
+--
 -- node_states: the last known state of each FreeSWITCH node, shared by
 -- every replica: whether its event socket is connected (esl_up) and whether
 -- the node as a whole is considered up (server_up); -1 is not known yet.
@@ -25,3 +27,7 @@ CREATE TABLE IF NOT EXISTS trunk_states (
   changed_at VARCHAR(32) NOT NULL DEFAULT '',
   PRIMARY KEY (node, trunk)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_unicode_ci;
+
+-- A lead's converted_deal_id refers to the tenant's deals (a declared
+-- reference: the database refuses a dangling id as a second guard).
+ALTER TABLE leads ADD CONSTRAINT fk_leads_converted_deal FOREIGN KEY (converted_deal_id) REFERENCES deals(id);
