@@ -295,11 +295,12 @@ func (c *Client) SetAffiliation(ctx context.Context, room, jid, affiliation stri
 	return c.resCode(ctx, "set_room_affiliation", map[string]string{"name": room, "service": c.cfg.MUCDomain, "jid": jid, "affiliation": affiliation})
 }
 
-// Subscribe makes a full JID a MucSub subscriber of the room's messages, so
-// it may post without joining.
-func (c *Client) Subscribe(ctx context.Context, fullJID, nick, room string) error {
+// Subscribe makes a full JID a MucSub subscriber of the room's events on
+// nodes (e.g. "urn:xmpp:mucsub:nodes:messages"), so it may post without
+// joining. Subscribing again replaces the nodes.
+func (c *Client) Subscribe(ctx context.Context, fullJID, nick, room string, nodes ...string) error {
 	return c.call(ctx, "subscribe_room", map[string]string{
-		"user": fullJID, "nick": nick, "room": c.RoomJID(room), "nodes": "urn:xmpp:mucsub:nodes:messages",
+		"user": fullJID, "nick": nick, "room": c.RoomJID(room), "nodes": strings.Join(nodes, ","),
 	}, nil)
 }
 

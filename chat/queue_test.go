@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -228,5 +229,73 @@ func TestQueueKeepsAMessageAStartingServerDidNotKnowHowToTake(t *testing.T) {
 	}
 	if n, _ := q.Pending(ctx); n != 0 {
 		t.Fatalf("%d messages queued after a 200 and a 400, want 0", n)
+	}
+}
+
+// TestPostedMessagesDoNotComeBackToTheServiceAccount: the service account
+// posts every channel message; ejabberd must store each one once, in the
+// room's archive. Subscribed to the room's messages it got every message
+// back into its offline store (it has no session), one write per message
+// growing until the per-user limit, then a bounce each. A room subscribed
+// that way by an earlier version is corrected by the sync.
+func TestPostedMessagesDoNotComeBackToTheServiceAccount(t *testing.T) {
+	srv, c, st, o := setup(t)
+	ctx := context.Background()
+	if _, err := st.Create(ctx, st.Registry().Resource("extensions"), o, map[string]any{"name": "1001"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := st.CreateChatAccount(ctx, o, "1001", "pw-1001-long-enough", false); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Register(ctx, "acme-1001", "pw-1001-long-enough"); err != nil {
+		t.Fatal(err)
+	}
+	rec, err := st.Create(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": "ops"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := json.Marshal(rec)
+	sync := chat.NewSync(c, st, quiet())
+	change := changes.Change{Resource: "chat_channels", Op: changes.Create, Tenant: "Acme", Key: "1", After: after}
+	if err := sync.Handle(ctx, change); err != nil {
+		t.Fatal(err)
+	}
+	// As an earlier version left it: subscribed to the messages node.
+	if err := c.Subscribe(ctx, c.ServiceJID(), "switchboard", "acme-ops", "urn:xmpp:mucsub:nodes:messages"); err != nil {
+		t.Fatal(err)
+	}
+	if err := sync.Handle(ctx, changes.Change{Resource: "chat_channels", Op: changes.Update, Tenant: "Acme", Key: "1", Before: after, After: after}); err != nil {
+		t.Fatal(err)
+	}
+	q := chat.NewQueue(c, st, chat.QueueOptions{Logger: quiet()})
+	const n = 5
+	for i := 0; i < n; i++ {
+		body := fmt.Sprintf("m%d", i)
+		if _, err := q.Enqueue(ctx, chat.ChannelMessage{Room: "acme-ops", Body: body}, chat.Event{Tenant: "Acme", Channel: "ops", Body: body}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got, err := q.DrainOnce(ctx); err != nil || got != n {
+		t.Fatalf("drained %d, %v", got, err)
+	}
+	cl, err := chattest.Login(ctx, srv.WSURL, "acme-1001@"+domain, "pw-1001-long-enough")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	var archived []string
+	if !chattest.WaitFor(ctx, 10*time.Second, func() bool {
+		archived, err = cl.Archive(ctx, "acme-ops@conference."+domain)
+		return err == nil && len(archived) == n
+	}) {
+		t.Fatalf("room archive has %d of %d messages (%v)", len(archived), n, err)
+	}
+	// ejabberd routes to subscribers right after archiving: give it time.
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		if got, err := c.OfflineCount(ctx, chat.ServiceUser); err != nil || got != 0 {
+			t.Fatalf("the service account has %d offline messages (%v): posts come back to it", got, err)
+		}
+		time.Sleep(100 * time.Millisecond)
 	}
 }

@@ -16,12 +16,22 @@ import (
 )
 
 // ServiceUser is the account Switchboard posts channel messages as: the
-// owner and a MucSub subscriber of every room, so ejabberd archives what it
-// posts without it joining.
+// owner and a MucSub subscriber of every room (of no messages: see
+// serviceNode), so ejabberd archives what it posts without it joining.
 const ServiceUser = "switchboard"
 
 // serviceResource is the resource of ServiceUser's MucSub subscriptions.
 const serviceResource = "switchboard"
+
+// serviceNode is the one MucSub node the service account subscribes to:
+// subject changes, which Switchboard's rooms never have (allow_change_subj
+// is off and Switchboard sets none). The subscription is what lets the
+// account post without joining; subscribed to the messages node, every
+// channel message came back to it, and with no session ejabberd wrote each
+// one into its offline store (a write that grows slower with the store,
+// then a bounce once the per-user limit is reached) and a second copy into
+// its own archive: three storage writes per message instead of one.
+const serviceNode = "urn:xmpp:mucsub:nodes:subject"
 
 // UserLocal is the chat account of an extension: <tenant>-<extension>,
 // lower case (tenant names never contain "-", so this is unambiguous).
@@ -466,7 +476,7 @@ func (s *Sync) room(ctx context.Context, st *tenantState, ch models.Record) erro
 			return err
 		}
 	}
-	if err := s.c.Subscribe(ctx, s.c.UserJID(ServiceUser)+"/"+serviceResource, "switchboard", room); err != nil {
+	if err := s.c.Subscribe(ctx, s.c.UserJID(ServiceUser)+"/"+serviceResource, "switchboard", room, serviceNode); err != nil {
 		return fmt.Errorf("subscribe to %s: %w", room, err)
 	}
 	return s.st.SetChannelJID(ctx, st.owner, name, s.c.RoomJID(room))
