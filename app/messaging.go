@@ -24,6 +24,7 @@ func newMessagingService(ctx context.Context, s *services, cfg Config, st *model
 		Providers: messaging.Providers{Twilio: cfg.TwilioURL, Meta: cfg.MetaURL},
 		Logger:    log.With("component", "messaging"),
 		Replica:   replicaID(),
+		Group:     cfg.OutboxGroup,
 		Inbound:   inboundDeliverers(cfg, st),
 	})
 	st.OnCommit(svc.Committed)

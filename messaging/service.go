@@ -26,6 +26,10 @@ type Config struct {
 	Logger    *slog.Logger
 	// Replica names this process in outbox leases.
 	Replica string
+	// Group keeps servers that share a database without being replicas
+	// of one installation apart (tests): the worker sends only the
+	// messages queued in its group. Replicas share one (default "").
+	Group string
 	// Inbound delivers received messages by inbound_destination type
 	// ("chat_channel"); types without one are only stored.
 	Inbound map[string]InboundDeliverer
@@ -87,7 +91,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config) *Service {
 	}
 	return &Service{
 		cfg: cfg, store: st, rdb: rdb, log: cfg.Logger,
-		db:       &db{x: st.DB(), sqlite: st.Dialect().SQLite, st: st},
+		db:       &db{x: st.DB(), sqlite: st.Dialect().SQLite, st: st, group: cfg.Group},
 		channels: newChannelCache(st, 5*time.Second),
 		wake:     make(chan struct{}, 1),
 	}

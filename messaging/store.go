@@ -84,6 +84,8 @@ type db struct {
 	// st records the events (message.received, message.status) with the
 	// writes they report.
 	st *models.Store
+	// group is the outbox group rows are queued in and claimed from.
+	group string
 }
 
 func (d *db) q(query string) string { return d.x.Rebind(query) }
@@ -124,7 +126,7 @@ func (d *db) insertOutbound(ctx context.Context, m *Message) error {
 		if err != nil {
 			return fmt.Errorf("insert message id: %w", err)
 		}
-		if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO messaging_outbox (message_id, channel_id, next_attempt_at) VALUES (?, ?, ?)`), id, m.ChannelID, now); err != nil {
+		if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO messaging_outbox (message_id, channel_id, next_attempt_at, out_group) VALUES (?, ?, ?, ?)`), id, m.ChannelID, now, d.group); err != nil {
 			return fmt.Errorf("insert outbox row: %w", err)
 		}
 		m.ID, m.Status, m.CreatedAtS, m.UpdatedAtS = id, StatusQueued, now, now
@@ -143,7 +145,7 @@ func (d *db) insertInbound(ctx context.Context, tenant string, m *Message, queue
 		}
 		m.Tenant = tenant
 		if queued {
-			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO messaging_outbox (message_id, channel_id, next_attempt_at) VALUES (?, ?, ?)`), m.ID, m.ChannelID, m.CreatedAtS); err != nil {
+			if _, err := tx.ExecContext(ctx, d.q(`INSERT INTO messaging_outbox (message_id, channel_id, next_attempt_at, out_group) VALUES (?, ?, ?, ?)`), m.ID, m.ChannelID, m.CreatedAtS, d.group); err != nil {
 				return nil, fmt.Errorf("insert inbound outbox row: %w", err)
 			}
 		}

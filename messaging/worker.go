@@ -93,7 +93,7 @@ func (s *Service) claim(ctx context.Context) ([]claimed, error) {
 	now := time.Now()
 	nowS := stamp(now)
 	var ids []int64
-	if err := s.db.x.SelectContext(ctx, &ids, s.db.q(`SELECT message_id FROM messaging_outbox WHERE next_attempt_at <= ? AND lease_until < ? ORDER BY next_attempt_at, message_id LIMIT ?`), nowS, nowS, s.cfg.Batch); err != nil {
+	if err := s.db.x.SelectContext(ctx, &ids, s.db.q(`SELECT message_id FROM messaging_outbox WHERE out_group = ? AND next_attempt_at <= ? AND lease_until < ? ORDER BY next_attempt_at, message_id LIMIT ?`), s.cfg.Group, nowS, nowS, s.cfg.Batch); err != nil {
 		return nil, fmt.Errorf("outbox due rows: %w", err)
 	}
 	if len(ids) == 0 {

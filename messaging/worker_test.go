@@ -2,6 +2,8 @@ package messaging_test
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net/url"
 	"sort"
 	"strconv"
@@ -184,5 +186,44 @@ func TestTwoReplicasSendEachMessageOnce(t *testing.T) {
 	}
 	if len(seen) != n || len(e.twilio.Accepted()) != n {
 		t.Fatalf("%d sends of %d distinct messages, want %d each once", len(e.twilio.Accepted()), len(seen), n)
+	}
+}
+
+// Servers that share a database without being replicas of one installation
+// (test servers, each with its own provider endpoints) are kept apart by
+// their outbox group: a worker sends only its own group's messages.
+func TestWorkerSendsOnlyItsGroupsMessages(t *testing.T) {
+	e := newEnv(t)
+	ch := e.twilioSMS(t, nil)
+	a := e.service(messaging.Config{Replica: "a", Group: "group-a", Poll: 5 * time.Millisecond})
+	otherTwilio := providertest.NewTwilio(testSid, testToken)
+	t.Cleanup(otherTwilio.Close)
+	b := messaging.New(e.st, e.rdb, messaging.Config{Replica: "b", Group: "group-b", Poll: 5 * time.Millisecond,
+		BaseURL: "https://sb.example.net", Providers: messaging.Providers{Twilio: otherTwilio.URL},
+		Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	m := e.send(t, a, messaging.SendRequest{ChannelID: ch, To: "+27825550001", Body: ptr("group a's")})
+
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() { b.Run(ctx); close(done) }()
+	time.Sleep(500 * time.Millisecond) // b would have claimed it by now
+	cancel()
+	<-done
+	if n := len(otherTwilio.Accepted()); n != 0 {
+		t.Fatalf("the other group's worker sent %d messages", n)
+	}
+	if got := e.message(t, a, m.ID); got.Status != messaging.StatusQueued || got.Attempts != 0 {
+		t.Fatalf("after the other group's worker: %s, %d attempts", got.Status, got.Attempts)
+	}
+
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	go a.Run(ctx)
+	deadline := time.Now().Add(10 * time.Second)
+	for outboxRows(t, e.st) > 0 && time.Now().Before(deadline) {
+		time.Sleep(10 * time.Millisecond)
+	}
+	if n := len(e.twilio.Accepted()); n != 1 {
+		t.Fatalf("its own group's worker sent %d messages, want 1", n)
 	}
 }

@@ -22,7 +22,8 @@ import (
 // with the sender's number as the sender name; one received while ejabberd
 // is down is delivered once it is back.
 func TestInboundMessagesReachChatChannel(t *testing.T) {
-	t.Parallel()
+	// Alone (before the parallel tests): beside them on a two-core CI host
+	// its ejabberd and provider round trips outlasted the test's waits.
 	x := chattest.Start(t, chatDomain)
 	s, base := startWithChat(t, x)
 	tenant := s.Tenant(t, "inbox")

@@ -16,8 +16,11 @@ import (
 // smsbox) to Kannel's SMSC simulator, applies the delivery reports Kannel
 // posts back, and receives an MO message from the simulator. Without the
 // kannel and kannel-extras packages it skips, unless CI is set.
+//
+// It runs alone (before the parallel tests): beside them on a two-core CI
+// host, Kannel's start and the send racing the MO callback on SQLite timed
+// out (a 500 on the send).
 func TestKannelEndToEnd(t *testing.T) {
-	t.Parallel()
 	if err := providertest.KannelAvailable(); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("kannel is required in CI: %v", err)

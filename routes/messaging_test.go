@@ -76,7 +76,9 @@ func (s *msgServer) messageCount(t *testing.T) int {
 // waitStatus polls a message until it reaches status.
 func (s *msgServer) waitStatus(t *testing.T, id any, status string) map[string]any {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	// The worker polls, claims and sends off the request path: seconds on
+	// a loaded CI host running the race detector.
+	deadline := time.Now().Add(15 * time.Second)
 	for {
 		m := s.Do(t, "GET", fmt.Sprintf("/api/messaging/messages/%v", id), s.Key, nil).Expect(t, 200).Map(t)
 		if m["status"] == status {
