@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard/switchboard/fsxml"
 	"github.com/switchboard/switchboard/media"
 	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/mwi"
 	"github.com/switchboard/switchboard/routes"
 )
 
@@ -66,6 +67,9 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	// writes, applied one at a time off the event reader.
 	featureEvents := make(chan esl.Event, 256)
 	applier := features.New(st, rdb, log.With("component", "features"))
+	// Special mailboxes' message-waiting reports, forwarded to their
+	// notify extensions off the event reader.
+	mwiEvents := make(chan esl.Event, 256)
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var pool *esl.Pool
 	var ccSync *callcenter.Sync
@@ -83,6 +87,13 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 			ccancel()
 			if e.Name() == "BACKGROUND_JOB" {
 				logJob(log, e)
+				return
+			}
+			if mwi.IsMailboxReport(e) {
+				select {
+				case mwiEvents <- e:
+				case <-runCtx.Done():
+				}
 				return
 			}
 			if features.IsFeatureEvent(e) {
@@ -106,7 +117,9 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 				defer ccancel()
 				if err := ccSync.Resync(cctx, node); err != nil {
 					log.Warn("callcenter resync", "node", node, "error", err)
+					return
 				}
+				log.Info("callcenter resync done", "node", node)
 			}()
 		},
 	})
@@ -124,8 +137,12 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		return nil
 	}})
 	var wg sync.WaitGroup
-	wg.Add(5)
+	wg.Add(6)
 	go func() { defer wg.Done(); applyFeatures(runCtx, applier, featureEvents, log) }()
+	go func() {
+		defer wg.Done()
+		forwardMWI(runCtx, mwi.New(st, pool, cfg.SIPDomain, upNodes{pool}.UpNodes, log.With("component", "mwi")), mwiEvents, log)
+	}()
 	go func() { defer wg.Done(); reconcileNodes(runCtx, pool, cfg, st, reload, log) }()
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
 	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
@@ -471,6 +488,21 @@ func (c *tenantCache) exists(name string) bool {
 	c.m[key] = tenantEntry{ok: ok, exp: time.Now().Add(ttl)}
 	c.mu.Unlock()
 	return ok
+}
+
+// forwardMWI forwards mailbox reports in arrival order. A lost one leaves
+// a lamp stale until the box's next change, so a failure is logged.
+func forwardMWI(ctx context.Context, n *mwi.Notifier, in <-chan esl.Event, log *slog.Logger) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case e := <-in:
+			if _, err := n.Forward(ctx, e); err != nil && !errors.Is(err, mwi.ErrNotMailbox) {
+				log.Warn("mailbox message waiting not forwarded", "node", e.Node, "error", err)
+			}
+		}
+	}
 }
 
 // applyFeatures applies feature-code events in arrival order; a failed

@@ -9,12 +9,11 @@ import (
 )
 
 // RenderedDestinationTypes are the destination types this renderer turns
-// into a dialplan that reaches its target. The others (special_endpoint: a
-// transfer to a number the tenant context does not serve yet) are refused
-// at input until their rendering lands: add a type here in the change that
+// into a dialplan that reaches its target. Any other type is refused at
+// input until its rendering lands: add a type here in the change that
 // renders it, and the API accepts it
 // (models.Registry.SetRenderedDestinations).
-var RenderedDestinationTypes = []string{"extension", "voicemail", "external", "routing_condition", "prompt_then_hangup", "hangup", "hunt_group", "conference", "ivr", "queue", "special_mailbox", "directory"}
+var RenderedDestinationTypes = []string{"extension", "voicemail", "external", "routing_condition", "prompt_then_hangup", "hangup", "hunt_group", "conference", "ivr", "queue", "special_mailbox", "directory", "special_endpoint"}
 
 // planner carries what one dialplan render needs.
 type planner struct {
@@ -27,6 +26,8 @@ type planner struct {
 	callerName string
 	// forwardChain is the call's sb_forward_chain (forward's loop guard).
 	forwardChain string
+	// req is the fetch (the caller's sb_tenant and sb_ext for pickups).
+	req Request
 }
 
 func (p *planner) transfer(number string) action {
@@ -41,12 +42,14 @@ func (p *planner) voicemail(box string) []action {
 // returns false when the target fails validation, so nothing is rendered.
 func (p *planner) destination(d Destination) ([]action, bool) {
 	switch d.Type {
-	case "extension", "queue", "hunt_group", "ivr", "conference", "routing_condition", "special_endpoint", "directory":
+	case "extension", "queue", "hunt_group", "ivr", "conference", "routing_condition", "special_endpoint", "directory", "special_mailbox":
+		// A special mailbox is reached through its number, which applies
+		// its message limits (mailboxExt).
 		if !validNumber(d.Target) {
 			return nil, false
 		}
 		return []action{p.transfer(d.Target)}, true
-	case "voicemail", "special_mailbox":
+	case "voicemail":
 		if !validNumber(d.Target) {
 			return nil, false
 		}

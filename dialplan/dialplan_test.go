@@ -144,6 +144,18 @@ func TestTenantGolden(t *testing.T) {
 		{"tenant_hunt_round_robin", "512", nil, nil},
 		{"tenant_hunt_enterprise", "512", nil, func(s *TenantSnapshot) { s.HuntGroups[2].Strategy = "enterprise" }},
 		{"tenant_company_directory", "411", nil, nil},
+		{"tenant_endpoint_external", "950", nil, nil},
+		{"tenant_endpoint_sip_uri", "951", nil, nil},
+		{"tenant_endpoint_echo_test", "952", nil, nil},
+		{"tenant_endpoint_moh_test", "953", nil, nil},
+		{"tenant_endpoint_voicemail_main", "954", nil, nil},
+		{"tenant_endpoint_company_directory", "955", nil, nil},
+		{"tenant_endpoint_speaking_clock", "956", nil, nil},
+		{"tenant_endpoint_fax_to_email", "957", nil, nil},
+		{"tenant_feature_group_pickup", "*8", []string{"variable_sb_ext", "1002", "variable_sb_tenant", "acme"}, nil},
+		{"tenant_feature_group_pickup_picker", "*8", []string{"variable_sb_ext", "1004", "variable_sb_tenant", "acme"}, nil},
+		{"tenant_feature_group_pickup_no_group", "*8", []string{"variable_sb_ext", "1003", "variable_sb_tenant", "acme"}, nil},
+		{"tenant_feature_directed_pickup_no_call", "**1001", []string{"variable_sb_ext", "1002", "variable_sb_tenant", "acme"}, nil},
 		{"tenant_feature_voicemail_own", "*97", nil, nil},
 		{"tenant_feature_voicemail_any", "*98", nil, nil},
 		{"tenant_feature_voicemail_direct", "*991001", nil, nil},
@@ -187,6 +199,8 @@ func TestTenantNotFound(t *testing.T) {
 	noTrunks.Trunks = nil
 	disabled := loadSnap(t)
 	disabled.Tenant.Enabled = false
+	noSIPURI := loadSnap(t)
+	noSIPURI.Tenant.AllowSIPURIEndpoints = false
 	tests := []struct {
 		name    string
 		context string
@@ -210,7 +224,9 @@ func TestTenantNotFound(t *testing.T) {
 		{"disabled feature", "acme", "*70", loadSnap(t)},
 		{"voicemail_direct to unknown box", "acme", "*991999", loadSnap(t)},
 		{"forward_all_on without number", "acme", "*72", loadSnap(t)},
-		{"pickup needs pickup groups", "acme", "*8", loadSnap(t)},
+		{"disabled special endpoint", "acme", "958", loadSnap(t)},
+		{"sip_uri endpoint without the tenant's opt-in", "acme", "951", noSIPURI},
+		{"directed pickup without a number", "acme", "**", loadSnap(t)},
 		{"outbound without trunks", "acme", "0825550123", noTrunks},
 		{"emergency without trunks", "acme", "112", noTrunks},
 		{"not dialable", "acme", "1001@evil", loadSnap(t)},

@@ -26,6 +26,12 @@ func validCode(c string) bool {
 	return len(d) < len(c) && len(d) >= 1 && len(d) <= 6 && allIn(d, "0123456789")
 }
 
+// validFeatureCode is validCode, plus the bare "**" that a suffix feature
+// may use (directed pickup's default: **<ext>).
+func validFeatureCode(c, feature string) bool {
+	return validCode(c) || c == "**" && suffixFeatures[feature]
+}
+
 // feature matches the tenant's enabled feature codes: exact codes first,
 // then codes that take a suffix.
 func (p *planner) feature(num string) *ext {
@@ -35,7 +41,7 @@ func (p *planner) feature(num string) *ext {
 	for pass := 0; pass < 2; pass++ {
 		for i := range p.snap.FeatureExtensions {
 			f := &p.snap.FeatureExtensions[i]
-			if !f.Enabled || !validCode(f.Code) || suffixFeatures[f.Feature] != (pass == 1) {
+			if !f.Enabled || !validFeatureCode(f.Code, f.Feature) || suffixFeatures[f.Feature] != (pass == 1) {
 				continue
 			}
 			arg := ""
@@ -81,7 +87,8 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 			return p.voicemail(arg)
 		}
 		if m := p.snap.mailbox(arg); m != nil && m.Enabled {
-			return p.voicemail(arg)
+			// The mailbox's own number applies its limits.
+			return []action{p.transfer(arg)}
 		}
 		return nil
 	case "echo_test":
@@ -104,9 +111,14 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 		acts = append(acts, act("answer", ""), act("playback", "tone_stream://%(500,0,800)"),
 			act("record", dir+"/"+p.tenant+"/phone-${uuid}.wav 300 200 3"))
 		return append(acts, featureEvent(f.Feature, ""), act("hangup", "NORMAL_CLEARING"))
+	case "group_pickup":
+		return p.groupPickupActions()
+	case "directed_pickup":
+		if !validNumber(arg) {
+			return nil
+		}
+		return p.directedPickupActions(arg)
 	default:
-		// group_pickup and directed_pickup need pickup groups, which the
-		// snapshot does not carry yet.
 		return nil
 	}
 	if !f.PINRequired {

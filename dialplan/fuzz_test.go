@@ -4,6 +4,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/esl/fakefs"
@@ -228,6 +229,8 @@ func FuzzDialplanEscaping(f *testing.F) {
 				t.Fatalf("directory data %q", data)
 			}
 		}
+		fuzzSpecialEndpoints(t, snap, s, now)
+		fuzzPickup(t, snap, s, now)
 		req := callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", s)
 		doc, _ = Public(testOpts, req, publicFor(snap, "+27115550100"), now)
 		if !IsNotFound(doc) { // an invalid external target is refused: fine
@@ -263,9 +266,97 @@ func checkFuzzDoc(t *testing.T, doc []byte, s string) {
 	}
 	for _, app := range tree.find("action", "", "", "application") {
 		switch app {
-		case "set", "export", "conference", "ivr", "callcenter", "transfer", "bridge", "limit", "limit_execute", "sched_hangup", "answer", "voicemail", "hangup", "playback", "directory":
+		case "set", "export", "conference", "ivr", "callcenter", "transfer", "bridge", "limit", "limit_execute", "sched_hangup", "answer", "voicemail", "hangup", "playback", "directory",
+			"echo", "sleep", "say", "rxfax", "play_and_get_digits", "pickup", "intercept":
 		default:
 			t.Fatalf("unexpected application %q", app)
+		}
+	}
+}
+
+// fuzzSpecialEndpoints puts s in every text field of each special endpoint
+// (and as its kind and application): what renders is well-formed, named
+// intact, and carries s in no action but as a validated value.
+func fuzzSpecialEndpoints(t *testing.T, snap *TenantSnapshot, s string, now time.Time) {
+	t.Helper()
+	for i := range snap.SpecialEndpoints {
+		e := &snap.SpecialEndpoints[i]
+		saved := *e
+		for _, edit := range []func(){
+			func() { e.Name, e.ExternalNumber, e.SIPURI, e.FaxEmail, e.CallerIDPolicy = s, s, s, s, s },
+			func() { e.Kind = s },
+			func() { e.Application = s },
+		} {
+			*e = saved
+			edit()
+			doc, _ := TenantContext(testOpts, callRequest(t, "acme", e.Number, "Caller-Caller-ID-Name", s), snap, now)
+			if IsNotFound(doc) {
+				continue
+			}
+			checkFuzzDoc(t, doc, e.Name)
+			tree := decodeTree(t, doc)
+			for _, data := range tree.find("action", "application", "transfer", "data") {
+				if n, ctx, _ := strings.Cut(data, " "); !validDialable(n) || ctx != "XML acme" {
+					t.Fatalf("transfer data %q", data)
+				}
+			}
+			for _, data := range tree.find("action", "application", "say", "data") {
+				if data != "en CURRENT_TIME pronounced ${strepoch()}" {
+					t.Fatalf("say data %q", data)
+				}
+			}
+			for _, data := range tree.find("action", "application", "rxfax", "data") {
+				if data != "/var/lib/switchboard/media/acme/fax/${uuid}.tif" {
+					t.Fatalf("rxfax data %q", data)
+				}
+			}
+		}
+		*e = saved
+	}
+}
+
+// fuzzPickup puts s in a pickup group's name and members, the picker's
+// variables and the tracker's UUIDs: pickup keys stay the tenant's, and an
+// intercept only ever names a UUID.
+func fuzzPickup(t *testing.T, snap *TenantSnapshot, s string, now time.Time) {
+	t.Helper()
+	g := &snap.PickupGroups[0]
+	saved := *g
+	defer func() { *g = saved }()
+	g.Name, g.Members = s, append(slices.Clone(saved.Members), s)
+	for _, req := range []Request{
+		callRequest(t, "acme", "1001"),
+		callRequest(t, "acme", "*8", "variable_sb_ext", s, "variable_sb_tenant", "acme"),
+		callRequest(t, "acme", "*8", "variable_sb_ext", "1002", "variable_sb_tenant", s),
+	} {
+		doc, _ := TenantContext(testOpts, req, snap, now)
+		checkFuzzDoc(t, doc, "")
+		tree := decodeTree(t, doc)
+		for _, data := range tree.find("action", "application", "pickup", "data") {
+			if !strings.HasPrefix(data, "acme_") || !allIn(data, "abcdefghijklmnopqrstuvwxyz0123456789_") {
+				t.Fatalf("pickup key %q", data)
+			}
+		}
+		for _, data := range tree.find("action", "application", "bridge", "data") {
+			for _, leg := range strings.Split(data, ",") {
+				if key, ok := strings.CutPrefix(leg, "pickup/"); ok && (!strings.HasPrefix(key, "acme_") || !allIn(key, "abcdefghijklmnopqrstuvwxyz0123456789_")) {
+					t.Fatalf("pickup leg %q", leg)
+				}
+			}
+		}
+	}
+	*g = saved
+	ringing := snap.WithRinging("1001", []RingingCall{{UUID: s, CallUUID: s, Node: s}})
+	for _, req := range []Request{
+		callRequest(t, "acme", "**1001", "variable_sb_ext", "1002", "variable_sb_tenant", "acme"),
+		callRequest(t, "acme", "**1001", "variable_sb_ext", s, "variable_sb_tenant", "acme"),
+	} {
+		doc, _ := TenantContext(testOpts, req, ringing, now)
+		checkFuzzDoc(t, doc, "")
+		for _, data := range decodeTree(t, doc).find("action", "application", "intercept", "data") {
+			if !validUUID(strings.TrimPrefix(data, "-bleg ")) {
+				t.Fatalf("intercept %q", data)
+			}
 		}
 	}
 }

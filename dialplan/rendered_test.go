@@ -16,7 +16,7 @@ func TestRenderedDestinationTypesWork(t *testing.T) {
 		"extension": "1001", "voicemail": "1001", "external": "0821234567",
 		"routing_condition": "700", "prompt_then_hangup": "1", "hangup": "",
 		"hunt_group": "510", "conference": "900", "ivr": "600", "queue": "500",
-		"special_mailbox": "800", "directory": "411",
+		"special_mailbox": "800", "directory": "411", "special_endpoint": "950",
 	}
 	for _, typ := range RenderedDestinationTypes {
 		target, ok := targets[typ]
@@ -46,7 +46,7 @@ var destinationTargets = map[string]string{
 	"extension": "1001", "voicemail": "1001", "external": "0821234567",
 	"routing_condition": "700", "prompt_then_hangup": "31", "hangup": "USER_BUSY",
 	"hunt_group": "510", "conference": "900", "ivr": "600", "queue": "500",
-	"special_mailbox": "800", "directory": "411",
+	"special_mailbox": "800", "directory": "411", "special_endpoint": "952",
 }
 
 // TestEveryDestinationTypeReachableEverywhere: every destination type the

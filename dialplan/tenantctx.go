@@ -28,7 +28,7 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 		return NotFound(), tr
 	}
 	p := &planner{opts: opts, snap: snap, tenant: snap.Tenant.Tenant, now: now, trace: &tr, callerName: req.CallerName(),
-		forwardChain: req.ForwardChain()}
+		forwardChain: req.ForwardChain(), req: req}
 	var e *ext
 	switch {
 	case strings.HasPrefix(num, failPrefix):
@@ -84,7 +84,7 @@ func single(name, number string, acts []action) *ext {
 
 // local handles the tenant's own numbers: extensions, special mailboxes,
 // routing conditions, hunt groups, conference rooms, IVR menus, queues and
-// the company directory's dial-by-name number.
+// special endpoints and the company directory's dial-by-name number.
 func (p *planner) local(num string) *ext {
 	if !validNumber(num) {
 		return nil
@@ -99,7 +99,7 @@ func (p *planner) local(num string) *ext {
 	}
 	if m := p.snap.mailbox(num); m != nil && m.Enabled {
 		p.trace.Match = "special_mailbox"
-		return single("mailbox-"+num, num, p.voicemail(num))
+		return p.mailboxExt(m)
 	}
 	for i := range p.snap.RoutingConditions {
 		c := &p.snap.RoutingConditions[i]
@@ -140,6 +140,14 @@ func (p *planner) local(num string) *ext {
 		p.trace.Match = "queue"
 		return single(firstNonEmpty(q.Name, "queue-"+num), num, p.queueActions(q))
 	}
+	if se := p.snap.specialEndpoint(num); se != nil && se.Enabled {
+		p.trace.Match = "special_endpoint"
+		acts := p.specialEndpointActions(se)
+		if acts == nil {
+			return nil
+		}
+		return single(firstNonEmpty(se.Name, "endpoint-"+num), num, acts)
+	}
 	if cd := p.snap.CompanyDirectory; cd != nil && cd.Number == num {
 		p.trace.Match = "directory"
 		return single("company-directory", num, p.companyDirectoryActions(cd))
@@ -163,7 +171,7 @@ func (p *planner) extensionActions(x *Extension) []action {
 		set("continue_on_fail", "true"),
 		set("hangup_after_bridge", "true"),
 		set("sb_called_ext", x.Name),
-		act("bridge", "user/"+x.Name+"-"+p.tenant+"@"+p.opts.Domain),
+		act("bridge", strings.Join(append([]string{"user/" + x.Name + "-" + p.tenant + "@" + p.opts.Domain}, p.pickupLegs(x.Name)...), ",")),
 	}
 	busy, noAnswer, unreg := p.busyActions(x), p.noAnswerActions(x), p.unregisteredActions(x)
 	if slices.Equal(busy, noAnswer) && slices.Equal(busy, unreg) {

@@ -10,7 +10,7 @@ type Trace struct {
 	// name lookup), as rendered.
 	CallerContact string `json:"caller_contact,omitempty"`
 	// Match is what the number matched: did, extension, extension_failover,
-	// special_mailbox, routing_condition, hunt_group, conference, ivr, queue, queue_after, prompt_then_hangup, feature, emergency, outbound, or ""
+	// special_mailbox, routing_condition, hunt_group, conference, ivr, queue, queue_after, special_endpoint, prompt_then_hangup, feature, emergency, outbound, or ""
 	// when nothing did (the document is then NotFound).
 	Match  string `json:"match"`
 	Reason string `json:"reason,omitempty"`
@@ -41,4 +41,7 @@ type Trace struct {
 	// CallerDependent is true when the caller's number, name or extension
 	// changed the answer, so a cache key must include them.
 	CallerDependent bool `json:"caller_dependent,omitempty"`
+	// LiveDependent is true when live channel state (a directed pickup)
+	// changed the answer: such renders must never be cached.
+	LiveDependent bool `json:"live_dependent,omitempty"`
 }

@@ -27,6 +27,9 @@ type Tenant struct {
 	// CRMCallerNameLookup shows a known contact's name on inbound calls
 	// from its number (PublicSnapshot.CallerContactName).
 	CRMCallerNameLookup bool `json:"crm_caller_name_lookup"`
+	// AllowSIPURIEndpoints lets special endpoints bridge to SIP URIs
+	// (a toll-fraud guard, checked again at render time).
+	AllowSIPURIEndpoints bool `json:"allow_sip_uri_endpoints"`
 }
 
 // Forward is one of an extension's four call-forward settings.
@@ -210,6 +213,11 @@ type SpecialMailbox struct {
 	DeleteAfterEmail bool     `json:"delete_after_email"`
 	Language         string   `json:"language"`
 	Enabled          bool     `json:"enabled"`
+	// NotifyExtensions are the phones whose message-waiting light shows
+	// this box (sent over ESL by package mwi, not rendered).
+	NotifyExtensions  []string `json:"notify_extensions"`
+	MaxMessages       int      `json:"max_messages"`
+	MaxMessageSeconds int      `json:"max_message_seconds"`
 }
 
 // CompanyDirectory is the tenant's dial-by-name settings (resources.md
@@ -269,6 +277,12 @@ type TenantSnapshot struct {
 	MusicOnHold        []MusicOnHold       `json:"music_on_hold"`
 	Agents             []Agent             `json:"agents"`
 	CompanyDirectory   *CompanyDirectory   `json:"company_directory_settings"`
+	PickupGroups       []PickupGroup       `json:"pickup_groups"`
+	SpecialEndpoints   []SpecialEndpoint   `json:"special_endpoints"`
+
+	// ringing is the live state a directed pickup render reads
+	// (WithRinging); nil for every other render.
+	ringing *ringingAt
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
 	prepared *snapIndex
@@ -437,4 +451,29 @@ type Agent struct {
 type MusicOnHold struct {
 	ID   int64  `json:"id"`
 	Name string `json:"name"`
+}
+
+// PickupGroup says who may answer whose ringing phone (resources.md §2.5).
+type PickupGroup struct {
+	ID      int64    `json:"id"`
+	Name    string   `json:"name"`
+	Members []string `json:"members"`
+	Pickers []string `json:"pickers"`
+	Enabled bool     `json:"enabled"`
+}
+
+// SpecialEndpoint is a dialable number that rings something other than a
+// registered phone (resources.md §2.13).
+type SpecialEndpoint struct {
+	ID             int64  `json:"id"`
+	Name           string `json:"name"`
+	Number         string `json:"number"`
+	Kind           string `json:"kind"`
+	ExternalNumber string `json:"external_number"`
+	SIPURI         string `json:"sip_uri"`
+	Application    string `json:"application"`
+	RingSeconds    int    `json:"ring_seconds"`
+	CallerIDPolicy string `json:"callerid_policy"`
+	FaxEmail       string `json:"fax_email"`
+	Enabled        bool   `json:"enabled"`
 }

@@ -1,6 +1,9 @@
 package dialplan
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // VoicemailProfile is the one mod_voicemail profile every tenant uses: the
 // dialplan runs "voicemail default <domain> <box>-<tenant>" (resources.md
@@ -8,25 +11,90 @@ import "strings"
 // the directory user's vm-* params.
 const VoicemailProfile = "default"
 
+// Message length limits. mod_voicemail (1.10) limits a recording only by
+// its profile's max-record-len, which it accepts in 0-1000 seconds (a value
+// outside falls back to its default); no directory param limits one box.
+const (
+	defaultRecordSeconds = 300
+	minRecordSeconds     = 10
+	maxRecordSeconds     = 1000
+)
+
+// RecordSeconds is the message length limit FreeSWITCH enforces for a
+// special mailbox's max_message_seconds: unset is the default, longer than
+// mod_voicemail accepts is its maximum.
+func RecordSeconds(seconds int) int {
+	switch {
+	case seconds <= 0:
+		return defaultRecordSeconds
+	case seconds < minRecordSeconds:
+		return minRecordSeconds
+	case seconds > maxRecordSeconds:
+		return maxRecordSeconds
+	}
+	return seconds
+}
+
+// VoicemailProfileFor names the profile that records messages of at most
+// seconds: "default" for the default length, else "sb_len_<seconds>", one
+// per distinct length (VoicemailConf renders them). Every profile shares
+// the default profile's database, so a message left through one is found
+// by *97/*98 ("check default"), vm_boxcount and message-waiting.
+func VoicemailProfileFor(seconds int) string {
+	s := RecordSeconds(seconds)
+	if s == defaultRecordSeconds {
+		return VoicemailProfile
+	}
+	return "sb_len_" + itoa(s)
+}
+
+// voicemailDB is the default profile's own database name (mod_voicemail
+// names it "voicemail_<profile>"), given to every profile.
+const voicemailDB = "voicemail_" + VoicemailProfile
+
 // VoicemailConf renders voicemail.conf. mod_voicemail fetches it with no
 // request data (at load and when a profile is first used), so it holds
-// nothing of any tenant: the profile's keys, limits and mail templates, and
+// nothing of any tenant: the profiles' keys, limits and mail templates, and
 // a storage-dir under the media library for boxes whose user lacks
 // vm-storage-dir. allow-empty-password-auth is off: a box without a valid
 // PIN cannot be opened (mod_voicemail's default lets an empty one in).
-func VoicemailConf(opts Options) []byte {
-	w := newXW(2048)
+// messageSeconds are the special mailboxes' max_message_seconds (every
+// tenant's); each distinct limit gets its own profile (VoicemailProfileFor),
+// identical to the default but for max-record-len.
+func VoicemailConf(opts Options, messageSeconds []int) []byte {
+	lengths := []int{defaultRecordSeconds}
+	for _, s := range messageSeconds {
+		if s := RecordSeconds(s); s != defaultRecordSeconds {
+			lengths = append(lengths, s)
+		}
+	}
+	slices.Sort(lengths[1:])
+	lengths = slices.Compact(lengths)
+	w := newXW(2048 * len(lengths))
 	w.raw(docOpen)
-	w.raw("<section name=\"configuration\">\n<configuration name=\"voicemail.conf\" description=\"Voicemail\">\n<settings>\n</settings>\n<profiles>\n<profile")
-	w.attr("name", VoicemailProfile)
+	w.raw("<section name=\"configuration\">\n<configuration name=\"voicemail.conf\" description=\"Voicemail\">\n<settings>\n</settings>\n<profiles>\n")
+	for _, seconds := range lengths {
+		writeVoicemailProfile(w, opts, seconds)
+	}
+	w.raw("</profiles>\n</configuration>\n")
+	closeSection(w)
+	return w.bytes()
+}
+
+// writeVoicemailProfile renders one profile whose messages last at most
+// seconds.
+func writeVoicemailProfile(w *xw, opts Options, seconds int) {
+	w.raw("<profile")
+	w.attr("name", VoicemailProfileFor(seconds))
 	w.raw(">\n")
+	w.param("param", "dbname", voicemailDB)
+	w.param("param", "max-record-len", itoa(seconds))
 	for _, p := range [][2]string{
 		{"file-extension", "wav"},
 		{"terminator-key", "#"},
 		{"max-login-attempts", "3"},
 		{"digit-timeout", "10000"},
 		{"min-record-len", "3"},
-		{"max-record-len", "300"},
 		{"max-retries", "3"},
 		{"tone-spec", "%(1000, 0, 640)"},
 		{"callback-dialplan", "XML"},
@@ -53,9 +121,7 @@ func VoicemailConf(opts Options) []byte {
 	w.param("param", "notify-template-file", "notify-voicemail.tpl")
 	w.param("param", "date-fmt", "%A, %B %d %Y, %I:%M %p")
 	w.param("param", "email-from", "${voicemail_account}@${voicemail_domain}")
-	w.raw("</email>\n</profile>\n</profiles>\n</configuration>\n")
-	closeSection(w)
-	return w.bytes()
+	w.raw("</email>\n</profile>\n")
 }
 
 // VoicemailStorageDir is where FreeSWITCH keeps box's messages and
@@ -83,6 +149,31 @@ func nodeMediaDir(opts Options) (string, bool) {
 // VoicemailBox is the mod_voicemail box id ("<number>-<tenant>", the
 // directory user) of an extension or special mailbox.
 func VoicemailBox(tenant, number string) string { return number + "-" + tenant }
+
+// mailboxFullSound is what mod_voicemail itself plays when a box is over
+// its quota (phrase voicemail_disk_quota_exceeded).
+const mailboxFullSound = "voicemail/vm-mailbox_full.wav"
+
+// mailboxExt renders a special mailbox's number: a caller leaves a message
+// through the profile of the box's length limit, unless the box already
+// holds max_messages (new and saved, counted by mod_voicemail's vm_boxcount
+// when the dialplan is built for the call): then the caller hears that the
+// box is full. mod_voicemail has no per-box message count limit of its own
+// (only vm-disk-quota, in seconds).
+func (p *planner) mailboxExt(m *SpecialMailbox) *ext {
+	box := VoicemailBox(p.tenant, m.Number)
+	max := m.MaxMessages
+	if max <= 0 {
+		max = 100
+	}
+	count := "${vm_boxcount(" + VoicemailProfile + "/" + box + "@" + p.opts.Domain + "|all)}"
+	return &ext{name: "mailbox-" + m.Number, conds: []cond{
+		{field: "destination_number", expr: numberExpr(m.Number)},
+		{field: "${cond(" + count + " >= " + itoa(max) + " ? full : open)}", expr: "^open$",
+			actions: []action{act("answer", ""), act("voicemail", VoicemailProfileFor(m.MaxMessageSeconds)+" "+p.opts.Domain+" "+box)},
+			anti:    []action{act("answer", ""), act("playback", mailboxFullSound), act("hangup", "NORMAL_CLEARING")}},
+	}}
+}
 
 // voicemailAnyPrompt asks for the box number on *98. The digits are read
 // into our own variable with a pattern that admits digits only, and the box

@@ -1,6 +1,7 @@
 package dialplan
 
 import (
+	"slices"
 	"strings"
 	"testing"
 )
@@ -8,7 +9,7 @@ import (
 // TestVoicemailConfGolden: the one profile every box uses, with empty PINs
 // refused and the storage under the nodes' media library.
 func TestVoicemailConfGolden(t *testing.T) {
-	doc := VoicemailConf(testOpts)
+	doc := VoicemailConf(testOpts, nil)
 	wellFormed(t, doc)
 	golden(t, "voicemail.conf.xml", doc)
 	tree := decodeTree(t, doc)
@@ -28,7 +29,7 @@ func TestVoicemailConfGolden(t *testing.T) {
 	for _, dir := range []string{"", "relative/dir", "/var/${x}", "/a b"} {
 		opts := testOpts
 		opts.MediaDir = dir
-		if got := decodeTree(t, VoicemailConf(opts)).find("param", "name", "storage-dir", "value"); len(got) != 0 {
+		if got := decodeTree(t, VoicemailConf(opts, nil)).find("param", "name", "storage-dir", "value"); len(got) != 0 {
 			t.Errorf("media dir %q: storage-dir %v", dir, got)
 		}
 	}
@@ -147,4 +148,44 @@ func TestCompanyDirectoryDomain(t *testing.T) {
 			t.Errorf("disabled tenant: got\n%s", doc)
 		}
 	})
+}
+
+// TestVoicemailConfMessageLengths: each distinct special-mailbox length gets
+// a profile with that max-record-len (clamped to what mod_voicemail accepts),
+// every profile on the default profile's database.
+func TestVoicemailConfMessageLengths(t *testing.T) {
+	doc := VoicemailConf(testOpts, []int{120, 300, 3600, 120, 0})
+	wellFormed(t, doc)
+	golden(t, "voicemail_lengths.conf.xml", doc)
+	tree := decodeTree(t, doc)
+	if got := tree.find("profile", "", "", "name"); !slices.Equal(got, []string{"default", "sb_len_120", "sb_len_1000"}) {
+		t.Fatalf("profiles %v", got)
+	}
+	if got := tree.find("param", "name", "max-record-len", "value"); !slices.Equal(got, []string{"300", "120", "1000"}) {
+		t.Errorf("max-record-len %v", got)
+	}
+	if got := tree.find("param", "name", "dbname", "value"); !slices.Equal(got, []string{"voicemail_default", "voicemail_default", "voicemail_default"}) {
+		t.Errorf("dbname %v", got)
+	}
+}
+
+// TestSpecialMailboxLimits: the mailbox's number records through the
+// profile of its length limit, and only while vm_boxcount is under
+// max_messages; a full box plays mod_voicemail's "mailbox full" and hangs up.
+func TestSpecialMailboxLimits(t *testing.T) {
+	doc, tr := TenantContext(testOpts, callRequest(t, "acme", "800"), loadSnap(t), at(t, "2026-11-23 10:00"))
+	if tr.Match != "special_mailbox" {
+		t.Fatalf("trace %+v", tr)
+	}
+	tree := decodeTree(t, doc)
+	want := "${cond(${vm_boxcount(default/800-acme@" + testOpts.Domain + "|all)} >= 20 ? full : open)}"
+	if got := tree.find("condition", "field", want, "expression"); !slices.Equal(got, []string{"^open$"}) {
+		t.Fatalf("count condition %v in\n%s", got, doc)
+	}
+	if got := tree.find("action", "application", "voicemail", "data"); !slices.Equal(got, []string{"sb_len_120 " + testOpts.Domain + " 800-acme"}) {
+		t.Errorf("voicemail %v", got)
+	}
+	if got := tree.find("anti-action", "application", "playback", "data"); !slices.Equal(got, []string{"voicemail/vm-mailbox_full.wav"}) {
+		t.Errorf("full box %v", got)
+	}
 }

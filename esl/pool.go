@@ -14,11 +14,13 @@ import (
 
 // subscribeLine is the one subscription of an event connection: the channel
 // lifecycle the tracker needs, recordings, job results and the dialplan's
-// feature-code events (CUSTOM switchboard::feature), nothing more. CUSTOM
-// comes last: mod_event_socket reads every word after it as a subclass.
+// feature-code events (CUSTOM switchboard::feature) and mod_voicemail's
+// MESSAGE_WAITING (shared mailboxes' lights, package mwi), nothing more.
+// CUSTOM comes last: mod_event_socket reads every word after it as a
+// subclass.
 const subscribeLine = "event plain CHANNEL_CREATE CHANNEL_PROGRESS CHANNEL_PROGRESS_MEDIA CHANNEL_ANSWER " +
 	"CHANNEL_BRIDGE CHANNEL_UNBRIDGE CHANNEL_HOLD CHANNEL_UNHOLD CHANNEL_HANGUP_COMPLETE " +
-	"RECORD_START RECORD_STOP BACKGROUND_JOB CUSTOM " + FeatureSubclass
+	"RECORD_START RECORD_STOP BACKGROUND_JOB MESSAGE_WAITING CUSTOM " + FeatureSubclass
 
 // FeatureSubclass is the subclass of the CUSTOM events the dialplan fires
 // when a feature code runs (dialplan's featureEvent).
@@ -260,6 +262,38 @@ func (p *Pool) BgAPI(ctx context.Context, node, cmd string) (string, error) {
 		return "", &CommandError{Node: node, Command: "bgapi " + cmd, Reply: "Job-UUID not honoured: " + reply}
 	}
 	return job, nil
+}
+
+// SendEvent fires event name on node with the given header lines
+// ("sendevent", e.g. MESSAGE_WAITING, which sofia turns into a NOTIFY to
+// the account's phones). Names and values must not hold line breaks. The
+// switch answers "+OK <Event-UUID>" whatever the event; anything else is a
+// *CommandError.
+func (p *Pool) SendEvent(ctx context.Context, node, name string, headers [][2]string) error {
+	n, err := p.node(node)
+	if err != nil {
+		return err
+	}
+	if err := checkLine(name); err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("sendevent " + name)
+	for _, h := range headers {
+		if strings.ContainsAny(h[0], "\r\n:") || strings.ContainsAny(h[1], "\r\n") || h[0] == "" {
+			return fmt.Errorf("esl sendevent %s: header %q: line break or bad name", name, h[0])
+		}
+		// All-CRLF framing, as in BgAPI.
+		b.WriteString("\r\n" + h[0] + ": " + h[1])
+	}
+	r, err := n.send(ctx, b.String())
+	if err != nil {
+		return err
+	}
+	if reply := r.GetReply(); !strings.HasPrefix(reply, "+OK") {
+		return &CommandError{Node: node, Command: "sendevent " + name, Reply: reply}
+	}
+	return nil
 }
 
 func checkLine(cmd string) error {

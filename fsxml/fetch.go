@@ -34,7 +34,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 			return s.localStreamConf(ctx)
 		case "voicemail.conf":
 			rec.setTier(TierRender)
-			return dialplan.VoicemailConf(s.opts), nil
+			return s.voicemailConf(ctx)
 		case "directory.conf":
 			rec.setTier(TierRender)
 			return dialplan.DirectoryConf(), nil

@@ -1,6 +1,7 @@
 package fsxml_test
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -90,8 +91,26 @@ func TestVoicemailReachesFreeSWITCH(t *testing.T) {
 		}).Expect(t, 201)
 		var pub result
 		s.Do(t, "GET", "/api/routing/trace?did="+strings.TrimPrefix(did, "+")+"&from=0825550001", s.Key, nil).Expect(t, 200).JSON(t, &pub)
-		if !strings.Contains(pub.XML, box("820")) {
+		if !strings.Contains(pub.XML, `application="transfer" data="820 XML `+tenant+`"`) {
 			t.Errorf("inbound to special mailbox: %+v\n%s", pub.Trace, pub.XML)
+		}
+
+		// The box's limits: its length picks a profile voicemail.conf
+		// renders, its message count gates the recording.
+		var mb []map[string]any
+		s.Do(t, "GET", base+"/special_mailboxes/", s.Key, nil).Expect(t, 200).JSON(t, &mb)
+		s.Do(t, "PUT", base+"/special_mailboxes/"+fmt.Sprint(mb[0]["id"]), s.Key, map[string]any{"max_messages": 5, "max_message_seconds": 90}).Expect(t, 200)
+		conf = fetchXML(t, s, configBody(t, "voicemail.conf"))
+		var names []string
+		for _, p := range conf.all("profile") {
+			names = append(names, p.attr("name"))
+		}
+		if !slices.Contains(names, "default") || !slices.Contains(names, "sb_len_90") {
+			t.Errorf("profiles %v", names)
+		}
+		if r := trace("820"); !strings.Contains(r.XML, `data="sb_len_90 sip.test 820-`+tenant+`"`) ||
+			!strings.Contains(r.XML, `vm_boxcount(default/820-`+tenant+`@sip.test|all)} &gt;= 5 ? full : open)}`) {
+			t.Errorf("limited mailbox 820: %s", r.XML)
 		}
 		// A mailbox that does not exist is refused as a destination.
 		did2 := randomDID()

@@ -106,26 +106,14 @@ func (s *Service) CreateCDRJob(ctx context.Context, o models.Owner, format, sour
 // UnfinishedJob finds a tenant's running job over source, for the command
 // line to resume instead of starting again.
 func (s *Service) UnfinishedJob(ctx context.Context, o models.Owner, source string) (Job, error) {
-	var j Job
-	err := s.Store.DB().GetContext(ctx, &j, "SELECT "+jobColumns+" FROM import_jobs WHERE tenant_id = ? AND source = ? AND status = ? ORDER BY id DESC LIMIT 1", o.TenantID, source, JobRunning)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Job{}, models.ErrNotFound
-	}
-	if err != nil {
-		return Job{}, fmt.Errorf("find import job: %w", s.Store.Dialect().Translate(err))
-	}
-	return j, nil
+	return getOne[Job](ctx, s, "import job", "SELECT "+jobColumns+" FROM import_jobs WHERE tenant_id = ? AND source = ? AND status = ? ORDER BY id DESC LIMIT 1", o.TenantID, source, JobRunning)
 }
 
 // JobByID reads a tenant's job with its first refused rows.
 func (s *Service) JobByID(ctx context.Context, o models.Owner, id int64) (Job, error) {
-	var j Job
-	err := s.Store.DB().GetContext(ctx, &j, "SELECT "+jobColumns+" FROM import_jobs WHERE tenant_id = ? AND id = ?", o.TenantID, id)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Job{}, models.ErrNotFound
-	}
+	j, err := getOne[Job](ctx, s, "import job", "SELECT "+jobColumns+" FROM import_jobs WHERE tenant_id = ? AND id = ?", o.TenantID, id)
 	if err != nil {
-		return Job{}, fmt.Errorf("read import job: %w", s.Store.Dialect().Translate(err))
+		return Job{}, err
 	}
 	j.Errors = []RowError{}
 	err = s.Store.DB().SelectContext(ctx, &j.Errors, "SELECT row_no, external_id, code, error FROM import_errors WHERE job_id = ? ORDER BY row_no LIMIT ?", id, jobErrorsShown)

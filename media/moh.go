@@ -2,8 +2,6 @@ package media
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"strconv"
 
@@ -19,15 +17,11 @@ type MOHFileImport struct {
 
 // MOHFile is one file of a music-on-hold class.
 type MOHFile struct {
-	ID           int64  `db:"id" json:"id"`
-	ClassID      int64  `db:"moh_id" json:"class_id"`
-	ExternalID   string `db:"external_id" json:"external_id"`
-	Filename     string `db:"filename" json:"filename"`
-	SourceFormat string `db:"source_format" json:"source_format"`
-	DurationMS   int64  `db:"duration_ms" json:"duration_ms"`
-	SizeBytes    int64  `db:"size_bytes" json:"size_bytes"`
-	Path         string `db:"path" json:"-"`
-	Digest       string `db:"content_sha256" json:"-"`
+	ID         int64  `db:"id" json:"id"`
+	ClassID    int64  `db:"moh_id" json:"class_id"`
+	ExternalID string `db:"external_id" json:"external_id"`
+	Filename   string `db:"filename" json:"filename"`
+	StoredAudio
 }
 
 const mohFileColumns = "id, moh_id, external_id, filename, source_format, duration_ms, size_bytes, path, content_sha256"
@@ -55,16 +49,8 @@ func (s *Service) ImportMOHFile(ctx context.Context, o models.Owner, classID int
 	if err != nil {
 		return MOHFile{}, false, err
 	}
-	audio, err := DecodeBase64(in.AudioBase64, s.Lib.MaxBytes)
-	if errors.Is(err, ErrBadBase64) {
-		return MOHFile{}, false, models.FieldError("audio_base64", "is not valid base64")
-	} else if err != nil {
-		return MOHFile{}, false, err
-	}
-	want := MOHFile{ClassID: classID, ExternalID: in.ExternalID, Digest: Digest(audio)}
-	if old, err := s.mohFile(ctx, o, in.ExternalID); err == nil {
-		return old, false, sameMOHFile(old, want)
-	} else if !errors.Is(err, models.ErrNotFound) {
+	audio, err := s.decodeAudio(in.AudioBase64)
+	if err != nil {
 		return MOHFile{}, false, err
 	}
 	name, _ := class["name"].(string)
@@ -76,28 +62,21 @@ func (s *Service) ImportMOHFile(ctx context.Context, o models.Owner, classID int
 	if err != nil {
 		return MOHFile{}, false, err
 	}
-	file, err := s.Lib.Ingest(ctx, dir, audio, int(rate))
-	if err != nil {
-		return MOHFile{}, false, err
-	}
-	_, err = s.Store.DB().ExecContext(ctx, `INSERT INTO moh_files (tenant_id, moh_id, external_id, filename, path, source_format, duration_ms, size_bytes, content_sha256, created_at)
+	want := MOHFile{ClassID: classID, ExternalID: in.ExternalID, StoredAudio: StoredAudio{Digest: Digest(audio)}}
+	f, created, err := importOnce(ctx, s, audioImport[MOHFile]{
+		what: "music-on-hold file", audio: audio, dir: dir, rate: int(rate),
+		find: func(ctx context.Context) (MOHFile, error) { return s.mohFile(ctx, o, in.ExternalID) },
+		same: func(old MOHFile) error { return sameMOHFile(old, want) },
+		insert: func(ctx context.Context, file Stored) error {
+			_, err := s.Store.DB().ExecContext(ctx, `INSERT INTO moh_files (tenant_id, moh_id, external_id, filename, path, source_format, duration_ms, size_bytes, content_sha256, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, o.TenantID, classID, in.ExternalID, file.Filename, file.Rel, string(file.Source), file.DurationMS, file.SizeBytes, file.Digest, models.FormatTime(s.now()))
-	if err != nil {
-		s.RemoveAudio(file.Rel)
-		if err = s.Store.Dialect().Translate(err); errors.Is(err, models.ErrConflict) {
-			old, gerr := s.mohFile(ctx, o, in.ExternalID)
-			if gerr != nil {
-				return MOHFile{}, false, gerr
-			}
-			return old, false, sameMOHFile(old, want)
-		}
-		return MOHFile{}, false, fmt.Errorf("insert music-on-hold file: %w", err)
+			return err
+		},
+	})
+	if err != nil || !created {
+		return f, created, err
 	}
-	if err := s.syncMOHFiles(ctx, o, classID); err != nil {
-		return MOHFile{}, false, err
-	}
-	f, err := s.mohFile(ctx, o, in.ExternalID)
-	return f, err == nil, err
+	return f, true, s.syncMOHFiles(ctx, o, classID)
 }
 
 // syncMOHFiles rewrites the class's files field from moh_files.
@@ -114,27 +93,12 @@ func (s *Service) syncMOHFiles(ctx context.Context, o models.Owner, classID int6
 }
 
 func sameMOHFile(old, want MOHFile) error {
-	var diff []string
-	if old.ClassID != want.ClassID {
-		diff = append(diff, "class")
-	}
-	if old.Digest != want.Digest {
-		diff = append(diff, "audio")
-	}
-	if len(diff) > 0 {
-		return &ConflictError{ExternalID: want.ExternalID, Fields: diff}
-	}
-	return nil
+	var d fieldDiff
+	d.add("class", old.ClassID != want.ClassID)
+	d.add("audio", old.Digest != want.Digest)
+	return d.conflict(want.ExternalID)
 }
 
 func (s *Service) mohFile(ctx context.Context, o models.Owner, externalID string) (MOHFile, error) {
-	var f MOHFile
-	err := s.Store.DB().GetContext(ctx, &f, "SELECT "+mohFileColumns+" FROM moh_files WHERE tenant_id = ? AND external_id = ?", o.TenantID, externalID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return MOHFile{}, models.ErrNotFound
-	}
-	if err != nil {
-		return MOHFile{}, fmt.Errorf("read music-on-hold file: %w", s.Store.Dialect().Translate(err))
-	}
-	return f, nil
+	return getOne[MOHFile](ctx, s, "music-on-hold file", "SELECT "+mohFileColumns+" FROM moh_files WHERE tenant_id = ? AND external_id = ?", o.TenantID, externalID)
 }

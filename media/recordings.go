@@ -2,8 +2,6 @@ package media
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -37,13 +35,8 @@ type Recording struct {
 	Extension  string    `db:"extension" json:"extension"`
 	Direction  string    `db:"direction" json:"direction"`
 	Duration   int64     `db:"duration" json:"duration"`
-	// SourceFormat is what the upload was; the file is a 16 kHz mono WAV.
-	SourceFormat string `db:"source_format" json:"source_format"`
-	SizeBytes    int64  `db:"size_bytes" json:"size_bytes"`
-	DurationMS   int64  `db:"duration_ms" json:"duration_ms"`
-	Path         string `db:"path" json:"-"`
-	Digest       string `db:"content_sha256" json:"-"`
-	Started      string `db:"started_at" json:"-"`
+	StoredAudio
+	Started string `db:"started_at" json:"-"`
 }
 
 const recordingColumns = "r.id, t.tenant, r.external_id, r.started_at, r.type, r.src, r.dst, r.extension, r.direction, r.duration, r.source_format, r.size_bytes, r.duration_ms, r.path, r.content_sha256"
@@ -128,68 +121,43 @@ func (s *Service) ImportRecording(ctx context.Context, o models.Owner, in Record
 	if err != nil {
 		return Recording{}, false, err
 	}
-	audio, err := DecodeBase64(in.AudioBase64, s.Lib.MaxBytes)
-	if errors.Is(err, ErrBadBase64) {
-		return Recording{}, false, models.FieldError("audio_base64", "is not valid base64")
-	} else if err != nil {
-		return Recording{}, false, err
-	}
-	want := Recording{ExternalID: in.ExternalID, When: when, Type: in.Type, Src: in.Src, Dst: in.Dst, Extension: in.Extension,
-		Direction: in.Direction, Duration: *in.Duration, Digest: Digest(audio)}
-	if old, err := s.recordingByExternalID(ctx, o, in.ExternalID); err == nil {
-		return old, false, sameRecording(old, want)
-	} else if !errors.Is(err, models.ErrNotFound) {
+	audio, err := s.decodeAudio(in.AudioBase64)
+	if err != nil {
 		return Recording{}, false, err
 	}
 	dir, err := Dir(o.Tenant, "recordings")
 	if err != nil {
 		return Recording{}, false, err
 	}
-	file, err := s.Lib.Ingest(ctx, dir, audio, RecordingRate)
-	if err != nil {
-		return Recording{}, false, err
-	}
-	_, err = s.Store.DB().ExecContext(ctx, `INSERT INTO recordings
+	want := Recording{ExternalID: in.ExternalID, When: when, Type: in.Type, Src: in.Src, Dst: in.Dst, Extension: in.Extension,
+		Direction: in.Direction, Duration: *in.Duration, StoredAudio: StoredAudio{Digest: Digest(audio)}}
+	return importOnce(ctx, s, audioImport[Recording]{
+		what: "recording", audio: audio, dir: dir, rate: RecordingRate,
+		find: func(ctx context.Context) (Recording, error) { return s.recordingByExternalID(ctx, o, in.ExternalID) },
+		same: func(old Recording) error { return sameRecording(old, want) },
+		insert: func(ctx context.Context, file Stored) error {
+			_, err := s.Store.DB().ExecContext(ctx, `INSERT INTO recordings
 		(tenant_id, external_id, started_at, type, src, dst, extension, direction, duration, path, source_format, size_bytes, duration_ms, content_sha256, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		o.TenantID, want.ExternalID, models.FormatTime(when), want.Type, want.Src, want.Dst, want.Extension, want.Direction, want.Duration,
-		file.Rel, string(file.Source), file.SizeBytes, file.DurationMS, file.Digest, models.FormatTime(s.now()))
-	if err != nil {
-		s.RemoveAudio(file.Rel)
-		if err = s.Store.Dialect().Translate(err); errors.Is(err, models.ErrConflict) {
-			// A concurrent import of the same external_id won the index.
-			old, gerr := s.recordingByExternalID(ctx, o, in.ExternalID)
-			if gerr != nil {
-				return Recording{}, false, gerr
-			}
-			return old, false, sameRecording(old, want)
-		}
-		return Recording{}, false, fmt.Errorf("insert recording: %w", err)
-	}
-	rec, err := s.recordingByExternalID(ctx, o, in.ExternalID)
-	return rec, err == nil, err
+				o.TenantID, want.ExternalID, models.FormatTime(when), want.Type, want.Src, want.Dst, want.Extension, want.Direction, want.Duration,
+				file.Rel, string(file.Source), file.SizeBytes, file.DurationMS, file.Digest, models.FormatTime(s.now()))
+			return err
+		},
+	})
 }
 
 // sameRecording is nil when want repeats old, else names what differs.
 func sameRecording(old, want Recording) error {
-	var diff []string
-	add := func(name string, differ bool) {
-		if differ {
-			diff = append(diff, name)
-		}
-	}
-	add("when", !old.When.Equal(want.When))
-	add("type", old.Type != want.Type)
-	add("src", old.Src != want.Src)
-	add("dst", old.Dst != want.Dst)
-	add("duration", old.Duration != want.Duration)
-	add("extension", old.Extension != want.Extension)
-	add("direction", old.Direction != want.Direction)
-	add("audio", old.Digest != want.Digest)
-	if len(diff) > 0 {
-		return &ConflictError{ExternalID: want.ExternalID, Fields: diff}
-	}
-	return nil
+	var d fieldDiff
+	d.add("when", !old.When.Equal(want.When))
+	d.add("type", old.Type != want.Type)
+	d.add("src", old.Src != want.Src)
+	d.add("dst", old.Dst != want.Dst)
+	d.add("duration", old.Duration != want.Duration)
+	d.add("extension", old.Extension != want.Extension)
+	d.add("direction", old.Direction != want.Direction)
+	d.add("audio", old.Digest != want.Digest)
+	return d.conflict(want.ExternalID)
 }
 
 func (s *Service) recordingByExternalID(ctx context.Context, o models.Owner, externalID string) (Recording, error) {
@@ -202,13 +170,9 @@ func (s *Service) RecordingByID(ctx context.Context, o models.Owner, id int64) (
 }
 
 func (s *Service) oneRecording(ctx context.Context, where string, args ...any) (Recording, error) {
-	var r Recording
-	err := s.Store.DB().GetContext(ctx, &r, "SELECT "+recordingColumns+" FROM recordings r JOIN tenants t ON t.id = r.tenant_id WHERE "+where, args...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return Recording{}, models.ErrNotFound
-	}
+	r, err := getOne[Recording](ctx, s, "recording", "SELECT "+recordingColumns+" FROM recordings r JOIN tenants t ON t.id = r.tenant_id WHERE "+where, args...)
 	if err != nil {
-		return Recording{}, fmt.Errorf("read recording: %w", s.Store.Dialect().Translate(err))
+		return Recording{}, err
 	}
 	r.When = parseTime(r.Started)
 	return r, nil

@@ -2,8 +2,6 @@ package media
 
 import (
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -41,12 +39,8 @@ type VoicemailMessage struct {
 	CallerIDNumber string    `db:"caller_id_number" json:"caller_id_number"`
 	Duration       int64     `db:"duration" json:"duration"`
 	Read           bool      `db:"is_read" json:"read"`
-	SourceFormat   string    `db:"source_format" json:"source_format"`
-	SizeBytes      int64     `db:"size_bytes" json:"size_bytes"`
-	DurationMS     int64     `db:"duration_ms" json:"duration_ms"`
-	Path           string    `db:"path" json:"-"`
-	Digest         string    `db:"content_sha256" json:"-"`
-	Received       string    `db:"received_at" json:"-"`
+	StoredAudio
+	Received string `db:"received_at" json:"-"`
 }
 
 // VoicemailImported is the event type (and its data) that hands an
@@ -130,99 +124,71 @@ func (s *Service) ImportVoicemail(ctx context.Context, o models.Owner, in Voicem
 	if err != nil {
 		return VoicemailMessage{}, false, err
 	}
-	audio, err := DecodeBase64(in.AudioBase64, s.Lib.MaxBytes)
-	if errors.Is(err, ErrBadBase64) {
-		return VoicemailMessage{}, false, models.FieldError("audio_base64", "is not valid base64")
-	} else if err != nil {
-		return VoicemailMessage{}, false, err
-	}
-	want := VoicemailMessage{ExternalID: in.ExternalID, Mailbox: in.Mailbox, Folder: in.Folder, When: when,
-		CallerIDName: in.CallerIDName, CallerIDNumber: in.CallerIDNumber, Read: in.Read, Digest: Digest(audio)}
-	if in.Duration != nil {
-		want.Duration = *in.Duration
-	}
-	if old, err := s.voicemailByExternalID(ctx, o, in.ExternalID); err == nil {
-		return old, false, sameVoicemail(old, want, in.Duration != nil)
-	} else if !errors.Is(err, models.ErrNotFound) {
+	audio, err := s.decodeAudio(in.AudioBase64)
+	if err != nil {
 		return VoicemailMessage{}, false, err
 	}
 	dir, err := Dir(o.Tenant, "voicemail-imports")
 	if err != nil {
 		return VoicemailMessage{}, false, err
 	}
-	file, err := s.Lib.Ingest(ctx, dir, audio, VoicemailRate)
-	if err != nil {
-		return VoicemailMessage{}, false, err
+	want := VoicemailMessage{ExternalID: in.ExternalID, Mailbox: in.Mailbox, Folder: in.Folder, When: when,
+		CallerIDName: in.CallerIDName, CallerIDNumber: in.CallerIDNumber, Read: in.Read, StoredAudio: StoredAudio{Digest: Digest(audio)}}
+	if in.Duration != nil {
+		want.Duration = *in.Duration
 	}
-	if in.Duration == nil {
-		want.Duration = (file.DurationMS + 500) / 1000
-	}
-	err = s.Store.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
-		res, err := tx.ExecContext(ctx, `INSERT INTO voicemail_imports
+	return importOnce(ctx, s, audioImport[VoicemailMessage]{
+		what: "voicemail message", audio: audio, dir: dir, rate: VoicemailRate,
+		find: func(ctx context.Context) (VoicemailMessage, error) {
+			return s.voicemailByExternalID(ctx, o, in.ExternalID)
+		},
+		same: func(old VoicemailMessage) error { return sameVoicemail(old, want, in.Duration != nil) },
+		insert: func(ctx context.Context, file Stored) error {
+			if in.Duration == nil {
+				want.Duration = (file.DurationMS + 500) / 1000
+			}
+			return s.Store.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+				res, err := tx.ExecContext(ctx, `INSERT INTO voicemail_imports
 			(tenant_id, external_id, mailbox, folder, received_at, caller_id_name, caller_id_number, duration, is_read, path, source_format, size_bytes, duration_ms, content_sha256, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-			o.TenantID, want.ExternalID, want.Mailbox, want.Folder, models.FormatTime(when), want.CallerIDName, want.CallerIDNumber,
-			want.Duration, want.Read, file.Rel, string(file.Source), file.SizeBytes, file.DurationMS, file.Digest, models.FormatTime(s.now()))
-		if err != nil {
-			return nil, err
-		}
-		id, err := res.LastInsertId()
-		if err != nil {
-			return nil, err
-		}
-		ev, err := models.NewEvent(VoicemailImported, o.Tenant, fmt.Sprint(id), VoicemailDeliveryData{
-			ID: id, Mailbox: want.Mailbox, Path: file.Rel, CallerIDName: want.CallerIDName, CallerIDNumber: want.CallerIDNumber,
-			Read: want.Read || want.Folder != "inbox", ExternalID: want.ExternalID,
-		})
-		return []changes.Change{ev}, err
+					o.TenantID, want.ExternalID, want.Mailbox, want.Folder, models.FormatTime(when), want.CallerIDName, want.CallerIDNumber,
+					want.Duration, want.Read, file.Rel, string(file.Source), file.SizeBytes, file.DurationMS, file.Digest, models.FormatTime(s.now()))
+				if err != nil {
+					return nil, err
+				}
+				id, err := res.LastInsertId()
+				if err != nil {
+					return nil, err
+				}
+				ev, err := models.NewEvent(VoicemailImported, o.Tenant, fmt.Sprint(id), VoicemailDeliveryData{
+					ID: id, Mailbox: want.Mailbox, Path: file.Rel, CallerIDName: want.CallerIDName, CallerIDNumber: want.CallerIDNumber,
+					Read: want.Read || want.Folder != "inbox", ExternalID: want.ExternalID,
+				})
+				return []changes.Change{ev}, err
+			})
+		},
 	})
-	if err != nil {
-		s.RemoveAudio(file.Rel)
-		if err = s.Store.Dialect().Translate(err); errors.Is(err, models.ErrConflict) {
-			// A concurrent import of the same external_id won the index.
-			old, gerr := s.voicemailByExternalID(ctx, o, in.ExternalID)
-			if gerr != nil {
-				return VoicemailMessage{}, false, gerr
-			}
-			return old, false, sameVoicemail(old, want, in.Duration != nil)
-		}
-		return VoicemailMessage{}, false, fmt.Errorf("insert voicemail message: %w", err)
-	}
-	msg, err := s.voicemailByExternalID(ctx, o, in.ExternalID)
-	return msg, err == nil, err
 }
 
 // sameVoicemail is nil when want repeats old, else names what differs. A
 // repeat that leaves duration out accepts the stored one.
 func sameVoicemail(old, want VoicemailMessage, withDuration bool) error {
-	var diff []string
-	add := func(name string, differ bool) {
-		if differ {
-			diff = append(diff, name)
-		}
-	}
-	add("mailbox", old.Mailbox != want.Mailbox)
-	add("folder", old.Folder != want.Folder)
-	add("when", !old.When.Equal(want.When))
-	add("caller_id_name", old.CallerIDName != want.CallerIDName)
-	add("caller_id_number", old.CallerIDNumber != want.CallerIDNumber)
-	add("duration", withDuration && old.Duration != want.Duration)
-	add("read", old.Read != want.Read)
-	add("audio", old.Digest != want.Digest)
-	if len(diff) > 0 {
-		return &ConflictError{ExternalID: want.ExternalID, Fields: diff}
-	}
-	return nil
+	var d fieldDiff
+	d.add("mailbox", old.Mailbox != want.Mailbox)
+	d.add("folder", old.Folder != want.Folder)
+	d.add("when", !old.When.Equal(want.When))
+	d.add("caller_id_name", old.CallerIDName != want.CallerIDName)
+	d.add("caller_id_number", old.CallerIDNumber != want.CallerIDNumber)
+	d.add("duration", withDuration && old.Duration != want.Duration)
+	d.add("read", old.Read != want.Read)
+	d.add("audio", old.Digest != want.Digest)
+	return d.conflict(want.ExternalID)
 }
 
 func (s *Service) voicemailByExternalID(ctx context.Context, o models.Owner, externalID string) (VoicemailMessage, error) {
-	var v VoicemailMessage
-	err := s.Store.DB().GetContext(ctx, &v, "SELECT "+voicemailColumns+" FROM voicemail_imports v JOIN tenants t ON t.id = v.tenant_id WHERE v.tenant_id = ? AND v.external_id = ?", o.TenantID, externalID)
-	if errors.Is(err, sql.ErrNoRows) {
-		return VoicemailMessage{}, models.ErrNotFound
-	}
+	v, err := getOne[VoicemailMessage](ctx, s, "voicemail message", "SELECT "+voicemailColumns+" FROM voicemail_imports v JOIN tenants t ON t.id = v.tenant_id WHERE v.tenant_id = ? AND v.external_id = ?", o.TenantID, externalID)
 	if err != nil {
-		return VoicemailMessage{}, fmt.Errorf("read voicemail message: %w", s.Store.Dialect().Translate(err))
+		return VoicemailMessage{}, err
 	}
 	v.When = parseTime(v.Received)
 	return v, nil

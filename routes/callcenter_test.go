@@ -32,6 +32,27 @@ func tenantCommands(fs *fakefs.Server, tenant string) []string {
 	return out
 }
 
+// waitCallcenterResync waits until the server's resync of mod_callcenter
+// on its node has ended n times (once per connection: at start, after a
+// restart), done or failed. A test's own writes wait for the first: that
+// resync reads every enabled tenant's queues and agents, and had it read
+// this test's queue after its creation it would load the queue a second
+// time beside the change's own command. (On the shared MySQL database it
+// usually fails: the fake cannot load other tests' queues before the test
+// gives it the /fs/xml URL.)
+func (e *callEnv) waitCallcenterResync(t *testing.T, n int) {
+	t.Helper()
+	eventually(t, 60*time.Second, "the callcenter resync at connect", func() bool {
+		done := 0
+		for _, l := range e.Logs.Lines(t) {
+			if (l["msg"] == "callcenter resync done" || l["msg"] == "callcenter resync") && l["node"] == e.fs.Addr() {
+				done++
+			}
+		}
+		return done >= n
+	})
+}
+
 // waitCallcenter waits until the fake has received want (in order) after
 // the first `from` callcenter commands, and nothing else.
 // Only commands naming the tenant of want's first command count (from
@@ -64,6 +85,7 @@ func waitCallcenter(t *testing.T, fs *fakefs.Server, from int, want ...string) i
 // agents' tiers again, a deleted agent and queue are removed.
 func TestQueueAndAgentChangesReachModCallcenter(t *testing.T) {
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		e.waitCallcenterResync(t, 1)
 		e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
 		base := "/api/tenants/" + e.tenant
 		queue, agent := "640@"+e.tenant, "31@"+e.tenant
@@ -131,6 +153,7 @@ func TestQueueAndAgentChangesReachModCallcenter(t *testing.T) {
 // finds the agent there and goes on.
 func TestCallcenterCommandRetried(t *testing.T) {
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		e.waitCallcenterResync(t, 1)
 		e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
 		base := "/api/tenants/" + e.tenant
 		agent := "32@" + e.tenant
@@ -162,6 +185,7 @@ func TestCallcenterCommandRetried(t *testing.T) {
 // field is a 400 that changes nothing; another tenant's agent is not found.
 func TestAgentStatusEndpoint(t *testing.T) {
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		e.waitCallcenterResync(t, 1)
 		base := "/api/tenants/" + e.tenant
 		agent := "33@" + e.tenant
 		a := e.Do(t, "POST", base+"/agents/", e.Key, map[string]any{"name": "Cy", "agent_number": "33", "extension": "1001"}).Expect(t, 201).Map(t)
@@ -207,6 +231,7 @@ func featureEvent(e *callEnv, ext, feature, arg string) {
 // mod_callcenter).
 func TestFeatureCodesAct(t *testing.T) {
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		e.waitCallcenterResync(t, 1)
 		base := "/api/tenants/" + e.tenant
 		ext := func() map[string]any {
 			return e.Do(t, "GET", base+"/extensions/1001", e.Key, nil).Expect(t, 200).Map(t)
@@ -267,6 +292,7 @@ func TestFeatureCodesAct(t *testing.T) {
 // deletes its agents on the node.
 func TestCallcenterResyncAfterReconnectAndTenantDelete(t *testing.T) {
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		e.waitCallcenterResync(t, 1)
 		e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
 		base := "/api/tenants/" + e.tenant
 		old, fresh, agent := "650@"+e.tenant, "651@"+e.tenant, "41@"+e.tenant

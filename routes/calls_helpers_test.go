@@ -35,11 +35,34 @@ func startFake(t *testing.T) *fakefs.Server {
 }
 
 // eachCallEnv runs fn per backend pairing with a fresh fake node, server,
-// tenant, extension 1001 and keys.
+// tenant, extension 1001 and keys, in parallel with other tests (as
+// apptest.Each does). What a call test shares with the tests beside it:
+// the MySQL database and the Redis of its backend half (its node is its
+// own: a node is named by its fake's address), so every server dispatches
+// every tenant's changes to its own node. A call test therefore counts
+// only the commands naming its own tenant, channels of its own tenant,
+// and metrics of its own server.
 func eachCallEnv(t *testing.T, fn func(t *testing.T, e *callEnv)) {
+	t.Helper()
+	t.Parallel()
+	callEnvs(t, true, fn)
+}
+
+// eachCallEnvAlone is eachCallEnv for a test that must be the only live
+// server (the reason is the caller's to give): it runs before the
+// parallel tests start.
+func eachCallEnvAlone(t *testing.T, fn func(t *testing.T, e *callEnv)) {
+	t.Helper()
+	callEnvs(t, false, fn)
+}
+
+func callEnvs(t *testing.T, parallel bool, fn func(t *testing.T, e *callEnv)) {
 	t.Helper()
 	for _, be := range apptest.Envs(t) {
 		t.Run(be.Name, func(t *testing.T) {
+			if parallel {
+				t.Parallel()
+			}
 			fs := startFake(t)
 			s := apptest.Start(t, be, map[string]string{"SWITCHBOARD_ESL_NODES": fs.Addr(), "SWITCHBOARD_RECORDINGS_DIR": "/rec"})
 			e := setupCallEnv(t, s, fs)

@@ -191,8 +191,10 @@ func TestDuplicateEventsEndToEnd(t *testing.T) {
 }
 
 func TestEventLeaseTakeover(t *testing.T) {
+	t.Parallel()
 	for _, be := range apptest.Envs(t) {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			if be.RedisURL == "" {
 				be.RedisURL = "redis://" + miniredis.RunT(t).Addr() + "/0"
 			}
@@ -226,8 +228,13 @@ func TestEventLeaseTakeover(t *testing.T) {
 // linger in FreeSWITCH's own user cache, so Switchboard tells every node to
 // drop that user, and only that user; a change that does not reach the
 // directory sends nothing.
+//
+// It runs alone: every server on the shared database dispatches every
+// tenant's changes to its node, and another test's tenant update or delete
+// flushes the whole cache (a bare xml_flush_cache), which this test must
+// be able to tell apart from one its own tag change would wrongly send.
 func TestDirectoryChangeFlushesFreeSWITCHCache(t *testing.T) {
-	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+	eachCallEnvAlone(t, func(t *testing.T, e *callEnv) {
 		flushes := func() []string {
 			var out []string
 			for _, line := range e.fs.Commands() {

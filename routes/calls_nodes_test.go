@@ -11,8 +11,12 @@ import (
 // TestNodesFollowTheServersResource: a server added through the API is
 // connected without a restart and listed by GET /api/telephony/nodes with
 // its lease holder, Core-UUID and live channels; deleting it drops it.
+//
+// It runs alone: the servers resource is platform-wide, so every server
+// live on the shared database would connect to fs2 too and could hold its
+// event lease (events_here) or keep it connected after the delete.
 func TestNodesFollowTheServersResource(t *testing.T) {
-	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+	eachCallEnvAlone(t, func(t *testing.T, e *callEnv) {
 		fs2 := startFake(t)
 		_, port, _ := net.SplitHostPort(fs2.Addr())
 		p, _ := strconv.Atoi(port)

@@ -66,8 +66,10 @@ func (e *callEnv) createTenantChannel(t *testing.T, ext string) string {
 // TestEventStreamsCappedPerKey: beyond SWITCHBOARD_SSE_STREAMS_PER_KEY open
 // streams a key gets 429; another key is not affected.
 func TestEventStreamsCappedPerKey(t *testing.T) {
+	t.Parallel()
 	for _, be := range apptest.Envs(t) {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			fs := startFake(t)
 			s := apptest.Start(t, be, map[string]string{"SWITCHBOARD_ESL_NODES": fs.Addr(), "SWITCHBOARD_SSE_STREAMS_PER_KEY": "2"})
 			e := setupCallEnv(t, s, fs)

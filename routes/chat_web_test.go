@@ -31,6 +31,7 @@ import (
 // a strict CSP, with its settings generated from the configuration and
 // every file from Switchboard itself.
 func TestChatWebClientFiles(t *testing.T) {
+	t.Parallel()
 	env := apptest.Envs(t)[0]
 	s := apptest.Start(t, env, map[string]string{
 		"SWITCHBOARD_CHAT_API_URL": "http://127.0.0.1:9/api", // not reached by these routes
@@ -96,6 +97,7 @@ func TestChatWebClientFiles(t *testing.T) {
 // is joined through the bookmarks Switchboard keeps). Without chromium
 // it skips, unless CI is set.
 func TestChatWebClientLogin(t *testing.T) {
+	t.Parallel()
 	chromium, err := exec.LookPath("chromium")
 	if err != nil {
 		if os.Getenv("CI") != "" {
@@ -195,6 +197,7 @@ func TestChatWebClientLogin(t *testing.T) {
 // names the port of the ws-binding Switchboard renders on the internal
 // sofia profile FreeSWITCH fetches, both from SWITCHBOARD_SIP_WS_PORT.
 func TestBundleSIPWebSocketIsOnTheProfile(t *testing.T) {
+	t.Parallel()
 	x := chattest.Start(t, chatDomain)
 	s := apptest.Start(t, apptest.Envs(t)[0], map[string]string{
 		"SWITCHBOARD_CHAT_API_URL": x.APIURL,

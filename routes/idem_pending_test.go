@@ -17,6 +17,7 @@ import (
 // died mid-request, so every retry got 409 for a day though the call was
 // placed. The marker now lives seconds and is renewed while the request runs.
 func TestIdempotencyPendingExpiresWhenTheReplicaDies(t *testing.T) {
+	t.Parallel()
 	mr := miniredis.RunT(t)
 	rdb := redis.NewClient(&redis.Options{Addr: mr.Addr()})
 	m := &idempotency{rdb: rdb, ttl: 24 * time.Hour, pendingTTL: 3 * time.Second, renewEvery: 50 * time.Millisecond}

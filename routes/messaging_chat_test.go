@@ -22,6 +22,7 @@ import (
 // with the sender's number as the sender name; one received while ejabberd
 // is down is delivered once it is back.
 func TestInboundMessagesReachChatChannel(t *testing.T) {
+	t.Parallel()
 	x := chattest.Start(t, chatDomain)
 	s, base := startWithChat(t, x)
 	tenant := s.Tenant(t, "inbox")

@@ -17,6 +17,7 @@ import (
 // posts back, and receives an MO message from the simulator. Without the
 // kannel and kannel-extras packages it skips, unless CI is set.
 func TestKannelEndToEnd(t *testing.T) {
+	t.Parallel()
 	if err := providertest.KannelAvailable(); err != nil {
 		if os.Getenv("CI") != "" {
 			t.Fatalf("kannel is required in CI: %v", err)

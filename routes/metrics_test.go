@@ -197,6 +197,7 @@ func TestMetricsOnEventSocketAndStreams(t *testing.T) {
 }
 
 func TestMetricsOnTheirOwnListenerAndPprofBehindPlatformCredentials(t *testing.T) {
+	t.Parallel()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		t.Fatal(err)

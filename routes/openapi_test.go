@@ -19,6 +19,7 @@ import (
 // TestOpenAPIDocumentIsValid checks the served document with an OpenAPI 3.1
 // validator and checks that it lists only routes the server really serves.
 func TestOpenAPIDocumentIsValid(t *testing.T) {
+	t.Parallel()
 	s := apptest.Start(t, apptest.Envs(t)[0], nil)
 	raw := s.Do(t, "GET", "/api/openapi.json", "", nil).Expect(t, 200).Body
 	doc, err := libopenapi.NewDocument(raw)

@@ -42,6 +42,7 @@ func generateClient(t *testing.T, raw []byte, tags ...string) string {
 // routes/openapiclient is exactly that output; its own test
 // (TestGeneratedClient) uses it against a real server.
 func TestGeneratedClientIsCurrent(t *testing.T) {
+	t.Parallel()
 	s := apptest.Start(t, apptest.Envs(t)[0], nil)
 	raw := s.Do(t, "GET", "/api/openapi.json", "", nil).Expect(t, 200).Body
 

@@ -158,26 +158,25 @@ func TestRenamingAReferencedKeyIsRefused(t *testing.T) {
 	})
 }
 
-// TestUnrenderedDestinationsRefused: destinations the renderer does not
-// turn into a working dialplan yet (special endpoint) are refused with a
-// clear 400 instead of accepted and dropped; rendered types (hunt groups,
-// conference rooms, IVR menus, queues, special mailboxes and the
-// dial-by-name directory among them) are accepted.
-func TestUnrenderedDestinationsRefused(t *testing.T) {
+// TestEveryRenderedDestinationAccepted: every destination type is now
+// rendered, special endpoints included, so each is accepted at the top
+// level and nested (an IVR option), as long as its target exists in the
+// tenant; a special_endpoint destination naming another kind of number is
+// refused, and an endpoint still referenced cannot be deleted.
+func TestEveryRenderedDestinationAccepted(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
 		e := newRefEnv(t, s)
 		e.Do(t, "POST", e.base+"/queues/", s.Key, map[string]any{"name": "support", "number": "601"}).Expect(t, 201)
-		for _, typ := range []string{"special_endpoint"} {
-			fieldError(t, e.Do(t, "POST", e.base+"/inbound_routes/", s.Key, map[string]any{
-				"name": "r-" + typ, "enabled": false, "destination": map[string]any{"type": typ, "target": "601"},
-			}), "destination", "destination type "+typ+" is not rendered")
-		}
-		// Nested destinations too (an IVR option).
+		fieldError(t, e.Do(t, "POST", e.base+"/inbound_routes/", s.Key, map[string]any{
+			"name": "r-endpoint", "enabled": false, "destination": map[string]any{"type": "special_endpoint", "target": "601"},
+		}), "destination", "")
+		ep := e.Do(t, "POST", e.base+"/special_endpoints/", s.Key, map[string]any{"name": "echo", "number": "620",
+			"kind": "application", "application": "echo_test"}).Expect(t, 201).Map(t)
 		prompt := e.Do(t, "POST", e.base+"/voice_prompts/", s.Key, map[string]any{"name": "hello"}).Expect(t, 201).Map(t)
-		fieldError(t, e.Do(t, "POST", e.base+"/ivr_menus/", s.Key, map[string]any{
-			"name": "main", "number": "700", "greeting_long_prompt_id": prompt["id"],
-			"options": []any{map[string]any{"digits": "1", "destination": map[string]any{"type": "special_endpoint", "target": "601"}}},
-		}), "options", "options[0].destination: destination type special_endpoint is not rendered")
+		e.Do(t, "POST", e.base+"/ivr_menus/", s.Key, map[string]any{
+			"name": "endpoints", "number": "701", "greeting_long_prompt_id": prompt["id"],
+			"options": []any{map[string]any{"digits": "1", "destination": map[string]any{"type": "special_endpoint", "target": "620"}}},
+		}).Expect(t, 201)
 		e.Do(t, "POST", e.base+"/hunt_groups/", s.Key, map[string]any{"name": "sales", "number": "610",
 			"members": []any{map[string]any{"type": "extension", "target": "1000"}}}).Expect(t, 201)
 		e.Do(t, "POST", e.base+"/conference_rooms/", s.Key, map[string]any{"name": "board", "number": "611"}).Expect(t, 201)
@@ -187,8 +186,9 @@ func TestUnrenderedDestinationsRefused(t *testing.T) {
 		}).Expect(t, 201)
 		e.Do(t, "POST", e.base+"/special_mailboxes/", s.Key, map[string]any{"name": "after hours", "number": "612"}).Expect(t, 201)
 		e.Do(t, "PUT", e.base+"/company_directory_settings", s.Key, map[string]any{"number": "613"}).Expect(t, 200)
-		for _, d := range []map[string]any{{"type": "special_mailbox", "target": "612"}, {"type": "directory", "target": "613"}, {"type": "extension", "target": "1000"}, {"type": "external", "target": "+27825550002"}, {"type": "hangup", "target": ""}, {"type": "hunt_group", "target": "610"}, {"type": "conference", "target": "611"}, {"type": "ivr", "target": "700"}, {"type": "queue", "target": "601"}} {
+		for _, d := range []map[string]any{{"type": "special_endpoint", "target": "620"}, {"type": "special_mailbox", "target": "612"}, {"type": "directory", "target": "613"}, {"type": "extension", "target": "1000"}, {"type": "external", "target": "+27825550002"}, {"type": "hangup", "target": ""}, {"type": "hunt_group", "target": "610"}, {"type": "conference", "target": "611"}, {"type": "ivr", "target": "700"}, {"type": "queue", "target": "601"}} {
 			e.Do(t, "POST", e.base+"/inbound_routes/", s.Key, map[string]any{"name": "ok-" + d["type"].(string), "enabled": false, "destination": d}).Expect(t, 201)
 		}
+		e.Do(t, "DELETE", fmt.Sprintf("%s/special_endpoints/%v", e.base, ep["id"]), s.Key, nil).Expect(t, 409)
 	})
 }

@@ -19,8 +19,10 @@ import (
 // consumed by one replica only, one replica dispatches the outbox, and a
 // FreeSWITCH fetch is answered by either with the other's latest write.
 func TestTwoReplicasShareTheWork(t *testing.T) {
+	t.Parallel()
 	for _, be := range apptest.Envs(t) {
 		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
 			if be.RedisURL == "" {
 				be.RedisURL = "redis://" + miniredis.RunT(t).Addr() + "/0"
 			}

@@ -5,6 +5,7 @@
 package routes
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"log/slog"
@@ -204,20 +205,39 @@ func docRoutes(doc **openAPIDoc) []Route {
 // announced over its route's limit is refused with 413 before a byte of it
 // is read, and one route's large limit never lets big bodies into the rest.
 func routeBodyLimits(routes []Route, cfg fiber.Config) func(*fasthttp.RequestHeader) fasthttp.RequestConfig {
-	var large []Route
+	// This runs for every request, /fs/xml included, before its body is
+	// read: a route's literal prefix rules it out without parsing its pattern.
+	type largeRoute struct {
+		Route
+		prefix []byte // the path up to its first parameter
+	}
+	var large []largeRoute
 	for _, r := range routes {
 		if r.BodyLimit > cfg.BodyLimit {
-			large = append(large, r)
+			end := strings.IndexAny(r.Path, ":*+?(")
+			if end < 0 {
+				end = len(r.Path)
+			}
+			large = append(large, largeRoute{Route: r, prefix: []byte(r.Path[:end])})
 		}
 	}
-	return func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
-		if len(large) == 0 {
-			return fasthttp.RequestConfig{}
+	hasPrefix := func(uri, prefix []byte) bool {
+		if len(uri) < len(prefix) {
+			return false
 		}
-		method, path, _ := strings.Cut(string(h.RequestURI()), "?")
-		method = string(h.Method())
+		if cfg.CaseSensitive {
+			return bytes.Equal(uri[:len(prefix)], prefix)
+		}
+		return bytes.EqualFold(uri[:len(prefix)], prefix)
+	}
+	return func(h *fasthttp.RequestHeader) fasthttp.RequestConfig {
+		uri := h.RequestURI()
 		for _, r := range large {
-			if r.Method == method && fiber.RoutePatternMatch(path, r.Path, cfg) {
+			if string(h.Method()) != r.Method || !hasPrefix(uri, r.prefix) {
+				continue
+			}
+			path, _, _ := strings.Cut(string(uri), "?")
+			if fiber.RoutePatternMatch(path, r.Path, cfg) {
 				return fasthttp.RequestConfig{MaxRequestBodySize: r.BodyLimit}
 			}
 		}

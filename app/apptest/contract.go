@@ -64,13 +64,27 @@ type contract struct {
 	v  validator.Validator
 }
 
-var contracts sync.Map // sha256 of the document → *contract
+// contractBuild builds the contract of one document once: parallel tests
+// start their servers together, and each building its own validator of
+// the same document (seconds of CPU under the race detector) would only
+// race to store the first.
+type contractBuild struct {
+	once sync.Once
+	c    *contract
+	err  error
+}
+
+var contracts sync.Map // sha256 of the document → *contractBuild
 
 func newContract(raw []byte) (*contract, error) {
 	sum := sha256.Sum256(raw)
-	if c, ok := contracts.Load(sum); ok {
-		return c.(*contract), nil
-	}
+	b, _ := contracts.LoadOrStore(sum, &contractBuild{})
+	build := b.(*contractBuild)
+	build.once.Do(func() { build.c, build.err = buildContract(raw) })
+	return build.c, build.err
+}
+
+func buildContract(raw []byte) (*contract, error) {
 	doc, err := libopenapi.NewDocument(raw)
 	if err != nil {
 		return nil, fmt.Errorf("parse openapi document: %w", err)
@@ -80,8 +94,7 @@ func newContract(raw []byte) (*contract, error) {
 	if len(errs) > 0 {
 		return nil, fmt.Errorf("build validator: %v", errs)
 	}
-	c, _ := contracts.LoadOrStore(sum, &contract{v: v})
-	return c.(*contract), nil
+	return &contract{v: v}, nil
 }
 
 // contract fetches the served document once per server.

@@ -254,6 +254,8 @@ func (c *conn) handle(line string, hdr map[string]string, body string) bool {
 		}
 		c.send(commandReply("+OK Job-UUID: "+job, Header{"Job-UUID", job}))
 		go c.srv.runBackground(job, rest)
+	case "sendevent":
+		c.send(commandReply(c.srv.sendEvent(rest, hdr, body)))
 	case "linger", "nolinger":
 		c.send(commandReply("-ERR not controlling a session"))
 	default:

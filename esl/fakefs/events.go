@@ -21,6 +21,7 @@ var callingSite = map[string][2]string{
 	"RECORD_START":            {"switch_ivr_async.c", "record_callback"},
 	"RECORD_STOP":             {"switch_ivr_async.c", "record_callback"},
 	"BACKGROUND_JOB":          {"mod_event_socket.c", "api_exec"},
+	"MESSAGE_WAITING":         {"mod_voicemail.c", "update_mwi"},
 }
 
 var stateNumber = map[string]string{

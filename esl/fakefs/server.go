@@ -68,6 +68,7 @@ type Server struct {
 	xmlCurl   string
 	cc        callcenter  // mod_callcenter's state (callcenter.go)
 	vm        []VMMessage // mod_voicemail's voicemail_msgs (voicemail.go)
+	sent      []SentEvent // events fired by clients with sendevent
 	wg        sync.WaitGroup
 }
 

@@ -161,8 +161,34 @@ func (s *Server) vmInject(args string) string {
 		CIDName: cidName, CIDNumber: cidNum, Seconds: wavSeconds(dest), ReadFlags: flags}
 	s.mu.Lock()
 	s.vm = append(s.vm, msg)
+	s.mwiLocked(user, domain, "NEW")
 	s.mu.Unlock()
 	return "+OK\n"
+}
+
+// mwiLocked fires mod_voicemail's update_mwi event for a box's inbox:
+// MESSAGE_WAITING with the new and saved counts (profile default
+// send-full-vm-header false: "new/saved"). Caller holds s.mu.
+func (s *Server) mwiLocked(user, domain, reason string) {
+	var fresh, saved int
+	for _, m := range s.vm {
+		if m.Username != user || m.Domain != domain || m.Folder != "inbox" {
+			continue
+		}
+		if m.ReadEpoch == 0 {
+			fresh++
+		} else {
+			saved++
+		}
+	}
+	yn := "no"
+	if fresh > 0 {
+		yn = "yes"
+	}
+	h := s.stdHeadersLocked("MESSAGE_WAITING")
+	h = append(h, Header{"MWI-Messages-Waiting", yn}, Header{"Update-Reason", reason},
+		Header{"MWI-Message-Account", user + "@" + domain}, Header{"MWI-Voice-Message", fmt.Sprintf("%d/%d", fresh, saved)})
+	s.deliverLocked("MESSAGE_WAITING", h, "")
 }
 
 // vmBox parses "<id>@<domain>[/profile] rest..." as vm_list and vm_read do.
@@ -198,7 +224,7 @@ func (s *Server) vmList(args string) string {
 }
 
 func (s *Server) vmRead(args string) string {
-	_, domain, profile, rest, ok := vmBox(strings.TrimSpace(args))
+	id, domain, profile, rest, ok := vmBox(strings.TrimSpace(args))
 	mode, uuid, _ := strings.Cut(rest, " ")
 	var epoch int64
 	switch strings.ToLower(mode) {
@@ -219,6 +245,7 @@ func (s *Server) vmRead(args string) string {
 			s.vm[i].ReadEpoch = epoch
 		}
 	}
+	s.mwiLocked(id, domain, "READ")
 	return "+OK\n"
 }
 
