@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard/switchboard/callcenter"
 	"github.com/switchboard/switchboard/calls"
 	"github.com/switchboard/switchboard/changes"
+	"github.com/switchboard/switchboard/dialplan"
 	"github.com/switchboard/switchboard/esl"
 	"github.com/switchboard/switchboard/features"
 	"github.com/switchboard/switchboard/fsxml"
@@ -61,6 +62,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		},
 		Logger: log.With("component", "calls"),
 	})
+	s.xml.SetRinging(ringingAt(tracker))
 	lease := esl.NewRedisLease(rdb, replica, 0)
 	events := make(chan esl.Event, 8192)
 	// Feature codes (star codes) arrive as CUSTOM events and become store
@@ -526,5 +528,21 @@ func applyFeatures(ctx context.Context, a *features.Applier, in <-chan esl.Event
 				time.Sleep(time.Duration(attempt) * 500 * time.Millisecond)
 			}
 		}
+	}
+}
+
+// ringingAt gives directed pickup renders the tracker's calls ringing at
+// an extension of a tenant.
+func ringingAt(tracker *calls.Tracker) fsxml.RingingLookup {
+	return func(ctx context.Context, tenant, ext string) ([]dialplan.RingingCall, error) {
+		chs, err := tracker.RingingAt(ctx, tenant, ext)
+		if err != nil {
+			return nil, fmt.Errorf("ringing calls at %s/%s: %w", tenant, ext, err)
+		}
+		out := make([]dialplan.RingingCall, len(chs))
+		for i, ch := range chs {
+			out[i] = dialplan.RingingCall{UUID: ch.UUID, CallUUID: ch.CallUUID, Node: ch.Node}
+		}
+		return out, nil
 	}
 }

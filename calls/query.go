@@ -110,3 +110,24 @@ func decodeRecord(raw string) (Channel, error) {
 	}
 	return ch, nil
 }
+
+// RingingAt returns the live channels of tenant ringing at extension ext:
+// legs FreeSWITCH placed to the extension (direction outbound) that are not
+// answered yet, oldest first. Only the tenant's own index is read, so
+// another tenant's channel is never returned. Directed pickup uses it.
+func (t *Tracker) RingingAt(ctx context.Context, tenant, ext string) ([]Channel, error) {
+	if tenant == "" || ext == "" {
+		return nil, nil
+	}
+	chs, _, err := t.List(ctx, tenant, 0, 0)
+	if err != nil {
+		return nil, err
+	}
+	var out []Channel
+	for _, ch := range chs {
+		if ch.Tenant == tenant && ch.Extension == ext && ch.Direction == "outbound" && (ch.State == StateRinging || ch.State == StateEarly) {
+			out = append(out, ch)
+		}
+	}
+	return out, nil
+}

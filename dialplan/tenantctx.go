@@ -171,8 +171,17 @@ func (p *planner) extensionActions(x *Extension) []action {
 		set("continue_on_fail", "true"),
 		set("hangup_after_bridge", "true"),
 		set("sb_called_ext", x.Name),
-		act("bridge", strings.Join(append([]string{"user/" + x.Name + "-" + p.tenant + "@" + p.opts.Domain}, p.pickupLegs(x.Name)...), ",")),
 	}
+	legs := []string{"user/" + x.Name + "-" + p.tenant + "@" + p.opts.Domain}
+	if pickup := p.pickupLegs(x.Name); len(pickup) > 0 {
+		// A pickup leg rings until the call is picked up or cancelled, so
+		// without this a busy or unregistered phone would leave the call
+		// ringing until call_timeout and the busy / unregistered failover
+		// would never be taken: the phone's own rejection ends the bridge.
+		acts = append(acts, set("fail_on_single_reject", "USER_BUSY,CALL_REJECTED,USER_NOT_REGISTERED,SUBSCRIBER_ABSENT"))
+		legs = append(legs, pickup...)
+	}
+	acts = append(acts, act("bridge", strings.Join(legs, ",")))
 	busy, noAnswer, unreg := p.busyActions(x), p.noAnswerActions(x), p.unregisteredActions(x)
 	if slices.Equal(busy, noAnswer) && slices.Equal(busy, unreg) {
 		return append(acts, busy...)

@@ -69,7 +69,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !src.fresh {
+	if !src.fresh && !strings.Contains(r.flags, "l") {
 		s.local.put(string(base)+variant(r.flags, l), r.doc)
 	}
 	return r.doc, nil
@@ -209,7 +209,7 @@ func fetchDomain(req *dialplan.Request) string {
 // rendered is a render and what its answer depends on beyond its key.
 type rendered struct {
 	doc   []byte
-	flags string // "t" time, "c" caller
+	flags string // "t" time, "c" caller, "l" live state (never cached)
 }
 
 func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, src *source, now time.Time) (rendered, error) {
@@ -273,8 +273,33 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 	if err != nil {
 		return rendered{}, err
 	}
+	if ext, ok := dialplan.DirectedPickupTarget(snap, dest); ok {
+		snap = s.withRinging(ctx, snap, ext)
+	}
 	doc, tr := dialplan.Dialplan(s.opts, *req, nil, snap, now)
 	return rendered{doc: doc, flags: flagsOf(tr)}, nil
+}
+
+// RingingLookup returns the calls ringing at a tenant's extension now:
+// the live-call tracker's channels of that tenant only.
+type RingingLookup func(ctx context.Context, tenant, ext string) ([]dialplan.RingingCall, error)
+
+// SetRinging gives directed pickup renders the live-call state (none set:
+// every directed pickup is refused as "no call ringing").
+func (s *Service) SetRinging(fn RingingLookup) { s.ringing = fn }
+
+// withRinging attaches the calls ringing at ext to a copy of snap. A lookup
+// that fails leaves none: the pickup is refused, the fetch still answers.
+func (s *Service) withRinging(ctx context.Context, snap *dialplan.TenantSnapshot, ext string) *dialplan.TenantSnapshot {
+	if s.ringing == nil {
+		return snap
+	}
+	calls, err := s.ringing(ctx, snap.Tenant.Tenant, ext)
+	if err != nil {
+		s.log.Warn("directed pickup: live calls not read", "tenant", snap.Tenant.Tenant, "extension", ext, "err", err)
+		return snap
+	}
+	return snap.WithRinging(ext, calls)
 }
 
 // publicSnapshot is the DID called (digits, with or without '+') and its
@@ -323,6 +348,9 @@ func flagsOf(tr dialplan.Trace) string {
 	}
 	if tr.CallerDependent {
 		f += "c"
+	}
+	if tr.LiveDependent {
+		f += "l"
 	}
 	return f
 }

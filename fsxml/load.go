@@ -41,6 +41,8 @@ type tables struct {
 	agents     *table[dialplan.Agent]
 	moh        *table[dialplan.MusicOnHold]
 	directory  *table[dialplan.CompanyDirectory]
+	pickups    *table[dialplan.PickupGroup]
+	endpoints  *table[dialplan.SpecialEndpoint]
 	dids       *table[dialplan.DID]
 	trunks     *table[dialplan.SIPTrunk]
 	servers    *table[dialplan.Server]
@@ -89,6 +91,10 @@ func newTables(reg *models.Registry, sealer *models.Sealer) (*tables, error) {
 	add(err)
 	t.directory, err = newTable[dialplan.CompanyDirectory](reg, sealer, "company_directory_settings")
 	add(err)
+	t.pickups, err = newTable[dialplan.PickupGroup](reg, sealer, "pickup_groups")
+	add(err)
+	t.endpoints, err = newTable[dialplan.SpecialEndpoint](reg, sealer, "special_endpoints")
+	add(err)
 	t.dids, err = newTable[dialplan.DID](reg, sealer, "dids")
 	add(err)
 	t.trunks, err = newTable[dialplan.SIPTrunk](reg, sealer, "sip_trunks")
@@ -120,6 +126,8 @@ func (t *tables) close() {
 	t.agents.close()
 	t.moh.close()
 	t.directory.close()
+	t.pickups.close()
+	t.endpoints.close()
 	t.dids.close()
 	t.trunks.close()
 	t.servers.close()
@@ -134,7 +142,8 @@ const defaultModelExtensions = 2000
 // two parts read separately: what directory fetches need (the tenant, its
 // extensions, emergency locations and special mailboxes), read when the
 // model is built, and the routing part (routes, conditions, schedules,
-// office mode, feature codes, prompts, hunt groups, conference rooms, IVR menus, queues, agents, music-on-hold classes), read by the first dialplan fetch
+// office mode, feature codes, prompts, hunt groups, conference rooms, IVR menus, queues, agents, music-on-hold classes,
+// pickup groups, special endpoints), read by the first dialplan fetch
 // that needs it. So a registration after a write, or a registration storm,
 // reads four resources per tenant, not seventeen. A nil snap means no such
 // tenant.
@@ -303,7 +312,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	db, t, id := s.st.DB(), s.tables, m.id
 	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
 		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
-	var weights [14]int
+	var weights [16]int
 	g, gctx := s.reader(ctx)
 	g.Go(func() (err error) {
 		full.InboundRoutes, weights[0], err = t.inbound.query(gctx, db, byTenant, id)
@@ -351,6 +360,14 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	})
 	g.Go(func() (err error) {
 		full.MusicOnHold, weights[12], err = t.moh.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.PickupGroups, weights[14], err = t.pickups.query(gctx, db, byTenant, id)
+		return
+	})
+	g.Go(func() (err error) {
+		full.SpecialEndpoints, weights[15], err = t.endpoints.query(gctx, db, byTenant, id)
 		return
 	})
 	g.Go(func() error {

@@ -61,6 +61,8 @@ type Service struct {
 	cfg  Config
 	opts dialplan.Options
 	log  *slog.Logger
+	// ringing reads live calls for directed pickup (SetRinging).
+	ringing RingingLookup
 	// now is the clock; tests may replace it before serving.
 	now func() time.Time
 

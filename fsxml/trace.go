@@ -48,6 +48,9 @@ func (s *Service) TraceTenant(ctx context.Context, tenant, from, to string, at t
 			}
 		}
 	}
+	if ext, ok := dialplan.DirectedPickupTarget(snap, to); ok {
+		snap = s.withRinging(ctx, snap, ext)
+	}
 	doc, tr := dialplan.Dialplan(s.opts, dialplan.ParseForm(form), nil, snap, at)
 	return &TraceResult{Context: tenant, Trace: tr, XML: string(doc)}, nil
 }

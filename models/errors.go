@@ -23,6 +23,13 @@ func (e *ConflictError) Error() string { return e.Msg }
 // Unwrap makes errors.Is(err, ErrConflict) true.
 func (e *ConflictError) Unwrap() error { return ErrConflict }
 
+// RefusedError is a well-formed write that the current state of another
+// object does not allow (a tenant setting, for example); the HTTP layer
+// answers 422 with Code.
+type RefusedError struct{ Code, Msg string }
+
+func (e *RefusedError) Error() string { return e.Msg }
+
 // ValidationError lists each bad field with the reason.
 type ValidationError struct {
 	Fields map[string]string

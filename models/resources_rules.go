@@ -203,7 +203,7 @@ func (r specialEndpointRules) beforeSave(ctx context.Context, ts *txStore, o Own
 		return err
 	}
 	if n == 0 {
-		return FieldError("kind", "sip_uri endpoints are not allowed for this tenant (allow_sip_uri_endpoints)")
+		return &RefusedError{Code: "sip_uri_not_allowed", Msg: "sip_uri endpoints are not allowed for this tenant: an administrator must set the tenant's allow_sip_uri_endpoints first"}
 	}
 	return nil
 }

@@ -52,6 +52,7 @@ func classify(err error) (int, errorBody) {
 	var ae *apiError
 	var ve *models.ValidationError
 	var ce *models.ConflictError
+	var re *models.RefusedError
 	var cmdErr *esl.CommandError
 	var fe *fiber.Error
 	switch {
@@ -61,6 +62,8 @@ func classify(err error) (int, errorBody) {
 		return fiber.StatusBadRequest, errorBody{Error: "invalid input", Code: "validation_failed", Fields: ve.Fields}
 	case errors.As(err, &ce):
 		return fiber.StatusConflict, errorBody{Error: ce.Msg, Code: "conflict"}
+	case errors.As(err, &re):
+		return fiber.StatusUnprocessableEntity, errorBody{Error: re.Msg, Code: re.Code}
 	case errors.Is(err, models.ErrNotFound):
 		return fiber.StatusNotFound, errorBody{Error: "not found", Code: "not_found"}
 	case errors.Is(err, models.ErrReferenced):

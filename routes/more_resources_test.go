@@ -244,7 +244,6 @@ func TestMoreResourcesRefuseBadInput(t *testing.T) {
 			{"map too many keys", "contacts", map[string]any{"first_name": "Eve", "custom": custom}, 400, "custom"},
 			{"map nested value", "contacts", map[string]any{"first_name": "Eve", "custom": map[string]any{"a": map[string]any{}}}, 400, "custom"},
 			{"required by kind", "special_endpoints", map[string]any{"name": "Mobile", "number": "9000", "kind": "external"}, 400, "external_number"},
-			{"sip uri needs tenant opt-in", "special_endpoints", map[string]any{"name": "Bot", "number": "9001", "kind": "sip_uri", "sip_uri": "sip:bot@example.com"}, 400, "kind"},
 			{"required rule", "ivr_menus", map[string]any{"name": "M", "number": "702"}, 400, "greeting_long_prompt_id"},
 			{"unknown prompt", "queues", map[string]any{"name": "Q", "number": "502", "greeting_prompt_id": 999999999}, 400, "greeting_prompt_id"},
 			{"no contact name", "contacts", map[string]any{"title": "CEO"}, 400, "first_name"},
