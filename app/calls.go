@@ -25,6 +25,7 @@ import (
 	"github.com/switchboard/switchboard/media"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/mwi"
+	"github.com/switchboard/switchboard/nodehealth"
 	"github.com/switchboard/switchboard/routes"
 )
 
@@ -75,9 +76,11 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var pool *esl.Pool
 	var ccSync *callcenter.Sync
+	health := nodehealth.New(st, cfg.ServerDownAfter, log.With("component", "nodehealth"))
 	pool = esl.NewPool(nodes, esl.PoolOptions{
-		Logger:     log.With("component", "esl"),
-		EventLease: lease,
+		Logger:      log.With("component", "esl"),
+		EventLease:  lease,
+		OnNodeState: health.Observe,
 		OnEvent: func(e esl.Event) {
 			s.metrics.ESLEvent(e.Node)
 			// Callback calls follow their legs' events (and their
@@ -89,6 +92,12 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 			ccancel()
 			if e.Name() == "BACKGROUND_JOB" {
 				logJob(log, e)
+				return
+			}
+			if nodehealth.IsGatewayState(e) {
+				gctx, gcancel := context.WithTimeout(runCtx, 5*time.Second)
+				health.GatewayState(gctx, e)
+				gcancel()
 				return
 			}
 			if mwi.IsMailboxReport(e) {
@@ -149,7 +158,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
 	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
 	go func() { defer wg.Done(); retryCDRs(runCtx, st, tracker, log) }()
-	s.stops = append(s.stops, func() { cancel(); wg.Wait() })
+	s.stops = append(s.stops, func() { cancel(); wg.Wait(); health.Stop() })
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
 	registerPoolMetrics(s.metrics, pool, events, log)
 

@@ -63,6 +63,9 @@ type Config struct {
 	WebhookAllowHTTP    bool          // SWITCHBOARD_WEBHOOK_ALLOW_HTTP
 	WebhookDisableAfter int           // SWITCHBOARD_WEBHOOK_DISABLE_AFTER
 	WebhookRetryMin     time.Duration // SWITCHBOARD_WEBHOOK_RETRY_MIN
+	// ServerDownAfter is how long a node's event socket stays lost before
+	// server.down is reported (SWITCHBOARD_SERVER_DOWN_AFTER).
+	ServerDownAfter time.Duration
 	// OutboxGroup, when set, keeps this server's outbox lease and
 	// subscriber progress apart from other servers on the same database.
 	// Replicas of one installation leave it empty; test servers that share
@@ -109,6 +112,7 @@ var Variables = []envVar{
 	{"SWITCHBOARD_WEBHOOK_ALLOW_HTTP", "false", "accept plain http:// webhook URLs (development only)"},
 	{"SWITCHBOARD_WEBHOOK_DISABLE_AFTER", "20", "consecutive failed webhook attempts before the webhook is disabled"},
 	{"SWITCHBOARD_WEBHOOK_RETRY_MIN", "1s", "first webhook retry delay (doubled per attempt, with jitter, up to 10 minutes)"},
+	{"SWITCHBOARD_SERVER_DOWN_AFTER", "30s", "a FreeSWITCH node whose event socket stays lost this long is reported server.down to system webhooks"},
 	{"SWITCHBOARD_SESSION_IDLE", "30m", "administrators' browser sessions end after this long without a request (Go duration)"},
 	{"SWITCHBOARD_SESSION_MAX", "12h", "and this long after sign-in whatever their use"},
 	{"SWITCHBOARD_METRICS_LISTEN", "", "separate listen address for /metrics without credentials (unset: /metrics on the API listener, platform credentials)"},
@@ -182,6 +186,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}{
 		{"SWITCHBOARD_SESSION_IDLE", "30m", &c.SessionIdle},
 		{"SWITCHBOARD_SESSION_MAX", "12h", &c.SessionMax},
+		{"SWITCHBOARD_SERVER_DOWN_AFTER", "30s", &c.ServerDownAfter},
 	} {
 		d, err := time.ParseDuration(get(v.name, v.def))
 		if err != nil || d < time.Second || d > 30*24*time.Hour {

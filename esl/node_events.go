@@ -60,6 +60,7 @@ func (n *node) eventLoop(ctx context.Context) {
 			log.Warn("esl event lease lost", "err", err)
 			continue
 		}
+		n.reportState(ctx, false, err)
 		d := n.p.backoff(attempt)
 		attempt++
 		log.Warn("esl events disconnected", "err", err, "backoff", d)
@@ -90,6 +91,7 @@ func (n *node) consume(ctx context.Context, log *slog.Logger) (bool, error) {
 	}
 	n.setEventsHeld(true)
 	log.Info("esl events subscribed")
+	n.reportState(ctx, true, nil)
 	if cb := n.p.opts.OnConnect; cb != nil {
 		n.waitCommandUp(ctx, n.p.opts.DialTimeout)
 		cb(ctx, n.cfg.Name)
@@ -120,4 +122,11 @@ func jitter(d time.Duration) time.Duration {
 		return d
 	}
 	return d/2 + time.Duration(randN(int64(d/2)))
+}
+
+// reportState tells OnNodeState, if set, the event connection's state.
+func (n *node) reportState(ctx context.Context, up bool, cause error) {
+	if cb := n.p.opts.OnNodeState; cb != nil {
+		cb(ctx, n.cfg.Name, up, cause)
+	}
 }

@@ -13,14 +13,19 @@ import (
 )
 
 // subscribeLine is the one subscription of an event connection: the channel
-// lifecycle the tracker needs, recordings, job results and the dialplan's
-// feature-code events (CUSTOM switchboard::feature) and mod_voicemail's
-// MESSAGE_WAITING (shared mailboxes' lights, package mwi), nothing more.
-// CUSTOM comes last: mod_event_socket reads every word after it as a
-// subclass.
+// lifecycle the tracker needs, recordings, job results, the dialplan's
+// feature-code events (CUSTOM switchboard::feature), mod_voicemail's
+// MESSAGE_WAITING (shared mailboxes' lights, package mwi) and trunk
+// registration states (CUSTOM sofia::gateway_state), nothing more. CUSTOM
+// comes last: mod_event_socket reads every word after it as a subclass.
 const subscribeLine = "event plain CHANNEL_CREATE CHANNEL_PROGRESS CHANNEL_PROGRESS_MEDIA CHANNEL_ANSWER " +
 	"CHANNEL_BRIDGE CHANNEL_UNBRIDGE CHANNEL_HOLD CHANNEL_UNHOLD CHANNEL_HANGUP_COMPLETE " +
-	"RECORD_START RECORD_STOP BACKGROUND_JOB MESSAGE_WAITING CUSTOM " + FeatureSubclass
+	"RECORD_START RECORD_STOP BACKGROUND_JOB MESSAGE_WAITING CUSTOM " + FeatureSubclass + " " + GatewayStateSubclass
+
+// GatewayStateSubclass is the subclass of the CUSTOM events mod_sofia fires
+// when a gateway's (trunk's) registration state changes (headers Gateway,
+// State, Ping-Status, and Status and Phrase when a SIP answer caused it).
+const GatewayStateSubclass = "sofia::gateway_state"
 
 // FeatureSubclass is the subclass of the CUSTOM events the dialplan fires
 // when a feature code runs (dialplan's featureEvent).
@@ -39,6 +44,12 @@ type PoolOptions struct {
 	// "show channels as json" through API). The node's events are held back
 	// until it returns, so it must be bounded (use ctx with a timeout).
 	OnConnect func(ctx context.Context, node string)
+	// OnNodeState, when set, hears whether a node's event connection is
+	// up (subscribed) or down (lost, or a connect attempt failed; cause
+	// says why), from the replica consuming the node's events. It is called
+	// on every attempt: the receiver keeps only the changes. A lease handed
+	// over between replicas is no state change and is not reported.
+	OnNodeState func(ctx context.Context, node string, up bool, cause error)
 	// EventLease, when set, limits event consumption to the nodes whose
 	// lease this replica holds. Without it this replica consumes every node.
 	EventLease *RedisLease

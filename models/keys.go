@@ -201,6 +201,34 @@ func (ts *txStore) recordKey(ctx context.Context, op changes.Op, id int64, befor
 		return err
 	}
 	ts.changes[len(ts.changes)-1].Tenant = k.Tenant.String
+	switch {
+	case op == changes.Create:
+		return ts.keyEvent(KeyCreatedEvent, &k, "")
+	case k.RevokedAt.Valid && (before == nil || !before.RevokedAt.Valid):
+		return ts.keyEvent(KeyRevokedEvent, &k, "revoked through the API")
+	}
+	return nil
+}
+
+// The system events of API keys (system webhooks, §1.11).
+const (
+	KeyCreatedEvent = "api_key.created"
+	KeyRevokedEvent = "api_key.revoked"
+)
+
+// keyEvent records a system event about key k in the transaction that
+// creates or revokes it. Its data is what the API shows of a key (never
+// its value nor its hash), plus why a revoked key was revoked.
+func (ts *txStore) keyEvent(typ string, k *APIKey, reason string) error {
+	data := k.Public()
+	if reason != "" {
+		data["reason"] = reason
+	}
+	ev, err := NewEvent(typ, "", strconv.FormatInt(k.ID, 10), data)
+	if err != nil {
+		return err
+	}
+	ts.changes = append(ts.changes, ev)
 	return nil
 }
 
@@ -209,9 +237,23 @@ func (ts *txStore) recordKey(ctx context.Context, op changes.Op, id int64, befor
 // extension or acts as a later extension of the same number.
 func (ts *txStore) revokeExtensionKeys(ctx context.Context, o Owner, ext string) error {
 	t := now()
+	var keys []APIKey
+	if err := ts.tx.SelectContext(ctx, &keys, "SELECT "+keyColumns+" FROM api_keys WHERE tenant_id = ? AND extension = ? AND revoked_at IS NULL",
+		o.TenantID, ext); err != nil {
+		return fmt.Errorf("keys of extension %s: %w", ext, ts.dialect.translate(err))
+	}
+	if len(keys) == 0 {
+		return nil
+	}
 	if _, err := ts.tx.ExecContext(ctx, "UPDATE api_keys SET revoked_at = ?, updated_at = ? WHERE tenant_id = ? AND extension = ? AND revoked_at IS NULL",
 		t, t, o.TenantID, ext); err != nil {
 		return fmt.Errorf("revoke keys of extension %s: %w", ext, ts.dialect.translate(err))
+	}
+	for i := range keys {
+		keys[i].RevokedAt = sql.NullString{String: t, Valid: true}
+		if err := ts.keyEvent(KeyRevokedEvent, &keys[i], "extension "+ext+" deleted or renamed"); err != nil {
+			return err
+		}
 	}
 	return nil
 }

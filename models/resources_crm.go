@@ -115,7 +115,7 @@ var leadsResource = &Resource{
 		&Field{Name: "source", Type: String, MaxLen: 32},
 		optInt("score", 0, 100, ""),
 		ownerField("owner"),
-		&Field{Name: "converted_deal_id", Type: Int, ReadOnly: true, Doc: "set by POST …/convert"},
+		&Field{Name: "converted_deal_id", Type: Int, Ref: "deals", Doc: "the deal this lead became; must exist in the tenant, and that deal cannot be deleted while a lead names it"},
 	),
 }
 

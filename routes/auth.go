@@ -99,6 +99,7 @@ type authenticator struct {
 	basic    *basicCache
 	limit    *limiter
 	sessions *websession.Store
+	failures *loginFailures
 }
 
 // middleware authenticates the request; allowBasic is false on action
@@ -137,7 +138,7 @@ func (a *authenticator) middleware(allowBasic bool) fiber.Handler {
 		var err error
 		if useBasic {
 			if user, pass, ok := parseBasic(auth); ok {
-				p, err = a.byPassword(ctx, user, pass, c.Get("X-TOTP"))
+				p, err = a.byPassword(ctx, user, pass, c.Get("X-TOTP"), loginAttempt{Addr: addr, Via: "basic"})
 			} else {
 				err = errUnauthorized
 			}
@@ -193,23 +194,26 @@ func (a *authenticator) byKey(ctx context.Context, value string) (*Principal, er
 	return p, nil
 }
 
-func (a *authenticator) byPassword(ctx context.Context, user, pass, code string) (*Principal, error) {
-	_, p, err := a.checkAdmin(ctx, user, pass, code)
+func (a *authenticator) byPassword(ctx context.Context, user, pass, code string, from loginAttempt) (*Principal, error) {
+	_, p, err := a.checkAdmin(ctx, user, pass, code, from)
 	return p, err
 }
 
 // checkAdmin checks an administrator's password and, when it enrolled an
-// authenticator, its TOTP code (Basic requests and the login form).
-func (a *authenticator) checkAdmin(ctx context.Context, user, pass, code string) (*models.Admin, *Principal, error) {
+// authenticator, its TOTP code (Basic requests and the login form). A
+// failure is reported to system webhooks (administrator.login_failed).
+func (a *authenticator) checkAdmin(ctx context.Context, user, pass, code string, from loginAttempt) (*models.Admin, *Principal, error) {
 	adm, err := a.store.AdminByUsername(ctx, user)
 	if errors.Is(err, models.ErrNotFound) {
 		a.basic.verify(dummyHash(), pass) // same cost as a real check: no user enumeration by timing
+		a.failures.record(ctx, from, user, false, "password")
 		return nil, nil, errUnauthorized
 	}
 	if err != nil {
 		return nil, nil, err
 	}
 	if !a.basic.check(adm.PasswordHash, user, pass) {
+		a.failures.record(ctx, from, user, true, "password")
 		return nil, nil, errUnauthorized
 	}
 	p, secret, err := a.adminPrincipal(adm)
@@ -217,6 +221,7 @@ func (a *authenticator) checkAdmin(ctx context.Context, user, pass, code string)
 		return nil, nil, err
 	}
 	if secret != "" && !mfaValid(code, secret) {
+		a.failures.record(ctx, from, user, true, "totp")
 		return nil, nil, errMFARequired
 	}
 	return adm, p, nil

@@ -206,3 +206,33 @@ func TestCRMReferencesEnforced(t *testing.T) {
 		s.Do(t, "DELETE", contact, s.Key, nil).Expect(t, 204)
 	})
 }
+
+// TestLeadConvertedDealIsAReference: a lead's converted_deal_id must name
+// a deal of the same tenant (400 naming the field otherwise, nothing
+// stored), and the deal a lead names cannot be deleted (409 naming the
+// lead) until the lead lets go of it.
+func TestLeadConvertedDealIsAReference(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		base := "/api/tenants/" + s.Tenant(t, "crmlead")
+		otherBase := "/api/tenants/" + s.Tenant(t, "crmleadx")
+		foreign := s.Do(t, "POST", otherBase+"/deals/", s.Key, map[string]any{"name": "Theirs"}).Expect(t, 201).Map(t)
+		deal := s.Do(t, "POST", base+"/deals/", s.Key, map[string]any{"name": "Ours"}).Expect(t, 201).Map(t)
+
+		fieldError(t, s.Do(t, "POST", base+"/leads/", s.Key, map[string]any{"first_name": "Lou", "converted_deal_id": 999999999}), "converted_deal_id", "deal 999999999 does not exist")
+		fieldError(t, s.Do(t, "POST", base+"/leads/", s.Key, map[string]any{"first_name": "Lou", "converted_deal_id": foreign["id"]}), "converted_deal_id", "does not exist")
+		var leads []map[string]any
+		s.Do(t, "GET", base+"/leads/", s.Key, nil).Expect(t, 200).JSON(t, &leads)
+		if len(leads) != 0 {
+			t.Fatalf("refused leads were stored: %v", leads)
+		}
+
+		lead := s.Do(t, "POST", base+"/leads/", s.Key, map[string]any{"first_name": "Lou", "status": "converted", "converted_deal_id": deal["id"]}).Expect(t, 201).Map(t)
+		leadURL := fmt.Sprintf("%s/leads/%v", base, lead["id"])
+		fieldError(t, s.Do(t, "PUT", leadURL, s.Key, map[string]any{"converted_deal_id": foreign["id"]}), "converted_deal_id", "does not exist")
+		dealURL := fmt.Sprintf("%s/deals/%v", base, deal["id"])
+		conflict(t, s.Do(t, "DELETE", dealURL, s.Key, nil), "lead")
+		s.Do(t, "GET", dealURL, s.Key, nil).Expect(t, 200)
+		s.Do(t, "PUT", leadURL, s.Key, map[string]any{"converted_deal_id": nil}).Expect(t, 200)
+		s.Do(t, "DELETE", dealURL, s.Key, nil).Expect(t, 204)
+	})
+}

@@ -128,7 +128,8 @@ func New(d Deps) *fiber.App {
 	if d.Sessions == nil {
 		d.Sessions = websession.New(d.Redis, DefaultSessionIdle, DefaultSessionMax)
 	}
-	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(d.Metrics), limit: newLimiter(d.Redis, d.Limits), sessions: d.Sessions}}
+	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(d.Metrics), limit: newLimiter(d.Redis, d.Limits), sessions: d.Sessions,
+		failures: &loginFailures{store: d.Store, rdb: d.Redis, log: d.Logger}}}
 	var doc *openAPIDoc
 	routes := append(append(s.routeTable(), s.opsRoutes()...), docRoutes(&doc)...)
 	app := fiber.New(fiber.Config{

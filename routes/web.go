@@ -159,7 +159,7 @@ func (s *server) login(c *fiber.Ctx) error {
 	if retry, blocked := s.auth.limit.authBlocked(ctx, addr); blocked {
 		return refuse(s.retryLater(c, retry))
 	}
-	adm, p, err := s.auth.checkAdmin(ctx, view.Username, c.FormValue("password"), c.FormValue("totp"))
+	adm, p, err := s.auth.checkAdmin(ctx, view.Username, c.FormValue("password"), c.FormValue("totp"), loginAttempt{Addr: addr, Via: "web_login"})
 	if errors.Is(err, errUnauthorized) || errors.Is(err, errMFARequired) {
 		if retry, blocked := s.auth.limit.authFailed(ctx, addr); blocked {
 			return refuse(s.retryLater(c, retry))
