@@ -27,6 +27,9 @@ func benchChat(ctx context.Context, args []string) error {
 	dur := fl.Duration("duration", 10*time.Second, "how long to send messages")
 	agents := fl.Int("agents", 1000, "agents to provision")
 	workers := fl.Int("workers", 8, "concurrent provisioning clients")
+	hold := fl.Bool("hold", false, "hold the queue's worker off while messages are sent (acceptance alone, then the drain of the backlog)")
+	var prof profiles
+	prof.flags(fl)
 	apiURL := fl.String("api", firstEnv("SWITCHBOARD_BENCH_CHAT_API_URL", "SWITCHBOARD_CHAT_API_URL"), "ejabberd mod_http_api URL")
 	domain := fl.String("domain", firstEnv("SWITCHBOARD_BENCH_CHAT_DOMAIN", "SWITCHBOARD_CHAT_DOMAIN"), "XMPP domain")
 	if err := fl.Parse(args); err != nil {
@@ -45,6 +48,16 @@ func benchChat(ctx context.Context, args []string) error {
 		return err
 	}
 	defer b.close()
+	// The bench takes the worker's lease itself (the name the queue of an
+	// installation without an outbox group uses), so the server's worker
+	// posts nothing until it is released.
+	const leaseName, holdHolder = "chat-messages", "sbbench-hold"
+	if *hold {
+		if ok, err := b.st.TakeOutboxLease(ctx, leaseName, holdHolder, 10*time.Minute); err != nil || !ok {
+			return fmt.Errorf("hold the chat queue's lease: %v (held by another replica?)", err)
+		}
+		defer func() { _ = b.st.ReleaseOutboxLease(context.WithoutCancel(ctx), leaseName, holdHolder) }()
+	}
 	env := map[string]string{
 		"SWITCHBOARD_DATABASE_URL": b.dbURL,
 		"SWITCHBOARD_LISTEN":       "127.0.0.1:0",
@@ -97,6 +110,10 @@ func benchChat(ctx context.Context, args []string) error {
 
 	msgURL := base + "/api/connect/message/" + tenant
 	body := []byte(`{"to":"bench","body":"benchmark message","from_name":"sbbench"}`)
+	if err := prof.start(); err != nil {
+		return err
+	}
+	defer prof.stop()
 	start := time.Now()
 	ok, failed, elapsed := openLoop(*rate, *dur, func(int) error {
 		st, data, err := post(ctx, hc, msgURL, key, body)
@@ -107,6 +124,12 @@ func benchChat(ctx context.Context, args []string) error {
 	})
 	fmt.Printf("chat: %d channel messages at %d/s open loop over %.1fs on %s (%d errors)\n", len(ok)+failed, *rate, elapsed.Seconds(), b.name, failed)
 	fmt.Printf("  POST /api/connect/message (200):  p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", ms(pctl(ok, 0.5)), ms(pctl(ok, 0.99)), ms(pctl(ok, 1)))
+	if *hold {
+		if err := b.st.ReleaseOutboxLease(ctx, leaseName, holdHolder); err != nil {
+			return err
+		}
+		start = time.Now()
+	}
 	// Accepted is not posted: wait for the queue's worker to post every
 	// accepted message to ejabberd.
 	for {
@@ -123,7 +146,14 @@ func benchChat(ctx context.Context, args []string) error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	took := time.Since(start)
-	fmt.Printf("  all %d accepted messages posted to ejabberd %.2fs after the first send (%.0f msg/s; %.2fs after the last answer)\n", len(ok), took.Seconds(), float64(len(ok))/took.Seconds(), (took - elapsed).Seconds())
+	if err := prof.stop(); err != nil {
+		return err
+	}
+	if *hold {
+		fmt.Printf("  the held backlog of %d messages posted to ejabberd %.2fs after the worker's lease was released (%.0f msg/s, including up to 5 s until the worker retries the lease)\n", len(ok), took.Seconds(), float64(len(ok))/took.Seconds())
+	} else {
+		fmt.Printf("  all %d accepted messages posted to ejabberd %.2fs after the first send (%.0f msg/s; %.2fs after the last answer)\n", len(ok), took.Seconds(), float64(len(ok))/took.Seconds(), (took - elapsed).Seconds())
+	}
 
 	var wg sync.WaitGroup
 	var next, perr atomic.Int64

@@ -25,6 +25,7 @@ func benchWebhooks(ctx context.Context, args []string) error {
 	dur := fl.Duration("duration", 10*time.Second, "how long to emit")
 	writers := fl.Int("writers", 4, "concurrent emitting transactions")
 	perTx := fl.Int("per-tx", 50, "events committed per transaction at most (what is queued when a writer is free)")
+	backlog := fl.Int("backlog", 10000, "then commit this many events at once (500 per transaction) and time their delivery: the capacity, not the offered rate (0: skip)")
 	if err := fl.Parse(args); err != nil {
 		return err
 	}
@@ -148,5 +149,43 @@ func benchWebhooks(ctx context.Context, args []string) error {
 		total, *rate, dur.Seconds(), *perTx, emitEnd.Sub(start).Seconds(), float64(total)/emitEnd.Sub(start).Seconds(), b.name, failed.Load(), received.Load()-base)
 	fmt.Printf("  delivered %.0f events/s overall; outbox depth max %d, pending deliveries max %d; both back to 0 %.2fs after the last event\n",
 		float64(received.Load()-base)/all.Seconds(), maxDepth, maxPending, drained.Seconds())
+	if *backlog <= 0 {
+		return nil
+	}
+
+	// Capacity: a backlog committed faster than it can be delivered, so
+	// what the receiver sees per second is what delivery can do.
+	base = received.Load()
+	start = time.Now()
+	for i := 0; i < *backlog; i += 500 {
+		evs := make([]changes.Change, 0, 500)
+		for j := i; j < min(i+500, *backlog); j++ {
+			ev, err := models.NewEvent("chat.message", tenant, "bench", map[string]any{"channel": "bench", "from_name": "sbbench", "body": fmt.Sprintf("backlog %d", j)})
+			if err != nil {
+				return err
+			}
+			evs = append(evs, ev)
+		}
+		if err := b.st.Emit(ctx, evs...); err != nil {
+			return fmt.Errorf("commit the backlog: %w", err)
+		}
+	}
+	committed := time.Since(start)
+	d0, _ := depth()
+	maxDepth, maxPending = 0, 0
+	for ctx.Err() == nil {
+		d, p := depth()
+		maxDepth, maxPending = max(maxDepth, d), max(maxPending, p)
+		if d == 0 && p == 0 && received.Load()-base >= int64(*backlog) {
+			break
+		}
+		if time.Since(start) > 5*time.Minute {
+			return fmt.Errorf("backlog not drained in five minutes: depth %d, pending %d, delivered %d of %d", d, p, received.Load()-base, *backlog)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	took := time.Since(start)
+	fmt.Printf("webhooks capacity: a backlog of %d events committed in %.2fs (outbox depth %d when committed), all delivered %.2fs after the first commit: %.0f events/s; depth and pending deliveries back to 0 (pending max %d)\n",
+		*backlog, committed.Seconds(), d0, took.Seconds(), float64(received.Load()-base)/took.Seconds(), maxPending)
 	return nil
 }
