@@ -7,6 +7,7 @@ import (
 	"context"
 	"crypto/rand"
 	"fmt"
+	neturl "net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -28,9 +29,56 @@ func Backends(t testing.TB) []Backend {
 	t.Helper()
 	out := []Backend{{Name: "sqlite", URL: "sqlite:" + filepath.Join(t.TempDir(), "test.db")}}
 	if u := os.Getenv("SWITCHBOARD_TEST_MYSQL_URL"); u != "" {
-		out = append(out, Backend{Name: "mysql", URL: u})
+		out = append(out, Backend{Name: "mysql", URL: packageDatabase(t, u)})
 	}
 	return out
+}
+
+var (
+	packageDBOnce sync.Once
+	packageDBURL  string
+)
+
+// packageDatabase is the URL of this test binary's own MySQL database,
+// named after the configured one and the package (switchboard_ci_routes),
+// created on first use. go test runs packages at the same time; every test
+// server dispatches all of its database's changes (webhooks, CRM activity,
+// FreeSWITCH commands) to its own subscribers, so packages sharing one
+// database delivered each other's events. Within a package, tests own
+// their tenants.
+func packageDatabase(t testing.TB, base string) string {
+	t.Helper()
+	packageDBOnce.Do(func() {
+		packageDBURL = base
+		u, err := neturl.Parse(base)
+		if err != nil || strings.Trim(u.Path, "/") == "" {
+			return
+		}
+		pkg := strings.TrimSuffix(filepath.Base(os.Args[0]), ".test")
+		var name strings.Builder
+		for _, r := range strings.ToLower(pkg) {
+			if r >= 'a' && r <= 'z' || r >= '0' && r <= '9' {
+				name.WriteRune(r)
+			} else {
+				name.WriteRune('_')
+			}
+		}
+		db := strings.Trim(u.Path, "/") + "_" + name.String()
+		if len(db) > 64 {
+			db = db[:64]
+		}
+		st, err := open(base)
+		if err != nil {
+			return // Open reports the unreachable server
+		}
+		defer st.Close()
+		if _, err := st.DB().Exec("CREATE DATABASE IF NOT EXISTS `" + db + "`"); err != nil {
+			return
+		}
+		u.Path = "/" + db
+		packageDBURL = u.String()
+	})
+	return packageDBURL
 }
 
 // Key is a fixed test sealing key.
