@@ -152,7 +152,8 @@ func TestQueueAndAgentChangesReachModCallcenter(t *testing.T) {
 // be delivered again until it is accepted; the redelivered "agent add"
 // finds the agent there and goes on.
 func TestCallcenterCommandRetried(t *testing.T) {
-	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+	// Alone: every live server sends its tenants' callcenter commands, and other tests' resyncs crowd the command log this test waits in.
+	eachCallEnvAlone(t, func(t *testing.T, e *callEnv) {
 		e.waitCallcenterResync(t, 1)
 		e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
 		base := "/api/tenants/" + e.tenant

@@ -12,7 +12,8 @@ import (
 // up on the contact's timeline linked to its CDR; a call from an unknown
 // number does not.
 func TestCallFromContactCreatesActivity(t *testing.T) {
-	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+	// Alone: every live server turns every ended call into activities (each test server is its own installation over the shared database), and the test counts them exactly.
+	eachCallEnvAlone(t, func(t *testing.T, e *callEnv) {
 		base := "/api/tenants/" + e.tenant
 		ct := e.Do(t, "POST", base+"/contacts/", e.Key, map[string]any{"first_name": "Thandi", "last_name": "Nkosi",
 			"phones": []map[string]any{{"label": "mobile", "number": "+27215550123"}}}).Expect(t, 201).Map(t)
