@@ -84,7 +84,9 @@ func waitCallcenter(t *testing.T, fs *fakefs.Server, from int, want ...string) i
 // the difference, a renumbered queue is unloaded and loaded with its
 // agents' tiers again, a deleted agent and queue are removed.
 func TestQueueAndAgentChangesReachModCallcenter(t *testing.T) {
-	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+	// Alone: a server connecting to its node resyncs every tenant's queues
+	// there, so parallel servers crowd the commands this test waits for.
+	eachCallEnvAlone(t, func(t *testing.T, e *callEnv) {
 		e.waitCallcenterResync(t, 1)
 		e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
 		base := "/api/tenants/" + e.tenant
@@ -185,7 +187,9 @@ func TestCallcenterCommandRetried(t *testing.T) {
 // break reason and mod_callcenter on the node receives it; a bad status or
 // field is a 400 that changes nothing; another tenant's agent is not found.
 func TestAgentStatusEndpoint(t *testing.T) {
-	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+	// Alone: a server connecting to its node resyncs every tenant's queues
+	// there, so parallel servers crowd the commands this test waits for.
+	eachCallEnvAlone(t, func(t *testing.T, e *callEnv) {
 		e.waitCallcenterResync(t, 1)
 		base := "/api/tenants/" + e.tenant
 		agent := "33@" + e.tenant
@@ -292,7 +296,9 @@ func TestFeatureCodesAct(t *testing.T) {
 // status and tier applied. Deleting the tenant then unloads its queues and
 // deletes its agents on the node.
 func TestCallcenterResyncAfterReconnectAndTenantDelete(t *testing.T) {
-	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+	// Alone: a server connecting to its node resyncs every tenant's queues
+	// there, so parallel servers crowd the commands this test waits for.
+	eachCallEnvAlone(t, func(t *testing.T, e *callEnv) {
 		e.waitCallcenterResync(t, 1)
 		e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
 		base := "/api/tenants/" + e.tenant
