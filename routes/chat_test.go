@@ -23,17 +23,14 @@ type chatEnv struct {
 	lower  string // the tenant as it appears in JIDs
 }
 
-// eachChatEnv runs fn per backend pairing with a fresh ejabberd and server,
-// in parallel with other tests (as apptest.Each does): the ejabberd is the
-// test's own (its ports, spool and Erlang node name), the chat queue posts
-// only its server's outbox group's rows, and rooms and accounts are named
-// after the test's own tenant.
+// eachChatEnv runs fn per backend pairing with a fresh ejabberd and server.
+// Serial: several private ejabberds starting at once beside the parallel
+// tests failed to start in CI ("ejabberd exited during start"), and the
+// outage test stops and restarts its ejabberd on a deadline.
 func eachChatEnv(t *testing.T, fn func(t *testing.T, e *chatEnv)) {
 	t.Helper()
-	t.Parallel()
 	for _, be := range apptest.Envs(t) {
 		t.Run(be.Name, func(t *testing.T) {
-			t.Parallel()
 			x := chattest.Start(t, chatDomain)
 			s := apptest.Start(t, be, map[string]string{
 				"SWITCHBOARD_CHAT_API_URL": x.APIURL,

@@ -98,7 +98,10 @@ func xmlCapture(t *testing.T, name string) []byte {
 }
 
 func TestMetricsAfterTraffic(t *testing.T) {
-	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+	// Serial: the second sofia.conf fetch must come from memory, and a
+	// platform write by a test beside it (a trunk, a profile) rightly
+	// renders it again.
+	apptest.EachSerial(t, nil, func(t *testing.T, s *apptest.Server) {
 		tenantKey := s.KeyFor(t, map[string]any{"tenant": s.Tenant(t, "metrics")})
 		for range 3 {
 			s.Do(t, "GET", "/api/tenants/", s.Key, nil).Expect(t, 200)

