@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"net/http"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/jmoiron/sqlx"
@@ -48,6 +49,10 @@ type Queue struct {
 	wake chan struct{}
 	// lease is held while posting; nothing is posted once it may have run out.
 	lease *outbox.Lease
+	// upEpoch counts the chat server's returns after an outage; loaded is
+	// the epoch whose rooms the worker has made sure are running.
+	upEpoch atomic.Int64
+	loaded  int64
 }
 
 // QueueOptions tune a Queue; the zero value is usable.
@@ -113,7 +118,7 @@ func NewQueue(c *Client, st *models.Store, opts QueueOptions) *Queue {
 		name = opts.Group + ":" + name
 	}
 	q := &Queue{c: c, st: st, opts: opts, wake: make(chan struct{}, 1), lease: outbox.NewLease(st, name, opts.Holder, opts.LeaseTTL, opts.Logger)}
-	c.OnUp(q.Wake)
+	c.OnUp(func() { q.upEpoch.Add(1); q.Wake() })
 	return q
 }
 
@@ -227,6 +232,12 @@ func (q *Queue) drain(ctx context.Context, valid func() bool) (int, error) {
 	if len(rows) == 0 {
 		return 0, nil
 	}
+	// After ejabberd came back, each room is loaded (get_room_options
+	// starts a stored room) before anything is posted into it: a groupchat
+	// message to a room ejabberd has not started again is bounced to the
+	// service account, while send_stanza still answers success.
+	epoch := q.upEpoch.Load()
+	reload := epoch != q.loaded
 	var order []string
 	byRoom := map[string][]queued{}
 	for _, r := range rows {
@@ -247,7 +258,7 @@ func (q *Queue) drain(ctx context.Context, valid func() bool) (int, error) {
 		wg.Add(1)
 		go func(list []queued) {
 			defer func() { <-sem; wg.Done() }()
-			posted, fail := q.postRoom(ctx, list, valid)
+			posted, fail := q.postRoom(ctx, list, valid, reload)
 			mu.Lock()
 			done = append(done, posted...)
 			if fail != nil {
@@ -257,14 +268,27 @@ func (q *Queue) drain(ctx context.Context, valid func() bool) (int, error) {
 		}(byRoom[room])
 	}
 	wg.Wait()
+	if len(failed) == 0 && len(done) == len(rows) {
+		q.loaded = epoch
+	}
 	return len(rows), q.record(context.WithoutCancel(ctx), done, failed)
 }
 
 // postRoom posts one room's rows in order until one fails; it returns the
 // rows that are finished (posted, or refused for good: Event "") and the
 // failure.
-func (q *Queue) postRoom(ctx context.Context, list []queued, valid func() bool) ([]queued, *failure) {
+func (q *Queue) postRoom(ctx context.Context, list []queued, valid func() bool, reload bool) ([]queued, *failure) {
 	var finished []queued
+	if reload && len(list) > 0 {
+		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.SendTimeout)
+		_, err := q.c.RoomOptions(lctx, list[0].Room)
+		cancel()
+		if err != nil && !errors.Is(err, ErrNoRoom) { // a missing room: the post is refused as before
+			r := list[0]
+			delay := min(q.opts.RetryMin<<min(r.Attempts, 16), q.opts.RetryMax)
+			return nil, &failure{row: r, err: err, at: time.Now().Add(delay)}
+		}
+	}
 	for _, r := range list {
 		if ctx.Err() != nil || !valid() || !q.c.Up() {
 			return finished, nil // left for the next turn, in order
