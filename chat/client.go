@@ -237,7 +237,8 @@ func (c *Client) RoomOptions(ctx context.Context, room string) (map[string]strin
 	var opts map[string]string
 	err := c.call(ctx, "get_room_options", map[string]string{"name": room, "service": c.cfg.MUCDomain}, &opts)
 	var ae *APIError
-	if (errors.As(err, &ae) && ae.Status < 500) || (err == nil && len(opts) == 0) {
+	starting := errors.As(err, &ae) && ae.Status == http.StatusNotFound // "Endpoint not found.": modules not registered yet
+	if (ae != nil && ae.Status < 500 && !starting) || (err == nil && len(opts) == 0) {
 		// ejabberd 23.01 answers a missing room with an empty object.
 		return nil, ErrNoRoom
 	}

@@ -25,9 +25,14 @@ import (
 // one transaction per batch (so the event still means "posted", and the
 // request path does not wait for the outbox sequence).
 //
-//   - Nothing is lost: a row stays until ejabberd answered success, across
-//     restarts and outages; a message refused outright (a 400 answer or a failure
-//     code: the stanza itself is wrong) is logged and dropped.
+//   - Nothing is lost: a row stays until ejabberd answered success and the
+//     room has handled it, across restarts and outages; a message refused
+//     outright (a 400 answer or a failure code: the stanza itself is wrong)
+//     is logged and dropped. send_stanza answers once the stanza is routed
+//     to the room's process, not once the room archived it, so a room's
+//     posts are followed by one get_room_options: the room answers it after
+//     the messages queued before it, and a room that was stopped with them
+//     unread (ejabberd shutting down) fails it, and they are posted again.
 //   - Order per room: rows of one room are posted one after another in id
 //     order, and a room whose oldest row waits for a retry holds back the
 //     rest; different rooms are posted concurrently (Concurrency).
@@ -36,8 +41,9 @@ import (
 //     to another replica.
 //   - A retry posts the same stanza with the same id (also its XEP-0359
 //     origin-id). A message is posted twice only when ejabberd took it but
-//     the success was not recorded (the replica died between the two, or
-//     the answer was lost); clients recognise the repeat by its id.
+//     the success was not recorded (the replica died between the two, the
+//     answer was lost, or ejabberd stopped between the post and its
+//     confirmation); clients recognise the repeat by its id.
 //
 // While the chat server is known to be down (Client.Up), Enqueue refuses
 // with ErrUnavailable and the worker waits; it resumes when the server
@@ -291,7 +297,7 @@ func (q *Queue) postRoom(ctx context.Context, list []queued, valid func() bool, 
 	}
 	for _, r := range list {
 		if ctx.Err() != nil || !valid() || !q.c.Up() {
-			return finished, nil // left for the next turn, in order
+			return q.confirm(ctx, finished) // the rest is left for the next turn, in order
 		}
 		// A post that started finishes even during shutdown, so its
 		// outcome is recorded rather than left to be posted again.
@@ -307,10 +313,67 @@ func (q *Queue) postRoom(ctx context.Context, list []queued, valid func() bool, 
 			finished = append(finished, r)
 		default:
 			delay := min(q.opts.RetryMin<<min(r.Attempts, 16), q.opts.RetryMax)
-			return finished, &failure{row: r, err: err, at: time.Now().Add(delay)}
+			fail := &failure{row: r, err: err, at: time.Now().Add(delay)}
+			posted, cfail := q.confirm(ctx, finished)
+			if cfail != nil {
+				return nil, cfail
+			}
+			return posted, fail
 		}
 	}
-	return finished, nil
+	return q.confirm(ctx, finished)
+}
+
+// confirm asks the room of posted rows for its options: it answers only
+// after handling what was routed to it before, so a success means the
+// posts reached its archive. On a failure nothing is finished and the rows
+// are posted again from the first (a room that handled some of them before
+// it stopped shows those twice, with the same ids: at least once, never
+// lost).
+func (q *Queue) confirm(ctx context.Context, finished []queued) ([]queued, *failure) {
+	posted := false
+	for _, r := range finished {
+		posted = posted || r.Event != ""
+	}
+	if !posted {
+		return finished, nil
+	}
+	r := finished[0]
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.SendTimeout)
+	defer cancel()
+	_, err := q.c.RoomOptions(cctx, r.Room)
+	if errors.Is(err, ErrNoRoom) {
+		// Either the channel was deleted (nothing to post into any more)
+		// or ejabberd stopped the room under the post (a stopping
+		// ejabberd still answers on open connections after its rooms are
+		// gone, and drops what is routed to them): the channel decides.
+		gone, cerr := q.channelGone(cctx, r)
+		switch {
+		case cerr != nil:
+			err = cerr
+		case gone:
+			return finished, nil
+		}
+	}
+	if err == nil {
+		return finished, nil
+	}
+	delay := min(q.opts.RetryMin<<min(r.Attempts, 16), q.opts.RetryMax)
+	return nil, &failure{row: r, err: fmt.Errorf("confirm posts: %w", err), at: time.Now().Add(delay)}
+}
+
+// channelGone reports whether a row's channel, or its tenant, no longer
+// exists.
+func (q *Queue) channelGone(ctx context.Context, r queued) (bool, error) {
+	o, err := q.st.Tenant(ctx, r.Tenant)
+	if errors.Is(err, models.ErrNotFound) {
+		return true, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	exists, err := q.st.ChatChannelExists(ctx, o, r.Channel)
+	return !exists, err
 }
 
 // refusedForGood reports an answer that no retry can change: ejabberd

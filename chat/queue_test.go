@@ -192,6 +192,10 @@ func TestQueueKeepsAMessageAStartingServerDidNotKnowHowToTake(t *testing.T) {
 	api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		defer mu.Unlock()
+		if r.URL.Path != "/send_stanza" {
+			_, _ = w.Write([]byte(roomOptions(r)))
+			return
+		}
 		var args map[string]string
 		_ = json.NewDecoder(r.Body).Decode(&args)
 		a := answers[0]
@@ -229,6 +233,115 @@ func TestQueueKeepsAMessageAStartingServerDidNotKnowHowToTake(t *testing.T) {
 	}
 	if n, _ := q.Pending(ctx); n != 0 {
 		t.Fatalf("%d messages queued after a 200 and a 400, want 0", n)
+	}
+}
+
+// roomOptions answers a fake ejabberd's get_room_options as 23.01 does
+// for an existing room, and "0" for any other command.
+func roomOptions(r *http.Request) string {
+	if r.URL.Path == "/get_room_options" {
+		return `{"title":"ops","persistent":"true","mam":"true"}`
+	}
+	return `0`
+}
+
+// TestQueuePostsAgainWhatAStoppingRoomDidNotHandle: send_stanza answers
+// success once ejabberd has routed the stanza, not once the room archived
+// it. A stopping ejabberd still answers on open connections after it
+// stopped its rooms, and drops what is routed to them ("Failed to route
+// packet"; seen: a message accepted just before an outage missing from the
+// archive afterwards). The queue confirms its posts with get_room_options,
+// which the room answers after them, and posts again what it could not
+// confirm, unless the channel itself is gone.
+func TestQueuePostsAgainWhatAStoppingRoomDidNotHandle(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		status        int    // get_room_options while stopping
+		answer        string // its body
+		deleteChannel bool
+		posts         int // posts in all
+	}{
+		{name: "api failing", status: http.StatusServiceUnavailable, posts: 2},
+		{name: "room gone, channel kept", status: http.StatusOK, answer: `{}`, posts: 2},
+		{name: "room gone with its channel", status: http.StatusOK, answer: `{}`, deleteChannel: true, posts: 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var (
+				mu       sync.Mutex
+				posted   []string
+				stopping = true
+			)
+			api := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				mu.Lock()
+				defer mu.Unlock()
+				switch {
+				case r.URL.Path == "/send_stanza":
+					var args map[string]string
+					_ = json.NewDecoder(r.Body).Decode(&args)
+					posted = append(posted, args["stanza"])
+					_, _ = w.Write([]byte(`0`))
+				case stopping && r.URL.Path == "/get_room_options":
+					w.WriteHeader(tc.status)
+					_, _ = w.Write([]byte(tc.answer))
+				default:
+					_, _ = w.Write([]byte(roomOptions(r)))
+				}
+			}))
+			t.Cleanup(api.Close)
+			st := storetest.Open(t, storetest.Backends(t)[0])
+			ctx := context.Background()
+			if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": "Acme"}); err != nil {
+				t.Fatal(err)
+			}
+			o, err := st.Tenant(ctx, "Acme")
+			if err != nil {
+				t.Fatal(err)
+			}
+			channels := st.Registry().Resource("chat_channels")
+			ch, err := st.Create(ctx, channels, o, map[string]any{"name": "ops"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tc.deleteChannel {
+				if err := st.Delete(ctx, channels, o, fmt.Sprint(ch["id"])); err != nil {
+					t.Fatal(err)
+				}
+			}
+			c := chat.NewClient(chat.Config{APIURL: api.URL, Domain: domain})
+			q := chat.NewQueue(c, st, chat.QueueOptions{Logger: quiet(), RetryMin: time.Millisecond, RetryMax: time.Millisecond})
+			id, err := q.Enqueue(ctx, chat.ChannelMessage{Room: "acme-ops", Body: "just before the outage"}, chat.Event{Tenant: "Acme", Channel: "ops", Body: "just before the outage"})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if _, err := q.DrainOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want := 1
+			if tc.deleteChannel {
+				want = 0
+			}
+			if n, _ := q.Pending(ctx); n != want || len(posted) != 1 {
+				t.Fatalf("after a post the room did not confirm: %d queued (want %d), %d posts", n, want, len(posted))
+			}
+			var events int
+			if err := st.DB().GetContext(ctx, &events, "SELECT COUNT(*) FROM outbox WHERE after_json LIKE '%just before the outage%'"); err != nil || events != 1-want {
+				t.Fatalf("%d chat.message events (%v), want %d", events, err, 1-want)
+			}
+
+			mu.Lock()
+			stopping = false
+			mu.Unlock()
+			if err := c.Status(ctx); err != nil || !c.Up() {
+				t.Fatalf("status once back: %v", err)
+			}
+			time.Sleep(5 * time.Millisecond)
+			if _, err := q.DrainOnce(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if n, _ := q.Pending(ctx); n != 0 || len(posted) != tc.posts || posted[0] != posted[len(posted)-1] || !strings.Contains(posted[0], id) {
+				t.Fatalf("after the room came back: %d queued, posts %q (want the stanza with id %s %d times)", n, posted, id, tc.posts)
+			}
+		})
 	}
 }
 

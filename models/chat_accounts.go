@@ -112,6 +112,15 @@ func (s *Store) SetChannelJID(ctx context.Context, o Owner, channel, jid string)
 	return nil
 }
 
+// ChatChannelExists reports whether the tenant has a channel of that name.
+func (s *Store) ChatChannelExists(ctx context.Context, o Owner, channel string) (bool, error) {
+	var n int
+	if err := s.db.GetContext(ctx, &n, "SELECT COUNT(*) FROM chat_channels WHERE tenant_id = ? AND name = ?", o.TenantID, channel); err != nil {
+		return false, fmt.Errorf("channel %s: %w", channel, s.dialect.translate(err))
+	}
+	return n > 0, nil
+}
+
 // chatChannelHooks fill the room JID of a new channel.
 type chatChannelHooks struct{}
 

@@ -144,12 +144,23 @@ func (s *Store) ListKeys(ctx context.Context, tenant string, p Page) ([]Record, 
 	if tenant != "" {
 		where, args = "tenant = ?", []any{tenant}
 	}
+	return s.listKeys(ctx, where, args, "id", p)
+}
+
+// RecentKeys lists every tenant's keys for a page that shows a few: the
+// live ones first, newest first, then the revoked ones (a listing in id
+// order would leave the newest out once there are more than limit).
+func (s *Store) RecentKeys(ctx context.Context, limit int) ([]Record, int, error) {
+	return s.listKeys(ctx, "1=1", nil, "(revoked_at IS NULL) DESC, id DESC", Page{Limit: limit})
+}
+
+func (s *Store) listKeys(ctx context.Context, where string, args []any, order string, p Page) ([]Record, int, error) {
 	var total int
 	if err := s.db.GetContext(ctx, &total, "SELECT COUNT(*) FROM api_keys WHERE "+where, args...); err != nil {
 		return nil, 0, fmt.Errorf("count keys: %w", s.dialect.translate(err))
 	}
 	var keys []APIKey
-	if err := s.db.SelectContext(ctx, &keys, "SELECT "+keyColumns+" FROM api_keys WHERE "+where+" ORDER BY id LIMIT ? OFFSET ?", append(args, p.Limit, p.Offset)...); err != nil {
+	if err := s.db.SelectContext(ctx, &keys, "SELECT "+keyColumns+" FROM api_keys WHERE "+where+" ORDER BY "+order+" LIMIT ? OFFSET ?", append(args, p.Limit, p.Offset)...); err != nil {
 		return nil, 0, fmt.Errorf("list keys: %w", s.dialect.translate(err))
 	}
 	out := make([]Record, len(keys))

@@ -483,11 +483,22 @@ func TestSessionReadOnly(t *testing.T) {
 }
 
 // The menu creates an API key through the key logic (value shown once,
-// only its hash stored) and revokes it.
+// only its hash stored) and revokes it. It shows the newest live keys: an
+// installation with more keys than the menu lists still finds the one it
+// just created (seen: the menu listed the oldest keys, and a new one was
+// missing from it once a shared database held more than a page).
 func TestMenuAPIKeys(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
 		tenant := s.Tenant(t, "menu")
+		for i := 0; i < 201; i++ { // more than the menu lists
+			if _, err := s.Store.CreateKey(t.Context(), map[string]any{"name": fmt.Sprintf("older %d", i), "tenant": tenant}, "test"); err != nil {
+				t.Fatal(err)
+			}
+		}
 		w := signIn(t, s, createAdmin(t, s, "platform_admin", nil), adminPassword)
+		if menu := string(s.DoHeaders(t, "GET", "/", w.cookie(), nil).Expect(t, 200).Body); !strings.Contains(menu, "keys shown; <code>GET /api/key/</code> lists them all") {
+			t.Fatalf("the menu does not say it shows only some keys:\n%s", menu)
+		}
 		form := url.Values{"csrf_token": {w.csrf}, "name": {"crm from menu"}, "tenant": {tenant}, "permissions": {"config.read", "calls.read"}}
 		r := s.DoHeaders(t, "POST", "/menu/keys", formHeaders(w.cookie()), form.Encode()).Expect(t, 201)
 		page := string(r.Body)

@@ -14,12 +14,16 @@ import (
 // menuTenantLimit caps the tenants the menu lists (the API pages the rest).
 const menuTenantLimit = 500
 
+// menuKeyLimit caps the API keys the menu lists: the newest live ones.
+const menuKeyLimit = 200
+
 type menuView struct {
 	page
 	Tenants       []menuTenant
 	TenantTotal   int
 	MayManageKeys bool
 	Keys          []menuKey
+	KeyTotal      int
 	NewKey        *newKey
 	Permissions   []string
 }
@@ -62,20 +66,14 @@ func (s *server) menuView(c *fiber.Ctx) (*menuView, error) {
 	if !v.MayManageKeys {
 		return v, nil
 	}
-	keys, _, err := s.Store.ListKeys(ctx, "", models.Page{Limit: maxLimit})
+	keys, total, err := s.Store.RecentKeys(ctx, menuKeyLimit) // live keys first, newest first
 	if err != nil {
 		return nil, err
 	}
+	v.KeyTotal = total
 	for _, k := range keys {
 		v.Keys = append(v.Keys, keyRow(k))
 	}
-	// Live keys first, newest first.
-	sort.SliceStable(v.Keys, func(i, j int) bool {
-		if v.Keys[i].Revoked != v.Keys[j].Revoked {
-			return !v.Keys[i].Revoked
-		}
-		return v.Keys[i].ID > v.Keys[j].ID
-	})
 	return v, nil
 }
 
