@@ -3,7 +3,6 @@ package nodehealth
 import (
 	"context"
 	"database/sql"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -86,24 +85,13 @@ func (w *Watcher) LimitUsage(ctx context.Context, e esl.Event) {
 }
 
 func (w *Watcher) recordTrunkCapacity(ctx context.Context, node, name string, usage, maximum int, now time.Time) error {
-	var trunk struct {
-		ID      int64          `db:"id"`
-		Tenants sql.NullString `db:"tenants"`
-	}
-	err := w.st.DB().GetContext(ctx, &trunk, "SELECT id, tenants FROM sip_trunks WHERE name = ?", name)
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("trunk %s: %w", name, w.st.TranslateErr(err))
-	}
-	var tenants []string
-	if trunk.Tenants.Valid {
-		_ = json.Unmarshal([]byte(trunk.Tenants.String), &tenants)
+	trunk, err := w.lookupTrunk(ctx, name)
+	if trunk == nil || err != nil {
+		return err
 	}
 	return w.recordLimit(ctx, node, trunkRealm, name, now, func(at string) (changes.Change, error) {
 		return models.NewEvent(TrunkCapacityReached, "", name, map[string]any{
-			"trunk": name, "trunk_id": trunk.ID, "tenants": tenants, "max_channels": maximum, "usage": usage, "node": node, "at": at,
+			"trunk": name, "trunk_id": trunk.ID, "tenants": trunk.Tenants, "max_channels": maximum, "usage": usage, "node": node, "at": at,
 		})
 	})
 }
