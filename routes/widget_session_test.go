@@ -86,7 +86,7 @@ func TestWidgetWebRTCIssuesASIPUser(t *testing.T) {
 			ExpiresIn int       `json:"expires_in"`
 		}
 		r.JSON(t, &got)
-		if !regexp.MustCompile(`^w[0-9a-f]{24}-` + tenant + `$`).MatchString(got.SIP.Username) || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(got.SIP.Password) {
+		if !regexp.MustCompile(`^w[0-9a-f]{24}-`+tenant+`$`).MatchString(got.SIP.Username) || !regexp.MustCompile(`^[0-9a-f]{32}$`).MatchString(got.SIP.Password) {
 			t.Errorf("credentials %+v", got.SIP)
 		}
 		if got.Mode != "webrtc" || got.SIP.Domain != "sip.test" || got.SIP.URI != "sip:"+got.SIP.Username+"@sip.test" ||
