@@ -31,10 +31,10 @@ func webrtcWidget(t *testing.T, s *apptest.Server, tenant string, fields map[str
 	return "/widgets/" + w["public_id"].(string) + "/call", base + "/click_to_call_widgets/" + fmt.Sprint(w["id"])
 }
 
-func widgetSIPUsers(t *testing.T, s *apptest.Server) int {
+func widgetSIPUsers(t *testing.T, s *apptest.Server, tenant string) int {
 	t.Helper()
 	var n int
-	if err := s.Store.DB().GetContext(context.Background(), &n, "SELECT COUNT(*) FROM widget_sip_users"); err != nil {
+	if err := s.Store.DB().GetContext(context.Background(), &n, "SELECT COUNT(*) FROM widget_sip_users WHERE tenant = ?", tenant); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -124,7 +124,7 @@ func TestWidgetWebRTCIssuesASIPUser(t *testing.T) {
 				t.Errorf("CORS granted to %v", c.headers)
 			}
 		}
-		if n := widgetSIPUsers(t, s); n != 1 {
+		if n := widgetSIPUsers(t, s, tenant); n != 1 {
 			t.Errorf("refused requests stored users: %d", n)
 		}
 
@@ -148,7 +148,7 @@ func TestWidgetWebRTCIssuesASIPUser(t *testing.T) {
 		// A widget requiring a captcha this server cannot verify issues none.
 		captcha, _ := webrtcWidget(t, s, tenant, map[string]any{"name": "captcha", "require_captcha": true})
 		s.DoHeaders(t, "POST", captcha, from, map[string]any{"name": "Fay"}).Expect(t, 501)
-		if n := widgetSIPUsers(t, s); n != 2 {
+		if n := widgetSIPUsers(t, s, tenant); n != 2 {
 			t.Errorf("users after the limit, the disabled, closed and captcha widgets: %d", n)
 		}
 	})
