@@ -23,9 +23,16 @@ const domain = "chat.test"
 func setup(t *testing.T) (*chattest.Server, *chat.Client, *models.Store, models.Owner) {
 	t.Helper()
 	srv := chattest.Start(t, domain)
-	st := storetest.Open(t, storetest.Backends(t)[0])
 	c := chat.NewClient(chat.Config{APIURL: srv.APIURL, Domain: domain, WSURL: srv.WSURL})
-	st.SetChatMUCDomain(c.Config().MUCDomain)
+	st, o := acmeStore(t, c.Config().MUCDomain)
+	return srv, c, st, o
+}
+
+// acmeStore opens a store holding the tenant Acme.
+func acmeStore(t *testing.T, mucDomain string) (*models.Store, models.Owner) {
+	t.Helper()
+	st := storetest.Open(t, storetest.Backends(t)[0])
+	st.SetChatMUCDomain(mucDomain)
 	ctx := context.Background()
 	if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": "Acme"}); err != nil {
 		t.Fatal(err)
@@ -34,7 +41,7 @@ func setup(t *testing.T) (*chattest.Server, *chat.Client, *models.Store, models.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv, c, st, o
+	return st, o
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
