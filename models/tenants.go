@@ -52,7 +52,7 @@ func (tenantHooks) beforeSave(ctx context.Context, ts *txStore, _ Owner, old, pa
 			return FieldError(flag, `must be "1" to copy`)
 		}
 	}
-	return nil
+	return ts.checkResellerLimits(ctx, old, patch)
 }
 
 func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Record) error {
