@@ -18,6 +18,9 @@ import (
 // concurrent creates at the limit cannot both pass the count. Lowering a
 // limit below what exists is allowed: existing objects stay, new ones are
 // refused until the count is under the limit again. 0 means unlimited.
+// The counts are locking reads too: under MySQL's repeatable read a plain
+// read would see the transaction's first snapshot, taken before a
+// concurrent create that committed while this one waited for the lock.
 
 // tenantLimits maps a tenant resource to the tenant field that caps how
 // many of it the tenant may have.
@@ -85,7 +88,7 @@ func (ts *txStore) checkTenantLimit(ctx context.Context, res *Resource, o Owner)
 		return nil
 	}
 	var n int64
-	if err := ts.tx.GetContext(ctx, &n, "SELECT COUNT(*) FROM "+res.Table+" WHERE tenant_id = ?", o.TenantID); err != nil {
+	if err := ts.tx.GetContext(ctx, &n, "SELECT COUNT(*) FROM "+res.Table+" WHERE tenant_id = ?"+ts.dialect.forUpdate(), o.TenantID); err != nil {
 		return fmt.Errorf("count %s of tenant %s: %w", res.Name, o.Tenant, ts.dialect.translate(err))
 	}
 	if n >= limit.Int64 {
@@ -147,12 +150,12 @@ func (ts *txStore) checkResellerLimits(ctx context.Context, old, patch Record) e
 	others := "reseller_id = ?"
 	args := []any{rid}
 	if old != nil {
-		others += " AND id <> ?"
-		args = append(args, old["id"])
+		others += " AND tenant <> ?"
+		args = append(args, old["tenant"])
 	}
 	if joining && r.MaxTenants.Int64 > 0 {
 		var n int64
-		if err := ts.tx.GetContext(ctx, &n, "SELECT COUNT(*) FROM tenants WHERE "+others, args...); err != nil {
+		if err := ts.tx.GetContext(ctx, &n, "SELECT COUNT(*) FROM tenants WHERE "+others+ts.dialect.forUpdate(), args...); err != nil {
 			return fmt.Errorf("tenants of reseller %s: %w", r.Name, ts.dialect.translate(err))
 		}
 		if n >= r.MaxTenants.Int64 {
@@ -174,12 +177,12 @@ func (ts *txStore) checkResellerLimits(ctx context.Context, old, patch Record) e
 			}
 		}
 		var sum sql.NullInt64
-		var unlimited int64
-		q := "SELECT SUM(" + field + "), SUM(CASE WHEN COALESCE(" + field + ", 0) = 0 THEN 1 ELSE 0 END) FROM tenants WHERE " + others
+		var unlimited sql.NullInt64
+		q := "SELECT SUM(" + field + "), SUM(CASE WHEN COALESCE(" + field + ", 0) = 0 THEN 1 ELSE 0 END) FROM tenants WHERE " + others + ts.dialect.forUpdate()
 		if err := ts.tx.QueryRowxContext(ctx, q, args...).Scan(&sum, &unlimited); err != nil {
 			return fmt.Errorf("%s of reseller %s: %w", field, r.Name, ts.dialect.translate(err))
 		}
-		if want <= 0 || unlimited > 0 {
+		if want <= 0 || unlimited.Int64 > 0 {
 			return &LimitError{Tenant: tenant, Reseller: r.Name, Limit: pair[1], Value: total, Resource: field, Need: -1}
 		}
 		if sum.Int64+want > total {
