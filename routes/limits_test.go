@@ -24,7 +24,9 @@ func TestTenantLimitsRefusedOverHTTP(t *testing.T) {
 			body       func(i int) map[string]any
 		}{
 			{"extensions", "max_extensions", func(i int) map[string]any { return map[string]any{"name": fmt.Sprint(201 + i)} }},
-			{"queues", "max_queues", func(i int) map[string]any { return map[string]any{"name": fmt.Sprint("Q", i), "number": fmt.Sprint(601 + i)} }},
+			{"queues", "max_queues", func(i int) map[string]any {
+				return map[string]any{"name": fmt.Sprint("Q", i), "number": fmt.Sprint(601 + i)}
+			}},
 			{"ivr_menus", "max_ivr_menus", func(i int) map[string]any {
 				return map[string]any{"name": fmt.Sprint("M", i), "number": fmt.Sprint(701 + i), "greeting_long_prompt_id": prompt}
 			}},
