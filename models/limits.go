@@ -147,12 +147,10 @@ func (ts *txStore) checkResellerLimits(ctx context.Context, old, patch Record) e
 	tenant, _ := rec["tenant"].(string)
 	oldRID, oldErr := asInt64(old["reseller_id"])
 	joining := old == nil || old["reseller_id"] == nil || oldErr != nil || oldRID != rid
-	others := "reseller_id = ?"
-	args := []any{rid}
-	if old != nil {
-		others += " AND tenant <> ?"
-		args = append(args, old["tenant"])
-	}
+	// The tenant itself is not among the others (it exists already when
+	// an update or a clone's copied limits are checked).
+	others := "reseller_id = ? AND tenant <> ?"
+	args := []any{rid, tenant}
 	if joining && r.MaxTenants.Int64 > 0 {
 		var n int64
 		if err := ts.tx.GetContext(ctx, &n, "SELECT COUNT(*) FROM tenants WHERE "+others+ts.dialect.forUpdate(), args...); err != nil {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard/switchboard/changes"
 	"github.com/switchboard/switchboard/models"
@@ -180,6 +181,20 @@ func TestResellerLimits(t *testing.T) {
 		if got, _ := st.Get(ctx, tenants, models.Owner{}, second); got["max_concurrent_calls"] != int64(3) {
 			t.Fatalf("a refused raise was stored: %v", got["max_concurrent_calls"])
 		}
+		// A clone's copied limits count too.
+		big := newTenant(t, st)
+		if err := setTenant(t, st, big, `{"max_extensions":9,"max_concurrent_calls":1}`); err != nil {
+			t.Fatal(err)
+		}
+		if err := setTenant(t, st, so, `{"reseller_id":null}`); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := create(`,"max_extensions":1,"max_concurrent_calls":1,"tenant_to_clone":"` + big.Tenant + `","tenant_limits":"1"`); !errors.As(err, &le) || le.Limit != "max_extensions_total" {
+			t.Fatalf("clone with copied limits over max_extensions_total: %v", err)
+		}
+		if err := setTenant(t, st, so, `{"reseller_id":`+rid+`}`); err != nil {
+			t.Fatal(err)
+		}
 		// Lowering, and other changes, stay allowed.
 		if err := setTenant(t, st, so, `{"max_concurrent_calls":1,"description":"smaller"}`); err != nil {
 			t.Fatal(err)
@@ -197,6 +212,10 @@ func TestLimitReachedEventOncePerWindow(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *models.Store) {
 		ctx := t.Context()
 		o := newTenant(t, st)
+		// The window is the clock's minute: keep the refusals inside one.
+		if sec := time.Now().Second(); sec >= 57 {
+			time.Sleep(time.Duration(61-sec) * time.Second)
+		}
 		head, err := st.OutboxHead(ctx)
 		if err != nil {
 			t.Fatal(err)

@@ -100,6 +100,14 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 		if _, err := ts.tx.ExecContext(ctx, "UPDATE tenants SET "+set+" WHERE id = ?", append(vals, dst.TenantID)...); err != nil {
 			return fmt.Errorf("clone limits: %w", ts.dialect.translate(err))
 		}
+		// The copied limits count against the new tenant's reseller.
+		withLimits := merged(rec, Record{})
+		for i, f := range limitFields {
+			withLimits[f] = vals[i]
+		}
+		if err := ts.checkResellerLimits(ctx, nil, withLimits); err != nil {
+			return err
+		}
 	}
 	ts.cloning = true
 	report, err := ts.cloneResources(ctx, from, dst, flags)
