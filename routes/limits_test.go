@@ -2,7 +2,9 @@ package routes_test
 
 import (
 	"fmt"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -44,9 +46,24 @@ func TestTenantLimitsRefusedOverHTTP(t *testing.T) {
 			var list []map[string]any
 			s.Do(t, "GET", base+"/"+c.res+"/", s.Key, nil).Expect(t, 200).ExpectHeader(t, "X-Total-Count", "1").JSON(t, &list)
 		}
-		// Raising the limit lets the next one in.
+		// Raising the limit lets one more in: of creates racing for that
+		// place, exactly one wins and the others are refused by the limit.
 		s.Do(t, "PUT", base, s.Key, map[string]any{"max_extensions": 2}).Expect(t, 200)
-		s.Do(t, "POST", base+"/extensions/", s.Key, cases[0].body(1)).Expect(t, 201)
+		statuses := make([]int, 5)
+		var wg sync.WaitGroup
+		for i := range statuses {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				statuses[i] = s.Do(t, "POST", base+"/extensions/", s.Key, cases[0].body(10+i)).Status
+			}()
+		}
+		wg.Wait()
+		slices.Sort(statuses)
+		if !slices.Equal(statuses, []int{201, 422, 422, 422, 422}) {
+			t.Fatalf("racing creates for one place answered %v", statuses)
+		}
+		s.Do(t, "GET", base+"/extensions/", s.Key, nil).Expect(t, 200).ExpectHeader(t, "X-Total-Count", "2")
 	})
 }
 
