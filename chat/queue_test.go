@@ -288,15 +288,8 @@ func TestQueuePostsAgainWhatAStoppingRoomDidNotHandle(t *testing.T) {
 				}
 			}))
 			t.Cleanup(api.Close)
-			st := storetest.Open(t, storetest.Backends(t)[0])
+			st, o := acmeStore(t, "conference."+domain)
 			ctx := context.Background()
-			if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": "Acme"}); err != nil {
-				t.Fatal(err)
-			}
-			o, err := st.Tenant(ctx, "Acme")
-			if err != nil {
-				t.Fatal(err)
-			}
 			channels := st.Registry().Resource("chat_channels")
 			ch, err := st.Create(ctx, channels, o, map[string]any{"name": "ops"})
 			if err != nil {

@@ -127,7 +127,19 @@ func (s *Sync) Run(ctx context.Context) {
 		s.pending = map[string]bool{}
 		s.mu.Unlock()
 		var failed []string
+		// Single tenants first: the full reconcile ("") can take minutes
+		// with many tenants, and serves tenants notified meanwhile between
+		// its own (serveWaiting).
+		order := make([]string, 0, len(todo))
 		for tenant := range todo {
+			if tenant != "" {
+				order = append(order, tenant)
+			}
+		}
+		if todo[""] {
+			order = append(order, "")
+		}
+		for _, tenant := range order {
 			var err error
 			if tenant == "" {
 				err = s.All(ctx)
@@ -156,6 +168,27 @@ func (s *Sync) Run(ctx context.Context) {
 			return
 		case <-s.wake:
 		case <-time.After(wait):
+		}
+	}
+}
+
+// serveWaiting reconciles the single tenants notified while a full
+// reconcile runs, so a provisioned agent does not wait behind every other
+// tenant after a start; a failure leaves its tenant pending for Run.
+func (s *Sync) serveWaiting(ctx context.Context) {
+	s.mu.Lock()
+	var todo []string
+	for t := range s.pending {
+		if t != "" {
+			todo = append(todo, t)
+			delete(s.pending, t)
+		}
+	}
+	s.mu.Unlock()
+	for _, t := range todo {
+		if err := s.Tenant(ctx, t); err != nil {
+			s.log.Warn("chat sync failed; will retry", "tenant", t, "error", err)
+			s.Notify(t)
 		}
 	}
 }
@@ -197,6 +230,7 @@ func (s *Sync) All(ctx context.Context) error {
 	for _, t := range tenants {
 		name, _ := t["tenant"].(string)
 		known[strings.ToLower(name)] = true
+		s.serveWaiting(ctx)
 		if err := s.Tenant(ctx, name); err != nil {
 			errs = append(errs, err)
 		}

@@ -6,6 +6,10 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -23,9 +27,16 @@ const domain = "chat.test"
 func setup(t *testing.T) (*chattest.Server, *chat.Client, *models.Store, models.Owner) {
 	t.Helper()
 	srv := chattest.Start(t, domain)
-	st := storetest.Open(t, storetest.Backends(t)[0])
 	c := chat.NewClient(chat.Config{APIURL: srv.APIURL, Domain: domain, WSURL: srv.WSURL})
-	st.SetChatMUCDomain(c.Config().MUCDomain)
+	st, o := acmeStore(t, c.Config().MUCDomain)
+	return srv, c, st, o
+}
+
+// acmeStore opens a store holding the tenant Acme.
+func acmeStore(t *testing.T, mucDomain string) (*models.Store, models.Owner) {
+	t.Helper()
+	st := storetest.Open(t, storetest.Backends(t)[0])
+	st.SetChatMUCDomain(mucDomain)
 	ctx := context.Background()
 	if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": "Acme"}); err != nil {
 		t.Fatal(err)
@@ -34,7 +45,7 @@ func setup(t *testing.T) (*chattest.Server, *chat.Client, *models.Store, models.
 	if err != nil {
 		t.Fatal(err)
 	}
-	return srv, c, st, o
+	return st, o
 }
 
 func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
@@ -146,5 +157,77 @@ func TestTenantSyncRetriesUntilChatServerIsBack(t *testing.T) {
 	srv.Restart()
 	if !chattest.WaitFor(ctx, 20*time.Second, func() bool { _, err := c.RoomOptions(ctx, "acme-late"); return err == nil }) {
 		t.Fatalf("room never created after ejabberd came back\n%s", srv.LogTail())
+	}
+}
+
+// TestANotifiedTenantDoesNotWaitBehindTheFullSync: at start the sync
+// reconciles every tenant, which takes minutes with thousands; a tenant
+// notified meanwhile (an agent just provisioned) is served between the
+// others, not after all of them (seen: an agent's room membership 20 s
+// late behind a start-up reconcile of a few hundred tenants).
+func TestANotifiedTenantDoesNotWaitBehindTheFullSync(t *testing.T) {
+	srv, direct, st, _ := setup(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	// Every room creation takes at least 100 ms, so the full sync of 30
+	// tenants takes seconds whatever the machine.
+	target, err := url.Parse(strings.TrimSuffix(srv.APIURL, "/api"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/create_room_with_opts") {
+			time.Sleep(100 * time.Millisecond)
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(slow.Close)
+	c := chat.NewClient(chat.Config{APIURL: slow.URL + "/api", Domain: domain})
+	const others = 30
+	for i := 0; i < others; i++ {
+		name := fmt.Sprintf("Other%02d", i)
+		if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": name}); err != nil {
+			t.Fatal(err)
+		}
+		o, err := st.Tenant(ctx, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := st.Create(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": "general"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// The notified tenant comes last in the full sync's order.
+	if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": "Zulu"}); err != nil {
+		t.Fatal(err)
+	}
+	zulu, err := st.Tenant(ctx, "Zulu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := st.Create(ctx, st.Registry().Resource("chat_channels"), zulu, map[string]any{"name": "ops"}); err != nil {
+		t.Fatal(err)
+	}
+	sync := chat.NewSync(c, st, quiet())
+	go sync.Run(ctx)
+	sync.Notify("")
+	time.Sleep(300 * time.Millisecond)
+	sync.Notify("Zulu")
+	if !chattest.WaitFor(ctx, 60*time.Second, func() bool { _, err := direct.RoomOptions(ctx, "zulu-ops"); return err == nil }) {
+		t.Fatal("the notified tenant's room was never created")
+	}
+	rooms, err := direct.Rooms(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := 0
+	for _, r := range rooms {
+		if strings.HasPrefix(r, "other") {
+			done++
+		}
+	}
+	if done >= others/2 {
+		t.Fatalf("the notified tenant was served after %d of the %d other tenants", done, others)
 	}
 }
