@@ -3,9 +3,7 @@ package fax_test
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
 	"encoding/base64"
-	"encoding/hex"
 	"errors"
 	"io"
 	"mime"
@@ -22,14 +20,6 @@ import (
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/models/storetest"
 )
-
-// newCall is a call UUID of its own (tests share a MySQL database).
-func newCall() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	h := hex.EncodeToString(b)
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
 
 func TestTIFFPages(t *testing.T) {
 	for _, tt := range []struct {
@@ -168,7 +158,7 @@ func TestFaxEmailedAsAttachmentOnce(t *testing.T) {
 		relay := faxtest.Start(t, "127.0.0.1:0")
 		svc := e.service(t, relay.URL(), fax.Config{})
 		ctx := context.Background()
-		callA := newCall()
+		callA := faxtest.CallUUID()
 		tiff := faxtest.TIFF(3, false, 4000)
 		f, created, err := svc.Receive(ctx, e.tenant, e.endpoint, callA, tiff)
 		if err != nil || !created || f.Pages != 3 || f.Status != fax.StatusQueued {
@@ -215,7 +205,7 @@ func TestFaxSMTPOutageThenRecoveryDeliversOnce(t *testing.T) {
 		relay.Stop()
 		svc := e.service(t, relay.URL(), fax.Config{BackoffBase: 300 * time.Millisecond})
 		ctx := context.Background()
-		callA := newCall()
+		callA := faxtest.CallUUID()
 		if _, _, err := svc.Receive(ctx, e.tenant, e.endpoint, callA, faxtest.TIFF(1, true, 10)); err != nil {
 			t.Fatal(err)
 		}
@@ -254,7 +244,7 @@ func TestFaxSurvivesWorkerRestart(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *models.Store) {
 		e := newFaxEnv(t, st)
 		ctx := context.Background()
-		callA := newCall()
+		callA := faxtest.CallUUID()
 		off := e.service(t, "", fax.Config{})
 		if off.DeliveryEnabled() {
 			t.Fatal("delivery enabled without SMTP")
@@ -263,7 +253,7 @@ func TestFaxSurvivesWorkerRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		off.Run(ctx) // returns at once: nothing to send with
-		callB := newCall()
+		callB := faxtest.CallUUID()
 		if _, _, err := off.Receive(ctx, e.tenant, e.endpoint, callB, faxtest.TIFF(2, false, 10)); err != nil {
 			t.Fatal(err)
 		}
@@ -305,7 +295,7 @@ func TestFaxRefusedRecipientFailsForGood(t *testing.T) {
 		relay.RefuseRecipients(550)
 		svc := e.service(t, relay.URL(), fax.Config{BackoffBase: time.Millisecond})
 		ctx := context.Background()
-		callA := newCall()
+		callA := faxtest.CallUUID()
 		if _, _, err := svc.Receive(ctx, e.tenant, e.endpoint, callA, faxtest.TIFF(1, false, 10)); err != nil {
 			t.Fatal(err)
 		}
@@ -329,7 +319,7 @@ func TestReceiveRefusesOtherTenantsEndpoint(t *testing.T) {
 		a, b := newFaxEnv(t, st), newFaxEnv(t, st)
 		svc := a.service(t, "", fax.Config{})
 		ctx := context.Background()
-		callA := newCall()
+		callA := faxtest.CallUUID()
 		if _, _, err := svc.Receive(ctx, a.tenant, b.endpoint, callA, faxtest.TIFF(1, false, 0)); !errors.Is(err, fax.ErrNoEndpoint) {
 			t.Fatalf("tenant %s stored a fax for %s's endpoint: %v", a.tenant, b.tenant, err)
 		}

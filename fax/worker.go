@@ -17,18 +17,18 @@ func (s *Service) Run(ctx context.Context) {
 	if !s.DeliveryEnabled() {
 		return
 	}
-	for ctx.Err() == nil {
-		n, err := s.DrainOnce(ctx)
-		if err != nil && ctx.Err() == nil {
+	tick := time.NewTicker(s.cfg.Poll)
+	defer tick.Stop()
+	for {
+		// DrainOnce itself goes on while faxes are due.
+		if _, err := s.DrainOnce(ctx); err != nil && ctx.Err() == nil {
 			s.log.Warn("fax delivery queue", "error", err)
-		}
-		if n > 0 && err == nil {
-			continue
 		}
 		select {
 		case <-ctx.Done():
+			return
 		case <-s.wake:
-		case <-time.After(s.cfg.Poll):
+		case <-tick.C:
 		}
 	}
 }

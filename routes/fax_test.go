@@ -2,8 +2,6 @@ package routes_test
 
 import (
 	"bytes"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"net/url"
 	"os"
@@ -17,13 +15,6 @@ import (
 	"github.com/switchboard/switchboard/esl/fakefs"
 	"github.com/switchboard/switchboard/fax/faxtest"
 )
-
-func faxCallUUID() string {
-	b := make([]byte, 16)
-	_, _ = rand.Read(b)
-	h := hex.EncodeToString(b)
-	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
-}
 
 var hangupHook = regexp.MustCompile(`data="api_hangup_hook=http_put (\S+) (\S+)"`)
 
@@ -66,9 +57,9 @@ func TestFaxUploadAuthLimitsAndEmail(t *testing.T) {
 			s.Do(t, "POST", "/api/tenants/"+tn+"/special_endpoints/", s.Key, map[string]any{
 				"name": "Fax", "number": "957", "kind": "application", "application": "fax_to_email", "fax_email": fmt.Sprintf("office%d@example.com", i)}).Expect(t, 201)
 		}
-		call := faxCallUUID()
+		call := faxtest.CallUUID()
 		path, _ := faxUploadPath(t, s, tenant, "957", call)
-		otherPath, _ := faxUploadPath(t, s, other, "957", faxCallUUID())
+		otherPath, _ := faxUploadPath(t, s, other, "957", faxtest.CallUUID())
 		bare, _, _ := strings.Cut(path, "?")
 		_, sig, _ := strings.Cut(path, "?sig=")
 		tiff := faxtest.TIFF(2, false, 3000)
@@ -78,7 +69,7 @@ func TestFaxUploadAuthLimitsAndEmail(t *testing.T) {
 		for name, p := range map[string]string{
 			"no signature":            bare,
 			"wrong signature":         bare + "?sig=" + strings.Repeat("0", len(sig)),
-			"another call's":          strings.Replace(path, call, faxCallUUID(), 1),
+			"another call's":          strings.Replace(path, call, faxtest.CallUUID(), 1),
 			"another tenant's path":   strings.Replace(otherPath, "/"+other+"/", "/"+tenant+"/", 1),
 			"signature moved tenants": strings.Replace(path, "/"+tenant+"/", "/"+other+"/", 1),
 		} {

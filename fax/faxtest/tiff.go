@@ -1,6 +1,19 @@
 package faxtest
 
-import "encoding/binary"
+import (
+	"crypto/rand"
+	"encoding/binary"
+	"encoding/hex"
+)
+
+// CallUUID is a random call id in FreeSWITCH's 8-4-4-4-12 shape (tests
+// sharing a database need calls of their own).
+func CallUUID() string {
+	b := make([]byte, 16)
+	_, _ = rand.Read(b)
+	h := hex.EncodeToString(b)
+	return h[:8] + "-" + h[8:12] + "-" + h[12:16] + "-" + h[16:20] + "-" + h[20:]
+}
 
 // TIFF is a minimal TIFF file of n pages (one directory each, chained),
 // in Intel byte order, or Motorola when bigEndian, followed by pad bytes
