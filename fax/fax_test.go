@@ -3,6 +3,7 @@ package fax_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
 	"encoding/base64"
 	"errors"
 	"io"
@@ -330,6 +331,41 @@ func TestReceiveRefusesOtherTenantsEndpoint(t *testing.T) {
 			t.Fatalf("a refused upload left files: %v", err)
 		}
 	})
+}
+
+// TestFaxSentOverSTARTTLS: a relay offering STARTTLS (and refusing AUTH
+// before it) gets the fax over TLS, its certificate verified.
+func TestFaxSentOverSTARTTLS(t *testing.T) {
+	st := storetest.Open(t, storetest.Backend{Name: "sqlite", URL: "sqlite:" + filepath.Join(t.TempDir(), "fax.db")})
+	e := newFaxEnv(t, st)
+	relay, pool := faxtest.StartTLS(t, "127.0.0.1:0")
+	c, err := fax.ParseSMTP(relay.URL(), "switchboard@example.com")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	call := faxtest.CallUUID()
+	if _, _, err := e.service(t, "", fax.Config{}).Receive(ctx, e.tenant, e.endpoint, call, faxtest.TIFF(1, false, 10)); err != nil {
+		t.Fatal(err)
+	}
+	// An unknown certificate is refused (and retried later).
+	untrusted := fax.New(st, fax.Config{Dir: e.dir, SMTP: c})
+	if n, _ := untrusted.DrainOnce(ctx); n != 1 || len(relay.Mails()) != 0 {
+		t.Fatalf("sent to an unverified relay: %d", len(relay.Mails()))
+	}
+	if s, _, lastErr := e.status(t, call); s != fax.StatusQueued || !strings.Contains(lastErr, "starttls") {
+		t.Fatalf("%s %q", s, lastErr)
+	}
+	if _, err := st.DB().ExecContext(ctx, st.DB().Rebind(`UPDATE fax_deliveries SET next_attempt_at = '' WHERE call_uuid = ?`), call); err != nil {
+		t.Fatal(err)
+	}
+	c.TLS = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
+	if n, err := fax.New(st, fax.Config{Dir: e.dir, SMTP: c}).DrainOnce(ctx); n != 1 || err != nil {
+		t.Fatalf("drain %d %v", n, err)
+	}
+	if m := relay.Mails(); len(m) != 1 || !m[0].TLS {
+		t.Fatalf("mails %+v", m)
+	}
 }
 
 func TestParseSMTP(t *testing.T) {

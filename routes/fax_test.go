@@ -60,6 +60,11 @@ func TestFaxUploadAuthLimitsAndEmail(t *testing.T) {
 		call := faxtest.CallUUID()
 		path, _ := faxUploadPath(t, s, tenant, "957", call)
 		otherPath, _ := faxUploadPath(t, s, other, "957", faxtest.CallUUID())
+		// Rendered per call, never from a cache: the next call of the same
+		// number gets its own URL.
+		if next := faxtest.CallUUID(); !strings.Contains(func() string { p, _ := faxUploadPath(t, s, tenant, "957", next); return p }(), next) {
+			t.Fatal("a second call got the first call's upload URL")
+		}
 		bare, _, _ := strings.Cut(path, "?")
 		_, sig, _ := strings.Cut(path, "?sig=")
 		tiff := faxtest.TIFF(2, false, 3000)

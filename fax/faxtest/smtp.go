@@ -5,8 +5,15 @@ package faxtest
 
 import (
 	"bytes"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
 	"errors"
 	"io"
+	"math/big"
 	"net"
 	"sync"
 	"testing"
@@ -21,6 +28,8 @@ type Mail struct {
 	From string
 	To   []string
 	Data []byte
+	// TLS says the message came over STARTTLS.
+	TLS bool
 }
 
 // Relay is a running SMTP server.
@@ -34,7 +43,18 @@ type Relay struct {
 	refuseRcpt int
 	srv        *smtp.Server
 	ln         net.Listener
+	tls        *tls.Config
 	notify     chan struct{}
+}
+
+// StartTLS is Start with STARTTLS offered (a certificate for 127.0.0.1,
+// trusted by the returned pool) and AUTH refused before it.
+func StartTLS(t testing.TB, addr string) (*Relay, *x509.CertPool) {
+	t.Helper()
+	cert, pool := selfSigned(t)
+	r := &Relay{User: "faxer", Pass: "s3cret pass", notify: make(chan struct{}, 16), tls: &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}}
+	r.listen(t, addr)
+	return r, pool
 }
 
 // Start serves on addr ("127.0.0.1:0" for any free port); it closes at the
@@ -60,9 +80,12 @@ func (r *Relay) listen(t testing.TB, addr string) {
 	if err != nil {
 		t.Fatalf("smtp relay listen: %v", err)
 	}
-	srv := smtp.NewServer(smtp.BackendFunc(func(*smtp.Conn) (smtp.Session, error) { return &session{r: r}, nil }))
+	srv := smtp.NewServer(smtp.BackendFunc(func(c *smtp.Conn) (smtp.Session, error) { return &session{r: r, conn: c}, nil }))
 	srv.Domain = "relay.test"
-	srv.AllowInsecureAuth = true // loopback, as net/smtp allows AUTH PLAIN to localhost only
+	// Without TLS, AUTH in clear text on loopback (net/smtp sends it to
+	// localhost only); with TLS, never before STARTTLS.
+	srv.AllowInsecureAuth = r.tls == nil
+	srv.TLSConfig = r.tls
 	srv.MaxMessageBytes = 32 << 20
 	srv.ReadTimeout, srv.WriteTimeout = 10*time.Second, 10*time.Second
 	r.Addr = l.Addr().String()
@@ -123,6 +146,7 @@ func (r *Relay) Wait(t testing.TB, n int, within time.Duration) []Mail {
 
 type session struct {
 	r      *Relay
+	conn   *smtp.Conn
 	authed bool
 	from   string
 	to     []string
@@ -167,7 +191,8 @@ func (s *session) Data(r io.Reader) error {
 		return err
 	}
 	s.r.mu.Lock()
-	s.r.mail = append(s.r.mail, Mail{From: s.from, To: s.to, Data: b.Bytes()})
+	_, overTLS := s.conn.TLSConnectionState()
+	s.r.mail = append(s.r.mail, Mail{From: s.from, To: s.to, Data: b.Bytes(), TLS: overTLS})
 	s.r.mu.Unlock()
 	select {
 	case s.r.notify <- struct{}{}:
@@ -178,3 +203,29 @@ func (s *session) Data(r io.Reader) error {
 
 func (s *session) Reset()        { s.from, s.to = "", nil }
 func (s *session) Logout() error { return nil }
+
+// selfSigned is a certificate for 127.0.0.1 and a pool trusting it.
+func selfSigned(t testing.TB) (tls.Certificate, *x509.CertPool) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{
+		SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "relay.test"},
+		NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature,
+		ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}, BasicConstraintsValid: true, IsCA: true,
+	}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	leaf, err := x509.ParseCertificate(der)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pool := x509.NewCertPool()
+	pool.AddCert(leaf)
+	return tls.Certificate{Certificate: [][]byte{der}, PrivateKey: key, Leaf: leaf}, pool
+}
