@@ -105,6 +105,12 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 				gcancel()
 				return
 			}
+			if nodehealth.IsLimitUsage(e) {
+				lctx, lcancel := context.WithTimeout(runCtx, 5*time.Second)
+				health.LimitUsage(lctx, e)
+				lcancel()
+				return
+			}
 			if mwi.IsMailboxReport(e) {
 				select {
 				case mwiEvents <- e:

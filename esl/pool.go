@@ -15,12 +15,20 @@ import (
 // subscribeLine is the one subscription of an event connection: the channel
 // lifecycle the tracker needs, recordings, job results, the dialplan's
 // feature-code events (CUSTOM switchboard::feature), mod_voicemail's
-// MESSAGE_WAITING (shared mailboxes' lights, package mwi) and trunk
-// registration states (CUSTOM sofia::gateway_state), nothing more. CUSTOM
-// comes last: mod_event_socket reads every word after it as a subclass.
+// MESSAGE_WAITING (shared mailboxes' lights, package mwi), trunk
+// registration states (CUSTOM sofia::gateway_state) and mod_hash's limit
+// counts (CUSTOM limit::usage: trunks and tenants at capacity), nothing
+// more. CUSTOM comes last: mod_event_socket reads every word after it as a
+// subclass.
 const subscribeLine = "event plain CHANNEL_CREATE CHANNEL_PROGRESS CHANNEL_PROGRESS_MEDIA CHANNEL_ANSWER " +
 	"CHANNEL_BRIDGE CHANNEL_UNBRIDGE CHANNEL_HOLD CHANNEL_UNHOLD CHANNEL_HANGUP_COMPLETE " +
-	"RECORD_START RECORD_STOP BACKGROUND_JOB MESSAGE_WAITING CUSTOM " + FeatureSubclass + " " + GatewayStateSubclass
+	"RECORD_START RECORD_STOP BACKGROUND_JOB MESSAGE_WAITING CUSTOM " + FeatureSubclass + " " + GatewayStateSubclass + " " + LimitUsageSubclass
+
+// LimitUsageSubclass is the subclass of the CUSTOM events FreeSWITCH fires
+// on every successful limit increment (switch_limit_fire_event: headers
+// backend, realm, key, usage after the increment, rate, max, ratemax); an
+// attempt over the maximum fires nothing.
+const LimitUsageSubclass = "limit::usage"
 
 // GatewayStateSubclass is the subclass of the CUSTOM events mod_sofia fires
 // when a gateway's (trunk's) registration state changes (headers Gateway,

@@ -11,6 +11,10 @@
 //   - trunk.registration_failed / trunk.registration_recovered: a trunk's
 //     registration from a node starts failing / registers again after
 //     failing (mod_sofia's sofia::gateway_state events, trunks.go).
+//   - trunk.capacity_reached / tenant.limit_reached: a call takes the last
+//     of a trunk's max_channels or of a tenant's max_concurrent_calls on a
+//     node (mod_hash's limit::usage events), once a minute at most per
+//     node and trunk or tenant (limits.go).
 //
 // The states live in the node_states table, shared by every replica: each
 // change is a conditional UPDATE in the transaction that records its
@@ -56,7 +60,8 @@ type Watcher struct {
 	mu     sync.Mutex
 	known  map[string]bool // the last state this replica reported per node
 	timers map[string]*time.Timer
-	trunks map[string]bool // node\x00trunk: failing, as last recorded
+	trunks map[string]bool      // node\x00trunk: failing, as last recorded
+	limits map[string]time.Time // node\x00realm\x00key: when last recorded
 	ctx    context.Context
 	cancel context.CancelFunc
 }
@@ -70,7 +75,7 @@ func New(st *models.Store, grace time.Duration, log *slog.Logger) *Watcher {
 		log = slog.Default()
 	}
 	ctx, cancel := context.WithCancel(context.Background())
-	return &Watcher{st: st, grace: grace, log: log, known: map[string]bool{}, timers: map[string]*time.Timer{}, trunks: map[string]bool{}, ctx: ctx, cancel: cancel}
+	return &Watcher{st: st, grace: grace, log: log, known: map[string]bool{}, timers: map[string]*time.Timer{}, trunks: map[string]bool{}, limits: map[string]time.Time{}, ctx: ctx, cancel: cancel}
 }
 
 // Stop cancels the pending down checks (another replica, or this one after

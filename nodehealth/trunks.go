@@ -61,17 +61,36 @@ func (w *Watcher) GatewayState(ctx context.Context, e esl.Event) {
 	w.mu.Unlock()
 }
 
-func (w *Watcher) recordTrunk(ctx context.Context, e esl.Event, gw string, failing bool) error {
-	var trunk struct {
+// trunkRef is what system events say of a trunk: its id and tenants.
+type trunkRef struct {
+	ID      int64
+	Tenants []string
+}
+
+// lookupTrunk finds the trunk named name; nil when there is none.
+func (w *Watcher) lookupTrunk(ctx context.Context, name string) (*trunkRef, error) {
+	var row struct {
 		ID      int64          `db:"id"`
 		Tenants sql.NullString `db:"tenants"`
 	}
-	err := w.st.DB().GetContext(ctx, &trunk, "SELECT id, tenants FROM sip_trunks WHERE name = ?", gw)
+	err := w.st.DB().GetContext(ctx, &row, "SELECT id, tenants FROM sip_trunks WHERE name = ?", name)
 	if errors.Is(err, sql.ErrNoRows) {
-		return nil
+		return nil, nil
 	}
 	if err != nil {
-		return fmt.Errorf("trunk %s: %w", gw, w.st.TranslateErr(err))
+		return nil, fmt.Errorf("trunk %s: %w", name, w.st.TranslateErr(err))
+	}
+	ref := &trunkRef{ID: row.ID}
+	if row.Tenants.Valid {
+		_ = json.Unmarshal([]byte(row.Tenants.String), &ref.Tenants)
+	}
+	return ref, nil
+}
+
+func (w *Watcher) recordTrunk(ctx context.Context, e esl.Event, gw string, failing bool) error {
+	trunk, err := w.lookupTrunk(ctx, gw)
+	if trunk == nil || err != nil {
+		return err
 	}
 	now := models.FormatTime(time.Now())
 	if _, err := w.st.DB().ExecContext(ctx, "INSERT INTO trunk_states (node, trunk, failed, changed_at) VALUES (?, ?, 0, ?)", e.Node, gw, now); err != nil &&
@@ -91,12 +110,8 @@ func (w *Watcher) recordTrunk(ctx context.Context, e esl.Event, gw string, faili
 		if n, _ := res.RowsAffected(); n != 1 {
 			return nil, nil
 		}
-		var tenants []string
-		if trunk.Tenants.Valid {
-			_ = json.Unmarshal([]byte(trunk.Tenants.String), &tenants)
-		}
 		data := map[string]any{
-			"trunk": gw, "trunk_id": trunk.ID, "tenants": tenants, "node": e.Node, "state": e.Get("State"),
+			"trunk": gw, "trunk_id": trunk.ID, "tenants": trunk.Tenants, "node": e.Node, "state": e.Get("State"),
 			"ping_status": e.Get("Ping-Status"), "at": now,
 		}
 		if st, err := strconv.Atoi(e.Get("Status")); err == nil {

@@ -1,6 +1,7 @@
 package routes_test
 
 import (
+	"maps"
 	"strings"
 	"testing"
 	"time"
@@ -11,12 +12,16 @@ import (
 
 // routedCallEnv is a callEnv whose fake FreeSWITCH routes loopback legs
 // through Switchboard's own /fs/xml, with a national outbound route to a
-// trunk that reaches the test mobile.
-func routedCallEnv(t *testing.T, e *callEnv) (trunk string) {
+// trunk that reaches the test mobile (with the trunk fields in extra).
+func routedCallEnv(t *testing.T, e *callEnv, extra ...map[string]any) (trunk string) {
 	t.Helper()
 	e.fs.SetXMLCurlURL(e.URL + "/fs/xml")
 	trunk = "carrier_" + strings.ToLower(e.tenant)
-	e.Do(t, "POST", "/api/sip_trunks/", e.Key, map[string]any{"name": trunk, "host": "carrier.example", "tenants": []string{e.tenant}}).Expect(t, 201)
+	body := map[string]any{"name": trunk, "host": "carrier.example", "tenants": []string{e.tenant}}
+	for _, m := range extra {
+		maps.Copy(body, m)
+	}
+	e.Do(t, "POST", "/api/sip_trunks/", e.Key, body).Expect(t, 201)
 	e.Do(t, "POST", "/api/tenants/"+e.tenant+"/outbound_routes/", e.Key, map[string]any{
 		"name": "mobiles", "priority": 10, "trunks": []string{trunk}, "min_permission": "national",
 		"patterns": []map[string]any{{"match": "+27XXXXXXXXX"}},

@@ -47,6 +47,7 @@ type Channel struct {
 	bridged    time.Time
 	transfered time.Time
 	hungUp     time.Time
+	limits     []limitHold // mod_hash resources this channel counts in
 }
 
 // Var returns the channel variable name ("" when unset).
@@ -73,6 +74,7 @@ func (c *Channel) clone() Channel {
 	cp := *c
 	cp.Vars = slices.Clone(c.Vars)
 	cp.Recordings = slices.Clone(c.Recordings)
+	cp.limits = slices.Clone(c.limits)
 	return cp
 }
 
@@ -323,6 +325,7 @@ func (s *Server) hangupLocked(c *Channel, cause string) {
 		s.emitChannelLocked("CHANNEL_HANGUP_COMPLETE", l, nil, nil)
 	}
 	for _, l := range legs {
+		s.releaseLimitsLocked(l)
 		l.State = "CS_DESTROY"
 		s.emitChannelLocked("CHANNEL_DESTROY", l, nil, nil)
 		delete(s.channels, l.UUID)

@@ -100,19 +100,45 @@ func (s *Server) runDialplan(c Channel, context string) (*dialString, string) {
 		return nil, "NO_ROUTE_DESTINATION"
 	}
 	for _, act := range step.actions {
-		switch act.app {
-		case "set", "export":
-			if k, v, ok := strings.Cut(act.data, "="); ok {
-				s.setChannelVar(c.UUID, k, v)
-			}
-		case "hangup":
-			return nil, firstNonEmpty(strings.TrimSpace(act.data), "NORMAL_CLEARING")
-		case "bridge":
-			d := parseDial(act.data)
-			return &d, ""
+		if far, cause, done := s.runAction(c.UUID, act.app, act.data); done {
+			return far, cause
 		}
 	}
 	return nil, ""
+}
+
+// runAction runs one dialplan application on channel id; done reports
+// that the dialplan ends there (a bridge to dial, or a hangup cause).
+// limit_execute's application holds its resource for as long as it runs:
+// for a bridge that is until the call ends (the channel's hangup releases
+// it); any other application returns at once and releases it.
+func (s *Server) runAction(id, app, data string) (far *dialString, cause string, done bool) {
+	switch app {
+	case "set", "export":
+		if k, v, ok := strings.Cut(data, "="); ok {
+			s.setChannelVar(id, k, v)
+		}
+	case "hangup":
+		return nil, firstNonEmpty(strings.TrimSpace(data), "NORMAL_CLEARING"), true
+	case "bridge":
+		d := parseDial(data)
+		return &d, "", true
+	case "limit":
+		if cause := s.runLimit(id, data); cause != "" {
+			return nil, cause, true
+		}
+	case "limit_execute":
+		argv, hold, max, ok := limitArgs(data, 6)
+		if !ok || len(argv) < 6 || argv[0] != "hash" || !s.limitIncr(id, hold, max) {
+			return nil, "", false // over the maximum: the application is skipped
+		}
+		far, cause, done = s.runAction(id, argv[4], argv[5])
+		if far == nil {
+			s.limitRelease(id, hold)
+		}
+		return far, cause, done
+	}
+	return nil, "", false
 }
 
 func (s *Server) setChannelVar(id, k, v string) {

@@ -63,6 +63,7 @@ type Server struct {
 	chanSeq   uint64
 	sessions  uint64
 	failNext  []string
+	limits    map[string]int // mod_hash's usage per realm_resource (limit.go)
 	replies   []scripted
 	coreUUID  string
 	xmlCurl   string
@@ -181,6 +182,7 @@ func (s *Server) Crash() {
 	s.seq = 0
 	s.coreUUID = uuid.NewString()
 	s.failNext = nil
+	s.limits = nil
 	s.mu.Unlock()
 	if ln != nil {
 		_ = ln.Close()
