@@ -185,6 +185,8 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		UserVars:      s.xml.UserVariables,
 		StreamsPerKey: cfg.StreamsPerKey,
 		Captcha:       captchaVerifier,
+		SIPDomain:     cfg.SIPDomain,
+		SIPWSURL:      cfg.SIPWSURL,
 		LeaseHolder:   lease.Holder,
 		Metrics:       s.metrics,
 	})...)

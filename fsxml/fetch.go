@@ -40,6 +40,10 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 			return dialplan.DirectoryConf(), nil
 		}
 	}
+	if doc, ok, err := s.widgetFetch(ctx, &req, now); ok {
+		rec.setTier(TierRender)
+		return doc, err
+	}
 	l, ok := lookupFor(&req, now)
 	if !ok {
 		rec.setTier(TierNone)

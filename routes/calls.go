@@ -44,6 +44,10 @@ type CallDeps struct {
 	// Captcha verifies widget visitors' captcha tokens (nil: none
 	// configured; widgets that require one answer 501).
 	Captcha *captcha.Verifier
+	// SIPDomain and SIPWSURL are the SIP domain and SIP-over-WebSocket URL
+	// a webrtc widget's visitor registers with (SWITCHBOARD_SIP_DOMAIN,
+	// SWITCHBOARD_SIP_WS_URL).
+	SIPDomain, SIPWSURL string
 }
 
 // callRoutes serves live channels, call actions, the event stream and CDRs.

@@ -44,14 +44,30 @@ func CallSchemas() map[string]any {
 			"extension": obj{"type": "string", "description": "the calling extension (tenant and platform keys; user keys are bound to one)"},
 			"tenant":    obj{"type": "string", "description": "platform keys only"},
 		}},
-		"WidgetCallRequest": obj{"type": "object", "additionalProperties": false, "required": []string{"number"}, "properties": obj{
-			"number":        obj{"type": "string", "pattern": `^\+[1-9][0-9]{6,14}$`, "description": "the visitor's phone (E.164), in one of the widget's allowed_countries (default the tenant's country)"},
+		"WidgetCallRequest": obj{"type": "object", "additionalProperties": false, "properties": obj{
+			"number":        obj{"type": "string", "pattern": `^\+[1-9][0-9]{6,14}$`, "description": "callback mode, required: the visitor's phone (E.164), in one of the widget's allowed_countries (default the tenant's country); webrtc mode ignores it"},
 			"name":          obj{"type": "string", "maxLength": 40, "description": "required when the widget's ask_name; letters, digits, spaces, dots and hyphens; shown after callerid_name_prefix"},
 			"captcha_token": obj{"type": "string", "maxLength": 4096, "description": "required when the widget's require_captcha: the token the captcha widget (Cloudflare Turnstile, hCaptcha) gave the page, checked with the provider's siteverify endpoint (SWITCHBOARD_CAPTCHA_VERIFY_URL, SWITCHBOARD_CAPTCHA_SECRET); without that configuration such a widget answers 501 captcha_not_supported; a rejected token is 403 captcha_failed, an unreachable provider 503 captcha_unavailable"},
 		}},
 		"WidgetCallPlaced": obj{"type": "object", "required": []string{"status"}, "properties": obj{
 			"status": obj{"type": "string", "enum": []string{"dialing"}, "description": "the visitor's phone is being rung"},
 		}},
+		"WidgetWebRTCSession": obj{"type": "object", "additionalProperties": false, "required": []string{"mode", "sip", "dial", "dial_uri", "expires_at", "expires_in"},
+			"description": "What the page's SIP client (SIP.js, JsSIP) needs to call the widget's destination from the browser. The user is known to FreeSWITCH until expires_at; its calls reach only the widget's destination; the password is shown only here (Cache-Control: no-store).",
+			"properties": obj{
+				"mode": obj{"type": "string", "enum": []string{"webrtc"}},
+				"sip": obj{"type": "object", "additionalProperties": false, "required": []string{"username", "password", "domain", "uri", "websocket_url"}, "properties": obj{
+					"username":      obj{"type": "string", "description": "authorization user and user part of the SIP URI"},
+					"password":      obj{"type": "string", "description": "digest password, random; shown once"},
+					"domain":        obj{"type": "string", "description": "the SIP domain (realm), SWITCHBOARD_SIP_DOMAIN"},
+					"uri":           obj{"type": "string", "description": "sip:<username>@<domain>"},
+					"websocket_url": obj{"type": "string", "format": "uri", "description": "SIP over WebSocket (SWITCHBOARD_SIP_WS_URL), as in the provisioning bundle"},
+				}},
+				"dial":       obj{"type": "string", "description": "the number to call: the widget's destination"},
+				"dial_uri":   obj{"type": "string", "description": "sip:<dial>@<domain>"},
+				"expires_at": ts,
+				"expires_in": obj{"type": "integer", "description": "seconds the user stays valid (600)"},
+			}},
 		"CallPlaced": obj{"type": "object", "description": "The Location header names the call resource", "properties": obj{
 			"status": obj{"type": "string", "enum": []string{"dialing"}},
 			"id":     obj{"type": "string", "description": "the call's id: GET /api/telephony/calls/<id>"},

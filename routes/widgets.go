@@ -33,8 +33,8 @@ import (
 func (r *callRoutes) widgetRoutes() []Route {
 	return []Route{
 		{Method: "OPTIONS", Path: "/widgets/:public_id/call", Summary: "CORS preflight of a click-to-call widget's call: 204 with Access-Control-Allow-Origin for the widget's allowed origins only (403 otherwise)", Tag: "click_to_call", Status: 204, Handler: r.widgetPreflight},
-		{Method: "POST", Path: "/widgets/:public_id/call", Summary: "A website visitor asks a click-to-call widget (callback mode) to ring their phone and connect it to the widget's destination; only from the widget's allowed origins (Origin header), max_calls_per_hour_per_ip per address (429), 409 outside the widget's schedule", Tag: "click_to_call",
-			Request: "WidgetCallRequest", Response: "WidgetCallPlaced", Status: 202, Handler: r.widgetCall},
+		{Method: "POST", Path: "/widgets/:public_id/call", Summary: "A website visitor presses a click-to-call widget's button: callback mode rings the visitor's phone and connects it to the widget's destination (202); webrtc mode answers a short-lived SIP user for the browser's SIP client, which can call only the widget's destination (201); only from the widget's allowed origins (Origin header), max_calls_per_hour_per_ip per address (429), 409 outside the widget's schedule", Tag: "click_to_call",
+			Request: "WidgetCallRequest", Response: "WidgetCallPlaced", Status: 202, Answers: map[int]string{201: "WidgetWebRTCSession"}, Handler: r.widgetCall},
 	}
 }
 
@@ -111,10 +111,13 @@ func (r *callRoutes) checkCaptcha(c *fiber.Ctx, token string) error {
 	}
 }
 
-// widgetCall places the callback: the visitor's number through the
-// tenant's outbound routes (a loopback leg into the tenant context), then
-// the widget's destination number in the same context, by the same
-// originate as POST /api/telephony/call.
+// widgetCall answers a visitor's press of the button. Callback mode places
+// the callback: the visitor's number through the tenant's outbound routes
+// (a loopback leg into the tenant context), then the widget's destination
+// number in the same context, by the same originate as POST
+// /api/telephony/call. Webrtc mode issues the browser a short-lived SIP user
+// (widgetSession). Both modes check the origin, the schedule, the captcha
+// and the per-address limit the same way.
 func (r *callRoutes) widgetCall(c *fiber.Ctx) error {
 	o, w, err := r.widget(c)
 	if err != nil {
@@ -126,9 +129,7 @@ func (r *callRoutes) widgetCall(c *fiber.Ctx) error {
 	if enabled, _ := w["enabled"].(bool); !enabled {
 		return newError(fiber.StatusForbidden, "widget_disabled", "this click-to-call widget is switched off")
 	}
-	if w["mode"] != "callback" {
-		return newError(fiber.StatusNotImplemented, "mode_not_supported", "webrtc widgets do not place calls through this endpoint")
-	}
+	webrtc := w["mode"] == "webrtc"
 	needCaptcha, _ := w["require_captcha"].(bool)
 	if needCaptcha && r.Captcha == nil {
 		return newError(fiber.StatusNotImplemented, "captcha_not_supported", "this widget requires a captcha, which this server cannot verify (SWITCHBOARD_CAPTCHA_VERIFY_URL and SWITCHBOARD_CAPTCHA_SECRET are not set); set require_captcha to false")
@@ -142,7 +143,12 @@ func (r *callRoutes) widgetCall(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	number, err := visitorNumber(in, w, tenant)
+	var number string
+	if webrtc {
+		err = visitorName(in, w, map[string]string{})
+	} else {
+		number, err = visitorNumber(in, w, tenant)
+	}
 	if err != nil {
 		return err
 	}
@@ -161,6 +167,9 @@ func (r *callRoutes) widgetCall(c *fiber.Ctx) error {
 	}
 	dest, _ := w["destination"].(map[string]any)
 	target, _ := dest["target"].(string)
+	if webrtc {
+		return r.widgetSession(c, o, publicID, target, in.Name)
+	}
 	name := strings.TrimSpace(str(w["callerid_name_prefix"]) + " " + strings.TrimSpace(in.Name))
 	vars := [][2]string{
 		{"user_context", o.Tenant}, {"sb_tenant", o.Tenant}, {"sb_widget", publicID},
@@ -191,10 +200,10 @@ func (r *callRoutes) widgetCall(c *fiber.Ctx) error {
 // of the widget's allowed countries (default the tenant's country), and a
 // plain name when the widget asks for one.
 func visitorNumber(in widgetCallRequest, w, tenant models.Record) (string, error) {
-	verr := &models.ValidationError{Fields: map[string]string{}}
+	fields := map[string]string{}
 	num, err := phonenumbers.Parse(in.Number, "")
 	if !e164Re.MatchString(in.Number) || err != nil || !phonenumbers.IsValidNumber(num) {
-		verr.Fields["number"] = "required: your phone number in international format (+15551234567)"
+		fields["number"] = "required: your phone number in international format (+15551234567)"
 	} else {
 		countries := []string{}
 		list, _ := w["allowed_countries"].([]any)
@@ -205,18 +214,28 @@ func visitorNumber(in widgetCallRequest, w, tenant models.Record) (string, error
 			countries = []string{strings.ToUpper(str(tenant["country"]))}
 		}
 		if region := phonenumbers.GetRegionCodeForNumber(num); len(countries) > 0 && !slices.Contains(countries, region) {
-			verr.Fields["number"] = "this widget does not call numbers in " + region
+			fields["number"] = "this widget does not call numbers in " + region
 		}
 	}
-	if !visitorNameRe.MatchString(in.Name) {
-		verr.Fields["name"] = "at most 40 letters, digits, spaces, dots and hyphens"
-	} else if ask, _ := w["ask_name"].(bool); ask && strings.TrimSpace(in.Name) == "" {
-		verr.Fields["name"] = "required by this widget"
-	}
-	if len(verr.Fields) > 0 {
-		return "", verr
+	if err := visitorName(in, w, fields); err != nil {
+		return "", err
 	}
 	return in.Number, nil
+}
+
+// visitorName checks the visitor's name (a plain name, required when the
+// widget asks for one) and answers the validation error of fields plus the
+// name's, if any.
+func visitorName(in widgetCallRequest, w models.Record, fields map[string]string) error {
+	if !visitorNameRe.MatchString(in.Name) {
+		fields["name"] = "at most 40 letters, digits, spaces, dots and hyphens"
+	} else if ask, _ := w["ask_name"].(bool); ask && strings.TrimSpace(in.Name) == "" {
+		fields["name"] = "required by this widget"
+	}
+	if len(fields) > 0 {
+		return &models.ValidationError{Fields: fields}
+	}
+	return nil
 }
 
 // widgetOpen refuses calls outside the widget's schedule (409 with the
