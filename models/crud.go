@@ -294,6 +294,9 @@ func (ts *txStore) insertRow(ctx context.Context, res *Resource, o Owner, rec Re
 			return 0, err
 		}
 	}
+	if err := ts.checkTenantLimit(ctx, res, o); err != nil {
+		return 0, err
+	}
 	stamp := now()
 	var cols []string
 	var args []any

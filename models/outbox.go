@@ -4,7 +4,9 @@ import (
 	"context"
 	"database/sql"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"log/slog"
 	"strconv"
 	"strings"
 	"sync"
@@ -107,6 +109,12 @@ func (s *Store) write(ctx context.Context, fn func(ts *txStore) error) error {
 	if err != nil {
 		for _, u := range undo {
 			u()
+		}
+		var le *LimitError
+		if errors.As(err, &le) {
+			if nerr := s.noteLimit(ctx, le); nerr != nil {
+				slog.Default().ErrorContext(ctx, "recording a reached limit failed", "limit", le.Limit, "tenant", le.Tenant, "error", nerr)
+			}
 		}
 	}
 	return err

@@ -25,6 +25,7 @@ var tenantsResource = &Resource{
 		{Name: "timezone", Type: String, MaxLen: 64, Default: "UTC", Doc: "IANA time zone"},
 		{Name: "language", Type: String, Pattern: patLanguage, Default: "en"},
 		{Name: "country", Type: String, Pattern: patCountry},
+		{Name: "reseller_id", Type: Int, Ref: "resellers", Doc: "the reseller that owns the tenant; its limits are checked when the tenant is created, moved or its limits raised"},
 		{Name: "location_id", Type: Int, Ref: "locations"},
 		{Name: "outbound_callerid_name", Type: String, MaxLen: 32, NoExpand: true},
 		{Name: "emergency_numbers", Type: StringList, MaxItems: 10, Pattern: patDialable, Doc: "numbers routed as emergency calls"},

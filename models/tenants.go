@@ -52,7 +52,7 @@ func (tenantHooks) beforeSave(ctx context.Context, ts *txStore, _ Owner, old, pa
 			return FieldError(flag, `must be "1" to copy`)
 		}
 	}
-	return nil
+	return ts.checkResellerLimits(ctx, old, patch)
 }
 
 func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Record) error {
@@ -99,6 +99,14 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 		}
 		if _, err := ts.tx.ExecContext(ctx, "UPDATE tenants SET "+set+" WHERE id = ?", append(vals, dst.TenantID)...); err != nil {
 			return fmt.Errorf("clone limits: %w", ts.dialect.translate(err))
+		}
+		// The copied limits count against the new tenant's reseller.
+		withLimits := merged(rec, Record{})
+		for i, f := range limitFields {
+			withLimits[f] = vals[i]
+		}
+		if err := ts.checkResellerLimits(ctx, nil, withLimits); err != nil {
+			return err
 		}
 	}
 	ts.cloning = true

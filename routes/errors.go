@@ -53,6 +53,7 @@ func classify(err error) (int, errorBody) {
 	var ve *models.ValidationError
 	var ce *models.ConflictError
 	var re *models.RefusedError
+	var le *models.LimitError
 	var cmdErr *esl.CommandError
 	var fe *fiber.Error
 	switch {
@@ -62,6 +63,8 @@ func classify(err error) (int, errorBody) {
 		return fiber.StatusBadRequest, errorBody{Error: "invalid input", Code: "validation_failed", Fields: ve.Fields}
 	case errors.As(err, &ce):
 		return fiber.StatusConflict, errorBody{Error: ce.Msg, Code: "conflict"}
+	case errors.As(err, &le):
+		return fiber.StatusUnprocessableEntity, errorBody{Error: le.Error(), Code: le.Code()}
 	case errors.As(err, &re):
 		return fiber.StatusUnprocessableEntity, errorBody{Error: re.Msg, Code: re.Code}
 	case errors.Is(err, models.ErrNotFound):

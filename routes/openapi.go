@@ -311,6 +311,11 @@ func operation(r Route, schemas obj) obj {
 			"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}},
 		}}
 	}
+	if r.Resource != nil && models.LimitRefuses(r.Resource, r.Op) {
+		// OpenAPI 3.1 lets a reference override its description.
+		responses["422"] = obj{"$ref": "#/components/responses/Error", "description": "a tenant limit (code tenant_limit_reached) or its reseller's limit " +
+			"(code reseller_limit_reached) does not allow the write; the message names the limit and its value, nothing is stored"}
+	}
 	responses["default"] = obj{"$ref": "#/components/responses/Error"}
 	op["responses"] = responses
 	return op

@@ -190,6 +190,22 @@ func TestOpenAPIDocumentIsTrueToTheServer(t *testing.T) {
 		}
 	})
 
+	t.Run("writes a limit can refuse document 422", func(t *testing.T) {
+		limited := [][2]string{{"/api/tenants/", "post"}, {"/api/tenants/{key}", "put"}}
+		for _, res := range []string{"extensions", "queues", "ivr_menus", "conference_rooms"} {
+			limited = append(limited, [2]string{"/api/tenants/{tenant}/" + res + "/", "post"})
+		}
+		for _, pm := range limited {
+			resp, _ := doc.Paths[pm[0]][pm[1]]["responses"].(map[string]any)["422"].(map[string]any)
+			if d, _ := resp["description"].(string); !strings.Contains(d, "tenant_limit_reached") || resp["$ref"] != "#/components/responses/Error" {
+				t.Errorf("%s %s: 422 %v", pm[1], pm[0], resp)
+			}
+		}
+		if _, ok := doc.Paths["/api/tenants/{tenant}/voice_prompts/"]["post"]["responses"].(map[string]any)["422"]; ok {
+			t.Errorf("an unlimited resource documents the limit refusal")
+		}
+	})
+
 	t.Run("operation ids and paths are generator-safe", func(t *testing.T) {
 		ident := regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_]*$`)
 		seen := map[string]string{}
