@@ -77,6 +77,7 @@ type Config struct {
 	OutboxGroup string
 	// Media is the media library (app/media.go).
 	Media MediaConfig
+	Fax   FaxConfig
 }
 
 // envVar documents one variable; the README table is written from the same facts.
@@ -280,6 +281,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		return c, err
 	}
 	c.Media = media
+	if c.Fax, err = loadFaxConfig(get); err != nil {
+		return c, err
+	}
 	if (c.XMLCurlUser == "") != (c.XMLCurlPass == "") {
 		return c, fmt.Errorf("SWITCHBOARD_XMLCURL_PASSWORD: set both SWITCHBOARD_XMLCURL_USER and SWITCHBOARD_XMLCURL_PASSWORD, or neither")
 	}

@@ -50,6 +50,7 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}, metrics: m}
 	newXMLService(s, cfg, st, rdb, log)
 	newMediaService(ctx, s, cfg, st, log)
+	newFaxService(ctx, s, cfg, st, log)
 	newMessagingService(ctx, s, cfg, st, rdb, log)
 	newChatServices(ctx, s, cfg, st, rdb, log)
 	newWebSessions(s, cfg, st, rdb)

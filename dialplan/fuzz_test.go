@@ -289,7 +289,9 @@ func fuzzSpecialEndpoints(t *testing.T, snap *TenantSnapshot, s string, now time
 		} {
 			*e = saved
 			edit()
-			doc, _ := TenantContext(testOpts, callRequest(t, "acme", e.Number, "Caller-Caller-ID-Name", s), snap, now)
+			// The fetch's Unique-ID (the fax upload is signed for it) is
+			// FreeSWITCH's, but checked as if it were anyone's.
+			doc, _ := TenantContext(testOpts, callRequest(t, "acme", e.Number, "Caller-Caller-ID-Name", s, "Unique-ID", s), snap, now)
 			if IsNotFound(doc) {
 				continue
 			}
@@ -306,9 +308,7 @@ func fuzzSpecialEndpoints(t *testing.T, snap *TenantSnapshot, s string, now time
 				}
 			}
 			for _, data := range tree.find("action", "application", "rxfax", "data") {
-				if data != "/var/lib/switchboard/media/acme/fax/${uuid}.tif" {
-					t.Fatalf("rxfax data %q", data)
-				}
+				checkFaxActions(t, tree, e.ID, data, s)
 			}
 		}
 		*e = saved
@@ -358,5 +358,29 @@ func fuzzPickup(t *testing.T, snap *TenantSnapshot, s string, now time.Time) {
 				t.Fatalf("intercept %q", data)
 			}
 		}
+	}
+}
+
+// checkFaxActions: rxfax writes under the tenant's fax directory, named by
+// the fetch's call id only when it is a UUID (else by ${uuid}, and nothing
+// is uploaded); the hangup hook PUTs exactly that file to the signed URL.
+func checkFaxActions(t *testing.T, tree xmlNode, endpointID int64, file, callID string) {
+	t.Helper()
+	const dir = "/var/lib/switchboard/media/acme/fax/"
+	var hooks []string
+	for _, data := range tree.find("action", "application", "set", "data") {
+		if v, ok := strings.CutPrefix(data, "api_hangup_hook="); ok {
+			hooks = append(hooks, v)
+		}
+	}
+	if !ValidCallUUID(callID) {
+		if file != dir+"${uuid}.tif" || len(hooks) != 0 {
+			t.Fatalf("rxfax data %q, hooks %q for call id %q", file, hooks, callID)
+		}
+		return
+	}
+	url := testMedia.FaxUploadURL("acme", endpointID, callID)
+	if file != dir+callID+".tif" || len(hooks) != 1 || hooks[0] != "http_put "+url+" "+file || url == "" {
+		t.Fatalf("rxfax data %q, hooks %q", file, hooks)
 	}
 }

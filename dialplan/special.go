@@ -85,7 +85,7 @@ func (p *planner) endpointApplication(e *SpecialEndpoint) []action {
 	case "speaking_clock":
 		return p.speakingClock()
 	case "fax_to_email":
-		return p.faxReceive()
+		return p.faxReceive(e)
 	}
 	p.trace.Reason = "special endpoint: unknown application"
 	return nil
@@ -104,19 +104,6 @@ func (p *planner) speakingClock() []action {
 		lang = l[:2]
 	}
 	return append(acts, act("sleep", "500"), act("say", lang+" CURRENT_TIME pronounced ${strepoch()}"), act("hangup", "NORMAL_CLEARING"))
-}
-
-// faxReceive receives a fax (mod_spandsp's rxfax) into the tenant's media
-// library: <MediaDir>/<tenant>/fax/<call uuid>.tif. Sending it by email is
-// not built: the file stays there.
-func (p *planner) faxReceive() []action {
-	dir := strings.TrimRight(p.opts.MediaDir, "/")
-	if dir == "" || !validToken(strings.ReplaceAll(dir, "/", "_"), "") {
-		p.trace.Reason = "special endpoint: no media directory for faxes"
-		return nil
-	}
-	return []action{act("answer", ""), act("playback", "silence_stream://2000"),
-		act("rxfax", dir+"/"+p.tenant+"/fax/${uuid}.tif"), act("hangup", "NORMAL_CLEARING")}
 }
 
 // validSIPURI accepts sip:/sips: user@host[:port][;transport=udp|tcp|tls]

@@ -87,3 +87,18 @@ func equalSecret(a, b string) bool {
 	ha, hb := sha256.Sum256([]byte(a)), sha256.Sum256([]byte(b))
 	return subtle.ConstantTimeCompare(ha[:], hb[:]) == 1
 }
+
+// AuthorizeFax decides whether a node may upload the fax of one call: only
+// with the signature rendered into that call's api_hangup_hook (path
+// <tenant>/<endpoint id>/<call uuid>, see dialplan.FaxUploadURL), and from
+// an allowed address. The /fs/xml credentials do not stand in for it: the
+// signature is what ties an upload to the call it was rendered for.
+func (s *Service) AuthorizeFax(peer net.IP, path, sig string) error {
+	if sig == "" || !s.opts.Media.VerifyFax(path, sig) {
+		return ErrUnauthorized
+	}
+	if !s.allowed(peer) {
+		return ErrForbidden
+	}
+	return nil
+}

@@ -284,7 +284,7 @@ func classify(r walkRoute) (routeClass, bool) {
 			}
 			return 401
 		}}, true
-	case p == "/fs/xml" || strings.HasPrefix(p, "/fs/media/") || strings.HasPrefix(p, "/integration/"):
+	case p == "/fs/xml" || strings.HasPrefix(p, "/fs/media/") || strings.HasPrefix(p, "/fs/fax/") || strings.HasPrefix(p, "/integration/"):
 		// FreeSWITCH's and providers' own credentials (node Basic/allow
 		// list, webhook tokens, signatures): their own tests.
 		return routeClass{skip: true}, true
