@@ -164,6 +164,15 @@ func TestTenantGolden(t *testing.T) {
 		{"tenant_feature_forward_all_off", "*73", nil, nil},
 		{"tenant_feature_office_mode_pin", "*30", nil, nil},
 		{"tenant_feature_echo_test", "*9196", nil, nil},
+		{"tenant_feature_office_mode_day", "*31", nil, withFeature("office_mode_day", "*31", false)},
+		{"tenant_feature_office_mode_night", "*32", nil, withFeature("office_mode_night", "*32", true)},
+		{"tenant_feature_agent_login_logout", "*22", nil, withFeature("agent_login_logout", "*22", false)},
+		{"tenant_feature_agent_login_logout_pin", "*22", nil, withFeature("agent_login_logout", "*22", true)},
+		{"tenant_feature_agent_pause_toggle", "*23", nil, withFeature("agent_pause_toggle", "*23", false)},
+		{"tenant_feature_record_prompt", "*732", nil, withFeature("record_prompt", "*732", false)},
+		{"tenant_feature_record_prompt_pin", "*732", nil, withFeature("record_prompt", "*732", true)},
+		{"tenant_feature_park", "*70", nil, func(s *TenantSnapshot) { s.FeatureExtensions[8].Enabled = true }},
+		{"tenant_feature_moh_test", "*9664", nil, withFeature("moh_test", "*9664", false)},
 		{"tenant_emergency_from_extension", "10111", []string{"variable_sb_ext", "1001", "variable_sb_tenant", "acme"}, nil},
 		{"tenant_emergency_no_extension", "112", nil, nil},
 		{"tenant_outbound_national", "0825550123", []string{"variable_sb_ext", "1001", "variable_sb_tenant", "acme"}, nil},
@@ -190,6 +199,14 @@ func TestTenantGolden(t *testing.T) {
 				t.Errorf("prepared snapshot renders differently:\n%s\n%+v\nwant\n%s\n%+v", doc2, tr2, doc, tr)
 			}
 		})
+	}
+}
+
+// withFeature adds an enabled feature code to the snapshot (the fixture
+// holds part of the default set).
+func withFeature(feature, code string, pin bool) func(s *TenantSnapshot) {
+	return func(s *TenantSnapshot) {
+		s.FeatureExtensions = append(s.FeatureExtensions, FeatureExtension{ID: 990, Feature: feature, Code: code, PINRequired: pin, Enabled: true})
 	}
 }
 

@@ -104,12 +104,20 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 	case "dnd_toggle", "forward_all_off", "office_mode_toggle", "office_mode_day", "office_mode_night",
 		"agent_login_logout", "agent_pause_toggle":
 	case "record_prompt":
-		dir := strings.TrimRight(p.opts.SoundsDir, "/")
-		if dir == "" || !validToken(strings.ReplaceAll(dir, "/", "_"), "") {
+		// The recording goes into the media library as the nodes mount it
+		// (PhoneRecordingDir); the feature event, fired once record has
+		// closed the file, makes Switchboard convert it into a voice prompt
+		// (package features). 16 kHz is the prompts' rate, and keeps the
+		// longest recording (300 s, 9.6 MB) within an upload's size.
+		dir := PhoneRecordingDir(p.opts, p.tenant)
+		if dir == "" {
 			return nil
 		}
-		acts = append(acts, act("answer", ""), act("playback", "tone_stream://%(500,0,800)"),
-			act("record", dir+"/"+p.tenant+"/phone-${uuid}.wav 300 200 3"))
+		if !f.PINRequired {
+			acts = append(acts, act("answer", ""))
+		}
+		acts = append(acts, set("record_sample_rate", "16000"), act("playback", "tone_stream://%(500,0,800)"),
+			act("record", dir+"/${uuid}.wav 300 200 3"))
 		return append(acts, featureEvent(f.Feature, ""), act("hangup", "NORMAL_CLEARING"))
 	case "group_pickup":
 		return p.groupPickupActions()
@@ -125,4 +133,20 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 		acts = append(acts, act("answer", ""))
 	}
 	return append(acts, featureEvent(f.Feature, arg), act("playback", confirmTone), act("hangup", "NORMAL_CLEARING"))
+}
+
+// PhoneRecordingKind is the directory below a tenant's media library where
+// nodes write prompts recorded by phone (*732), one <call uuid>.wav each;
+// package features reads them from there (its PhoneRecordingRel).
+const PhoneRecordingKind = "phone"
+
+// PhoneRecordingDir is where a node writes tenant's phone-recorded
+// prompts: <MediaDir>/<tenant>/phone, or "" when the media directory or
+// the tenant is not safe in a path.
+func PhoneRecordingDir(opts Options, tenant string) string {
+	dir, ok := nodeMediaDir(opts)
+	if !ok || !validTenant(tenant) {
+		return ""
+	}
+	return dir + "/" + tenant + "/" + PhoneRecordingKind
 }

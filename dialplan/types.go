@@ -306,7 +306,7 @@ type Options struct {
 	Domain string
 	// SoundsDir is where tenant prompt files live when the nodes mount the
 	// media library (<SoundsDir>/<tenant>/<filename>), used when Media has
-	// no base; phone-recorded prompts are written there too.
+	// no base. (Phone-recorded prompts are written under MediaDir.)
 	SoundsDir string
 	// MediaDir is the media library as the nodes mount it; voicemail boxes
 	// keep their messages in <MediaDir>/<tenant>/voicemail/<box> ("" or an
