@@ -116,7 +116,7 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 		if !f.PINRequired {
 			acts = append(acts, act("answer", ""))
 		}
-		acts = append(acts, set("record_sample_rate", "16000"), act("playback", "tone_stream://%(500,0,800)"),
+		acts = append(acts, set("record_sample_rate", "16000"), set("playback_terminators", "#"), act("playback", "tone_stream://%(500,0,800)"),
 			act("record", dir+"/${uuid}.wav 300 200 3"))
 		return append(acts, featureEvent(f.Feature, ""), act("hangup", "NORMAL_CLEARING"))
 	case "group_pickup":
