@@ -283,6 +283,9 @@ type TenantSnapshot struct {
 	// ringing is the live state a directed pickup render reads
 	// (WithRinging); nil for every other render.
 	ringing *ringingAt
+	// huntTurn orders a random or round-robin hunt group's members for
+	// one call (WithHuntTurn); nil for every other render.
+	huntTurn *huntTurn
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
 	prepared *snapIndex

@@ -51,6 +51,7 @@ func (s *Service) TraceTenant(ctx context.Context, tenant, from, to string, at t
 	if ext, ok := dialplan.DirectedPickupTarget(snap, to); ok {
 		snap = s.withRinging(ctx, snap, ext)
 	}
+	snap = s.withHuntTurn(ctx, snap, to, false)
 	doc, tr := dialplan.Dialplan(s.opts, dialplan.ParseForm(form), nil, snap, at)
 	return &TraceResult{Context: tenant, Trace: tr, XML: string(doc)}, nil
 }
