@@ -61,6 +61,7 @@ func (c importCDRsCmd) Run(rc *runCtx) error {
 			progressbar.OptionSetWriter(rc.env.Stderr),
 			progressbar.OptionSetDescription(fmt.Sprintf("job %d", job.ID)),
 			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowCount(),
 			progressbar.OptionThrottle(200*time.Millisecond),
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(rc.env.Stderr) }),
 		)
