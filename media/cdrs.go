@@ -242,8 +242,10 @@ func storeCDRs(ctx context.Context, tx *sqlx.Tx, d models.Dialect, rows []cdrRow
 	}
 	// Some rows were there already: read what is stored under every key of
 	// the batch (the rows inserted just now compare equal to themselves).
-	// MySQL reads the latest committed rows with a locking read, whatever
-	// the transaction's snapshot.
+	// A plain read, no locks: a row the INSERT skipped was committed before
+	// the INSERT went on, and on MySQL this SELECT is the transaction's
+	// first consistent read, so its snapshot includes that row. (A locking
+	// read here deadlocked concurrent imports of the same rows.)
 	keys := make([]any, 0, len(rows)+1)
 	keys = append(keys, ImportNode)
 	seen := make(map[string]bool, len(rows))
@@ -255,9 +257,6 @@ func storeCDRs(ctx context.Context, tx *sqlx.Tx, d models.Dialect, rows []cdrRow
 	}
 	q := "SELECT uuid, direction, caller_id_name, caller_id_number, destination, extension, started_at, answered_at, ended_at, duration_seconds, billsec, hangup_cause FROM cdrs WHERE node = ? AND uuid IN (?" +
 		strings.Repeat(", ?", len(keys)-2) + ")"
-	if !d.SQLite {
-		q += " LOCK IN SHARE MODE"
-	}
 	var stored []storedCDR
 	if err := tx.SelectContext(ctx, &stored, q, keys...); err != nil {
 		return 0, 0, nil, args, fmt.Errorf("read imported cdrs: %w", d.Translate(err))

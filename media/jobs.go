@@ -156,12 +156,30 @@ func (s *Service) RunJob(ctx context.Context, id int64, owner string, progress f
 		return fmt.Errorf("read import job %d: %w", id, s.Store.Dialect().Translate(err))
 	}
 	err = s.runJob(ctx, &j, owner, progress)
-	if err != nil && ctx.Err() == nil {
-		// The file itself is broken (not a stopped run): the job fails.
-		s.finish(context.WithoutCancel(ctx), &j, owner, JobFailed, err.Error())
+	var se sourceError
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case errors.As(err, &se):
+		// The file itself is broken (not a stopped run): the job fails,
+		// saying why.
+		s.finish(context.WithoutCancel(ctx), &j, owner, JobFailed, se.Error())
+	case !errors.Is(err, ErrLeased):
+		// The database failed (a deadlock beyond the retries, an outage):
+		// nothing of the batch was committed; the job stays running and is
+		// resumed from its last batch, by the next resume round.
+		if rerr := s.ReleaseJob(context.WithoutCancel(ctx), j.ID, owner); rerr != nil {
+			s.log().Warn("media: releasing an import job failed", "job", j.ID, "error", rerr)
+		}
 	}
 	return err
 }
+
+// sourceError is a failure of the job's file (unreadable, malformed as a
+// whole): the job fails with its message. Other errors leave it to resume.
+type sourceError struct{ err error }
+
+func (e sourceError) Error() string { return e.err.Error() }
+func (e sourceError) Unwrap() error { return e.err }
 
 // ReleaseJob gives up owner's lease on an unfinished job, so that the next
 // run (the same command again, or any replica) continues at once instead
@@ -188,12 +206,12 @@ type batch struct {
 func (s *Service) runJob(ctx context.Context, j *Job, owner string, progress func(Job)) error {
 	f, err := os.Open(j.Source)
 	if err != nil {
-		return fmt.Errorf("open import source: %w", err)
+		return sourceError{fmt.Errorf("open import source: %w", err)}
 	}
 	defer f.Close()
 	next, err := newRowReader(f, j.Format, j.ByteOffset)
 	if err != nil {
-		return err
+		return sourceError{err}
 	}
 	// The reader parses the next batch while this one is written: at most
 	// three batches exist at a time (being read, waiting, being written).
@@ -260,7 +278,7 @@ func (s *Service) readBatches(ctx context.Context, next rowReader, tenant string
 				break
 			}
 			if err != nil {
-				return err
+				return sourceError{err}
 			}
 			b.n++
 			b.offset = off
