@@ -29,22 +29,40 @@ func QuoteVar(v string) (string, error) {
 	return v, nil
 }
 
-// QuoteVarList is QuoteVar for a comma-separated list value (toll_allow's
-// "internal,local,national"): commas are allowed and the value is wrapped in
-// single quotes whenever it has a comma or a space, the grouping the
-// originate's {} parser honours. It is meant for one parsing layer (an
-// originate's own variables), not for dial strings nested in app data.
-func QuoteVarList(v string) (string, error) {
-	if err := checkChars(v, strings.ReplaceAll(varForbidden, ",", "")); err != nil {
+// varBlockSep is the element separator of the blocks VarBlock builds. It
+// is declared with FreeSWITCH's "^^<c>" override, the only grouping that
+// survives the originate API: mod_commands splits the command line at
+// spaces with switch_separate_string, which strips single quotes, and
+// switch_event_create_brackets then splits the {} block at every comma
+// (checked on FreeSWITCH 1.10.12: {toll_allow='internal,local,national'}
+// set toll_allow to "internal").
+const varBlockSep = ";"
+
+// QuoteListVar makes v safe as a value in a VarBlock: commas are allowed
+// (toll_allow's "internal,local,national"); the block's separator ;, and
+// everything QuoteVar refuses but the comma, are refused; values with
+// spaces come back single quoted, which keeps them one argument through
+// the API's space split (that split removes the quotes). It is meant for
+// one parsing layer (an originate API command's own variables), not for
+// dial strings nested in application data.
+func QuoteListVar(v string) (string, error) {
+	if err := checkChars(v, strings.ReplaceAll(varForbidden, ",", "")+varBlockSep); err != nil {
 		return "", fmt.Errorf("quote channel variable %q: %w", v, err)
 	}
 	if strings.Contains(v, ":_:") {
 		return "", fmt.Errorf("quote channel variable %q: contains :_:", v)
 	}
-	if strings.ContainsAny(v, ", ") {
+	if strings.Contains(v, " ") {
 		return "'" + v + "'", nil
 	}
 	return v, nil
+}
+
+// VarBlock joins name=value elements (values from QuoteListVar) into an
+// originate's variable block with the ^^; separator override:
+// {^^;a=1;toll_allow=internal,local}.
+func VarBlock(elems []string) string {
+	return "{^^" + varBlockSep + strings.Join(elems, varBlockSep) + "}"
 }
 
 // argForbidden adds the characters that turn an argument into an

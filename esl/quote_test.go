@@ -81,19 +81,28 @@ func TestErrorsWrap(t *testing.T) {
 	}
 }
 
-func TestQuoteVarList(t *testing.T) {
+func TestQuoteListVar(t *testing.T) {
 	for in, want := range map[string]string{
-		"internal,local,national": "'internal,local,national'",
+		"internal,local,national": "internal,local,national",
 		"internal":                "internal",
 		"Eve Smith":               "'Eve Smith'",
 	} {
-		if got, err := QuoteVarList(in); err != nil || got != want {
-			t.Errorf("QuoteVarList(%q) = %q, %v; want %q", in, got, err, want)
+		if got, err := QuoteListVar(in); err != nil || got != want {
+			t.Errorf("QuoteListVar(%q) = %q, %v; want %q", in, got, err, want)
 		}
 	}
-	for _, bad := range []string{"a'b", "a}b", "${x}", "a\nb", "a:_:b"} {
-		if _, err := QuoteVarList(bad); err == nil {
-			t.Errorf("QuoteVarList(%q) accepted", bad)
+	for _, bad := range []string{"a'b", "a}b", "${x}", "a\nb", "a:_:b", "a;b", "^^,x"} {
+		if _, err := QuoteListVar(bad); err == nil {
+			t.Errorf("QuoteListVar(%q) accepted", bad)
 		}
+	}
+}
+
+// TestVarBlockUsesTheSeparatorOverride: a list value must not be single
+// quoted (the originate API strips the quotes, then splits at its commas).
+func TestVarBlockUsesTheSeparatorOverride(t *testing.T) {
+	got := VarBlock([]string{"origination_uuid=u1", "toll_allow=internal,local", "n='A B'"})
+	if want := "{^^;origination_uuid=u1;toll_allow=internal,local;n='A B'}"; got != want {
+		t.Errorf("VarBlock = %q, want %q", got, want)
 	}
 }

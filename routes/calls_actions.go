@@ -191,8 +191,10 @@ func (r *callRoutes) getCall(c *fiber.Ctx) error {
 // the mobile; only the originate's {} variables reach that routed (-b)
 // leg, so they carry the calling user's own directory variables
 // (dialplan.UserVariables: toll_allow, caller ids, sb_tenant, ...) and the
-// routes treat the call as one the user placed. Every value goes through
-// esl.QuoteVarList or esl.SafeArg even though the inputs were validated.
+// routes treat the call as one the user placed. The block uses the ^^;
+// separator (esl.VarBlock) so toll_allow's commas survive; every value
+// goes through esl.QuoteListVar or esl.SafeArg even though the inputs were
+// validated.
 func originateCommand(id string, userVars [][2]string, mobile, to string) (string, error) {
 	var tenant, cidName, cidNum string
 	for _, kv := range userVars {
@@ -219,7 +221,7 @@ func originateCommand(id string, userVars [][2]string, mobile, to string) (strin
 		if kv[1] == "" {
 			continue
 		}
-		v, err := esl.QuoteVarList(kv[1])
+		v, err := esl.QuoteListVar(kv[1])
 		if err != nil {
 			return "", models.FieldError(kv[0], "not usable in a FreeSWITCH command")
 		}
@@ -230,7 +232,7 @@ func originateCommand(id string, userVars [][2]string, mobile, to string) (strin
 			return "", models.FieldError("to", "not usable in a FreeSWITCH command")
 		}
 	}
-	return fmt.Sprintf("originate {%s}loopback/%s/%s %s XML %s", strings.Join(parts, ","), mobile, tenant, to, tenant), nil
+	return fmt.Sprintf("originate %sloopback/%s/%s %s XML %s", esl.VarBlock(parts), mobile, tenant, to, tenant), nil
 }
 
 type channelRequest struct {

@@ -55,7 +55,7 @@ func TestCallbackRoutedWithTheUsersPermissions(t *testing.T) {
 		trunk := routedCallEnv(t, e)
 		r := e.Do(t, "POST", "/api/telephony/call", e.user, map[string]any{"from": testMobile, "to": "1002"}).Expect(t, 202).Map(t)
 		line := waitCommand(t, e.fs, "bgapi originate")
-		for _, want := range []string{"toll_allow='internal,local,national'", "sb_tenant=" + e.tenant, "sb_ext=1001", "effective_caller_id_number=1001"} {
+		for _, want := range []string{"{^^;", ";toll_allow=internal,local,national;", "sb_tenant=" + e.tenant, "sb_ext=1001", "effective_caller_id_number=1001"} {
 			if !strings.Contains(line, want) {
 				t.Errorf("originate lacks %s: %s", want, line)
 			}
@@ -84,7 +84,7 @@ func TestCallbackRefusedByTheTenantsRoute(t *testing.T) {
 		routedCallEnv(t, e)
 		e.Do(t, "PUT", "/api/tenants/"+e.tenant+"/extensions/1001", e.Key, map[string]any{"call_permission": "internal"}).Expect(t, 200)
 		e.Do(t, "POST", "/api/telephony/call", e.user, map[string]any{"from": testMobile, "to": "1002"}).Expect(t, 202)
-		if line := waitCommand(t, e.fs, "bgapi originate"); !strings.Contains(line, "toll_allow=internal,") {
+		if line := waitCommand(t, e.fs, "bgapi originate"); !strings.Contains(line, ";toll_allow=internal;") {
 			t.Fatalf("originate %s", line)
 		}
 		eventually(t, 5*time.Second, "both loopback legs gone", func() bool { return len(e.fs.Channels()) == 0 })

@@ -18,11 +18,13 @@ func TestPlaceCallSendsCallbackOriginate(t *testing.T) {
 			t.Fatalf("answer %v", r)
 		}
 		// The calling user's directory variables, then the callback's own.
-		want := "bgapi originate {origination_uuid=" + uuid + ",user_context=" + e.tenant + ",sb_tenant=" + e.tenant + ",sb_ext=1001," +
-			"effective_caller_id_name=1001,effective_caller_id_number=1001,outbound_caller_id_number=+27110000000," +
-			"toll_allow='internal,local,national',call_timeout=30,default_language=en,timezone=UTC,sb_call=" + uuid + ",sb_callback=true," +
-			"origination_caller_id_name=1001,origination_caller_id_number=1001," +
-			"ignore_early_media=true,originate_timeout=30,hangup_after_bridge=true}" +
+		// The ^^; separator keeps toll_allow's commas: the originate API
+		// strips single quotes before the {} block is split at commas.
+		want := "bgapi originate {^^;origination_uuid=" + uuid + ";user_context=" + e.tenant + ";sb_tenant=" + e.tenant + ";sb_ext=1001;" +
+			"effective_caller_id_name=1001;effective_caller_id_number=1001;outbound_caller_id_number=+27110000000;" +
+			"toll_allow=internal,local,national;call_timeout=30;default_language=en;timezone=UTC;sb_call=" + uuid + ";sb_callback=true;" +
+			"origination_caller_id_name=1001;origination_caller_id_number=1001;" +
+			"ignore_early_media=true;originate_timeout=30;hangup_after_bridge=true}" +
 			"loopback/" + testMobile + "/" + e.tenant + " +442071234567 XML " + e.tenant
 		if got := waitCommand(t, e.fs, "bgapi originate"); got != want {
 			t.Fatalf("originate line\n got %s\nwant %s", got, want)

@@ -75,9 +75,9 @@ func TestWidgetPlacesTheCallback(t *testing.T) {
 		}
 		pub := strings.Split(call, "/")[2]
 		tenantCID := e.Do(t, "GET", "/api/tenants/"+e.tenant, e.Key, nil).Expect(t, 200).Map(t)["callerid"].(string)
-		want := "bgapi originate {origination_uuid=" + id[1] + ",user_context=" + e.tenant + ",sb_tenant=" + e.tenant + ",sb_widget=" + pub +
-			",effective_caller_id_name='Web: Ann Smith',effective_caller_id_number=+27825550009,toll_allow='internal,local,national,international',outbound_caller_id_number=" + tenantCID + ",sb_call=" + id[1] +
-			",sb_callback=true,origination_caller_id_name='Web: Ann Smith',origination_caller_id_number=+27825550009,ignore_early_media=true,originate_timeout=30,hangup_after_bridge=true}loopback/+27825550009/" +
+		want := "bgapi originate {^^;origination_uuid=" + id[1] + ";user_context=" + e.tenant + ";sb_tenant=" + e.tenant + ";sb_widget=" + pub +
+			";effective_caller_id_name='Web: Ann Smith';effective_caller_id_number=+27825550009;toll_allow=internal,local,national,international;outbound_caller_id_number=" + tenantCID + ";sb_call=" + id[1] +
+			";sb_callback=true;origination_caller_id_name='Web: Ann Smith';origination_caller_id_number=+27825550009;ignore_early_media=true;originate_timeout=30;hangup_after_bridge=true}loopback/+27825550009/" +
 			e.tenant + " 1002 XML " + e.tenant
 		if line != want {
 			t.Errorf("originate\n got %s\nwant %s", line, want)

@@ -272,13 +272,13 @@ func (s *sniffer) serve() {
 func (s *sniffer) upstream(c, up net.Conn) {
 	defer up.Close()
 	rd := bufio.NewReader(c)
-	const marker = "bgapi originate {origination_uuid="
+	const marker = "bgapi originate {^^;origination_uuid="
 	for {
 		line, err := rd.ReadSlice('\n')
 		if len(line) > 0 {
 			if bytes.HasPrefix(line, []byte(marker)) {
 				rest := line[len(marker):]
-				if i := bytes.IndexAny(rest, ",}"); i > 0 {
+				if i := bytes.IndexAny(rest, ";}"); i > 0 {
 					now := time.Now()
 					s.mu.Lock()
 					s.at[string(rest[:i])] = now

@@ -121,7 +121,10 @@ func (s *Server) runAction(id, app, data string) (far *dialString, cause string,
 	case "hangup":
 		return nil, firstNonEmpty(strings.TrimSpace(data), "NORMAL_CLEARING"), true
 	case "bridge":
-		d := parseDial(data)
+		d, ok := parseDial(data)
+		if !ok {
+			return nil, "DESTINATION_OUT_OF_ORDER", true // "Parse Error!": the bridge fails
+		}
 		return &d, "", true
 	case "limit":
 		if cause := s.runLimit(id, data); cause != "" {

@@ -61,9 +61,20 @@ func TestLoopbackOriginateRoutedWithTheChannelsVariables(t *testing.T) {
 		t.Errorf("fetch form %v", f)
 	}
 
-	// With it the far leg is dialled with the route's caller id and the
-	// originate answers; the destination then has no route.
-	got := rc.api("originate {origination_uuid=0b6e4c2e-1f52-4a8e-9a57-4a3c6f1f0c11,toll_allow='internal,local,national'}loopback/+15550001001/acme 1002 XML acme")
+	// Single quotes do not group a list: the originate API's space split
+	// strips them, so toll_allow arrives as "internal" (as FreeSWITCH
+	// 1.10.12 does) and the route refuses the call.
+	if got := rc.api("originate {toll_allow='internal,local,national'}loopback/+15550001001/acme 1002 XML acme"); got != "-ERR CALL_REJECTED\n" {
+		t.Fatalf("quoted toll_allow: %q", got)
+	}
+	if f := forms[len(forms)-1]; f["variable_toll_allow"] != "internal" {
+		t.Errorf("quoted toll_allow reached the dialplan as %q", f["variable_toll_allow"])
+	}
+
+	// With the list intact (the ^^; delimiter override) the far leg is
+	// dialled with the route's caller id and the originate answers; the
+	// destination then has no route.
+	got := rc.api("originate {^^;origination_uuid=0b6e4c2e-1f52-4a8e-9a57-4a3c6f1f0c11;toll_allow=internal,local,national}loopback/+15550001001/acme 1002 XML acme")
 	if got != "+OK 0b6e4c2e-1f52-4a8e-9a57-4a3c6f1f0c11\n" {
 		t.Fatalf("with toll_allow: %q", got)
 	}

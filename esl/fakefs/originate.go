@@ -25,86 +25,36 @@ func (d dialString) get(name string) string {
 	return v
 }
 
-// splitArgs splits on spaces outside single quotes, keeping the quotes, as
-// the originate API's argument parser groups them.
-func splitArgs(s string) []string {
-	var out []string
-	var cur strings.Builder
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case c == '\'':
-			quoted = !quoted
-			cur.WriteByte(c)
-		case c == ' ' && !quoted:
-			if cur.Len() > 0 {
-				out = append(out, cur.String())
-				cur.Reset()
+// parseDial parses a dial string as switch_ivr_originate does: its <> and
+// {} blocks (variables for every leg, see createBrackets), then the first
+// leg of the first failover group ('|') with that leg's [] blocks. ok is
+// false where FreeSWITCH logs "Parse Error!" and fails the originate.
+func parseDial(s string) (d dialString, ok bool) {
+	for _, open := range []byte{'<', '{'} {
+		close := map[byte]byte{'<': '>', '{': '}'}[open]
+		for len(s) > 0 && s[0] == open {
+			vars, rest, ok := createBrackets(s, open, close, ',')
+			if !ok {
+				return d, false
 			}
-		default:
-			cur.WriteByte(c)
+			d.vars, s = append(d.vars, vars...), rest
 		}
 	}
-	if cur.Len() > 0 {
-		out = append(out, cur.String())
+	s = strings.TrimLeft(s, " ")
+	groups := splitLegs(s)
+	if len(groups) == 0 || len(groups[0]) == 0 {
+		return d, false
 	}
-	return out
-}
-
-func unquote(s string) string { return strings.ReplaceAll(s, "'", "") }
-
-// parseDial parses "{a=1,b='x y'}[c=3]endpoint[,|more legs]"; only the
-// first leg is kept.
-func parseDial(s string) dialString {
-	var d dialString
-	for len(s) > 0 && (s[0] == '{' || s[0] == '[' || s[0] == '<') {
-		closer := map[byte]byte{'{': '}', '[': ']', '<': '>'}[s[0]]
-		end := indexUnquoted(s, closer)
-		if end < 0 {
-			break
-		}
-		d.vars = append(d.vars, parseVars(s[1:end])...)
-		s = s[end+1:]
+	vars, endpoint, ok := legVars(groups[0][0])
+	if !ok {
+		return d, false
 	}
-	if i := strings.IndexAny(s, ",|"); i >= 0 {
-		s = s[:i]
+	d.vars = append(d.vars, vars...)
+	if i := strings.Index(endpoint, ":_:"); i >= 0 {
+		endpoint = endpoint[:i]
 	}
-	if i := strings.Index(s, ":_:"); i >= 0 {
-		s = s[:i]
-	}
-	d.endpoint = s
-	return d
-}
-
-func indexUnquoted(s string, b byte) int {
-	quoted := false
-	for i := 0; i < len(s); i++ {
-		switch {
-		case s[i] == '\'':
-			quoted = !quoted
-		case s[i] == b && !quoted:
-			return i
-		}
-	}
-	return -1
-}
-
-func parseVars(s string) []Header {
-	var out []Header
-	for len(s) > 0 {
-		end := indexUnquoted(s, ',')
-		part := s
-		if end >= 0 {
-			part, s = s[:end], s[end+1:]
-		} else {
-			s = ""
-		}
-		if k, v, ok := strings.Cut(part, "="); ok && k != "" {
-			out = append(out, Header{strings.TrimSpace(k), unquote(v)})
-		}
-	}
-	return out
+	d.endpoint = endpoint
+	return d, true
 }
 
 // legName returns the channel name and destination number FreeSWITCH would
@@ -129,12 +79,14 @@ func legName(endpoint string) (name, dest string) {
 // originate implements the originate API: it creates the A leg, rings and
 // answers it, and for &bridge(...) also dials, answers and bridges a B leg.
 func (s *Server) originate(args string) string {
-	argv := splitArgs(args)
+	// mod_commands: switch_separate_string(cmd, ' ', argv, 10), which
+	// strips quotes before the dial string is parsed.
+	argv := separateString(args, ' ', 10)
 	if len(argv) < 2 || len(argv) > 7 {
 		return originateUsage
 	}
-	for i := 2; i < len(argv); i++ {
-		if argv[i] = unquote(argv[i]); argv[i] == "undef" {
+	for i := range argv {
+		if strings.EqualFold(argv[i], "undef") {
 			argv[i] = ""
 		}
 	}
@@ -144,7 +96,10 @@ func (s *Server) originate(args string) string {
 		}
 		return def
 	}
-	leg := parseDial(argv[0])
+	leg, ok := parseDial(argv[0])
+	if !ok {
+		return "-ERR DESTINATION_OUT_OF_ORDER\n"
+	}
 	name, dest := legName(leg.endpoint)
 	id := leg.get("origination_uuid")
 	if id == "" {
@@ -203,7 +158,10 @@ func (s *Server) originate(args string) string {
 // bridgeLeg dials the B leg of a's bridge application and bridges it.
 // Caller holds s.mu; it is released while B rings.
 func (s *Server) bridgeLeg(a *Channel) {
-	leg := parseDial(a.AppData)
+	leg, ok := parseDial(a.AppData)
+	if !ok {
+		return // FreeSWITCH: "Parse Error!", the bridge dials nothing
+	}
 	name, dest := legName(leg.endpoint)
 	id := leg.get("origination_uuid")
 	if id == "" {

@@ -65,14 +65,30 @@ func TestParseDial(t *testing.T) {
 		endpoint string
 		vars     []Header
 	}{
+		// In app data (bridge) {} honours quotes: switch_separate_string
+		// groups on them and strips them.
 		{"globals and leg vars", "{a=1,b='x, y'}[origination_uuid=u1]sofia/gateway/gw1/4477",
 			"sofia/gateway/gw1/4477", []Header{{"a", "1"}, {"b", "x, y"}, {"origination_uuid", "u1"}}},
 		{"no vars", "user/1000@example.com", "user/1000@example.com", nil},
 		{"first leg only", "{x=1}sofia/gateway/gw1/1,sofia/gateway/gw2/1", "sofia/gateway/gw1/1", []Header{{"x", "1"}}},
+		{"first failover group", "user/1|user/2", "user/1", nil},
+		{"delimiter override", "{^^;a=x,y;b=z}user/1", "user/1", []Header{{"a", "x,y"}, {"b", "z"}}},
+		{"colon override", "{^^:a=1:b=2}user/1", "user/1", []Header{{"a", "1"}, {"b", "2"}}},
+		{"escaped comma", `{a=x\,y,b=z}user/1`, "user/1", []Header{{"a", "x,y"}, {"b", "z"}}},
+		{"value keeps later =", "{a=b=c}user/1", "user/1", []Header{{"a", "b=c"}}},
+		{"empty value dropped", "{a=,b=1}user/1", "user/1", []Header{{"b", "1"}}},
+		{"two blocks", "{a=1}{b=2}user/1", "user/1", []Header{{"a", "1"}, {"b", "2"}}},
+		// The '|' split strips quotes before [] is read, so a quoted
+		// comma in a leg block splits there.
+		{"leg block quoted comma", "[a='x,y']user/1", "user/1", []Header{{"a", "x"}}},
+		{"leg block override", "[^^;a=x,y]user/1,user/2", "user/1", []Header{{"a", "x,y"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			d := parseDial(tt.in)
+			d, ok := parseDial(tt.in)
+			if !ok {
+				t.Fatalf("parse error")
+			}
 			if d.endpoint != tt.endpoint {
 				t.Errorf("endpoint %q, want %q", d.endpoint, tt.endpoint)
 			}
@@ -86,12 +102,29 @@ func TestParseDial(t *testing.T) {
 			}
 		})
 	}
+	if _, ok := parseDial("{a=1user/1"); ok {
+		t.Error("unclosed {} block accepted")
+	}
 }
 
-func TestSplitArgsKeepsQuotedGroups(t *testing.T) {
-	got := splitArgs("{a='x y'}user/1 &park() XML 'my ctx'")
-	want := []string{"{a='x y'}user/1", "&park()", "XML", "'my ctx'"}
+// TestOriginateArgsSplitLikeFreeSWITCH: mod_commands splits the originate
+// line at spaces with switch_separate_string, which groups on single
+// quotes and strips them, so a quoted list reaches the {} parser bare and
+// is cut at its first comma (checked on FreeSWITCH 1.10.12:
+// toll_allow='internal,local,national' arrived as "internal").
+func TestOriginateArgsSplitLikeFreeSWITCH(t *testing.T) {
+	got := separateString("{a='x y',t='p,q'}user/1 &park() XML 'my ctx'", ' ', 10)
+	want := []string{"{a=x y,t=p,q}user/1", "&park()", "XML", "my ctx"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("splitArgs = %q, want %q", got, want)
+		t.Fatalf("argv = %q, want %q", got, want)
+	}
+	d, _ := parseDial(got[0])
+	if d.get("a") != "x y" || d.get("t") != "p" {
+		t.Errorf("vars %v: want a=x y and t=p", d.vars)
+	}
+	got = separateString(`{^^;t=p,q;n='A B'}user/1 &park()`, ' ', 10)
+	d, _ = parseDial(got[0])
+	if d.get("t") != "p,q" || d.get("n") != "A B" {
+		t.Errorf("override vars %v", d.vars)
 	}
 }
