@@ -23,6 +23,7 @@ import (
 	"github.com/switchboard/switchboard/esl"
 	"github.com/switchboard/switchboard/features"
 	"github.com/switchboard/switchboard/fsxml"
+	"github.com/switchboard/switchboard/gateways"
 	"github.com/switchboard/switchboard/media"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/mwi"
@@ -175,7 +176,8 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	registerPoolMetrics(s.metrics, pool, events, log)
 
 	s.subscribers = append(s.subscribers, &media.VoicemailDelivery{Nodes: upNodes{pool}, Domain: cfg.SIPDomain, NodeDir: cfg.Media.NodeDir})
-	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool), ccSync)
+	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool), ccSync,
+		gateways.New(pool, log.With("component", "gateways")))
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
 		Store:         st,
 		Redis:         rdb,

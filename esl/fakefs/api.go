@@ -55,6 +55,8 @@ func (s *Server) runAPI(cmdline string) string {
 		return "+OK [Success]\n"
 	case "local_stream":
 		return s.localStream(args)
+	case "sofia":
+		return s.sofia(args)
 	case "vm_inject", "voicemail_inject":
 		return s.vmInject(args)
 	case "vm_list":
