@@ -8,7 +8,18 @@ import (
 
 // dialString is the domain's dial-string param (freeswitch.md §2.2), needed
 // by user/ dialling (action user_call). Fixed text: no user value in it.
-const dialString = "{^^:sip_invite_domain=${dialed_domain}:presence_id=${dialed_user}@${dialed_domain}}${sofia_contact(*/${dialed_user}@${dialed_domain})}"
+//
+// media_mix_inbound_outbound_codecs=true is what lets FreeSWITCH transcode
+// to a phone: on an outbound leg with an originator,
+// switch_core_media_prepare_codecs offers only the originator's codec
+// unless that variable is true on the leg (the profile's
+// outbound-codec-prefs are not used), so a PCMA-only caller reached a
+// phone answering PCMU as INCOMPATIBLE_DESTINATION (FreeSWITCH 1.10.12).
+// With it the leg offers the caller's codec first, then the profile's.
+// The leg reads it from its own variables, which the dial string's {}
+// sets; the directory's <variables> would only reach the calling leg.
+// Trunk legs need nothing: a gateway's absolute_codec_string wins.
+const dialString = "{^^:sip_invite_domain=${dialed_domain}:presence_id=${dialed_user}@${dialed_domain}:media_mix_inbound_outbound_codecs=true}${sofia_contact(*/${dialed_user}@${dialed_domain})}"
 
 // Directory renders the answer to a directory fetch. snap is the tenant named
 // by the requested user id (or by the group for group_call); it may be nil

@@ -121,3 +121,27 @@ func TestDirectoryInjection(t *testing.T) {
 		t.Fatalf("invalid email rendered: %q", got)
 	}
 }
+
+// TestDialStringLetsTheCalleeLegTranscode: every user/ leg carries
+// media_mix_inbound_outbound_codecs=true, parsed as FreeSWITCH parses the
+// dial string's {} block, or it offers only the caller's codec and a
+// PCMA-only caller to a phone answering PCMU fails INCOMPATIBLE_DESTINATION.
+func TestDialStringLetsTheCalleeLegTranscode(t *testing.T) {
+	doc := string(Directory(testOpts, dirRequest(t, "014"), loadSnap(t)))
+	_, rest, ok := strings.Cut(doc, `<param name="dial-string" value="`)
+	if !ok {
+		t.Fatalf("no dial-string:\n%s", doc)
+	}
+	value, _, _ := strings.Cut(rest, `"`)
+	vars, _, ok := fakefs.ParseDialString(strings.ReplaceAll(value, "&#36;", "$"))
+	if !ok {
+		t.Fatalf("dial string %q does not parse", value)
+	}
+	got := map[string]string{}
+	for _, h := range vars {
+		got[h.Name] = h.Value
+	}
+	if got["media_mix_inbound_outbound_codecs"] != "true" || got["sip_invite_domain"] != "${dialed_domain}" {
+		t.Errorf("dial string variables %v", got)
+	}
+}

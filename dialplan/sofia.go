@@ -95,10 +95,14 @@ func writeProfile(w *xw, opts Options, prof SIPProfile, server string, known boo
 	if prof.WSSPort > 0 {
 		w.param("param", "wss-binding", ":"+itoa(prof.WSSPort))
 	}
-	// Declared codecs: each leg negotiates from these, and FreeSWITCH
-	// transcodes between legs that chose differently (a PCMA-only caller
-	// bridged to a phone answering PCMU). Phones get G.722 first; carriers
-	// the G.711 pair (a trunk's own codecs are its absolute_codec_string).
+	// Declared codecs: an inbound leg negotiates from these. A leg
+	// FreeSWITCH dials for a call (an originator's B leg) offers only the
+	// caller's codec unless media_mix_inbound_outbound_codecs is true on
+	// it, so these alone do not transcode: the directory's dial-string sets
+	// that variable on every user/ leg, which then offers the caller's codec
+	// and these (a PCMA-only caller bridged to a phone answering PCMU).
+	// Phones get G.722 first; carriers the G.711 pair (a trunk's own codecs
+	// are its absolute_codec_string).
 	prefs := "PCMA,PCMU"
 	if internal {
 		prefs = "G722,PCMU,PCMA"

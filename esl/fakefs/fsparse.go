@@ -285,3 +285,12 @@ func legVars(leg string) (vars []Header, endpoint string, ok bool) {
 	}
 	return vars, leg, true
 }
+
+// ParseDialString reads a bridge or originate dial string (application
+// data, not an API line) as switch_ivr_originate does and returns the
+// first leg's variables ({} then []) and endpoint; ok is false where
+// FreeSWITCH logs "Parse Error!".
+func ParseDialString(s string) (vars []Header, endpoint string, ok bool) {
+	d, ok := parseDial(s)
+	return d.vars, d.endpoint, ok
+}
