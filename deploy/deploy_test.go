@@ -8,11 +8,13 @@ package deploy_test
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -193,7 +195,22 @@ func TestFreeSWITCHFetchesFromSwitchboard(t *testing.T) {
 	if start == nil || end == nil {
 		t.Fatal("switch.conf.xml does not fix the RTP range")
 	}
-	for _, p := range []string{"5060:5060/udp", "5060:5060/tcp", start[1] + "-" + end[1] + ":" + start[1] + "-" + end[1] + "/udp"} {
+	// FreeSWITCH's port allocator (switch_core_port_allocator.c) rounds
+	// an odd start up and an odd end down ("Rounding odd end port"), gives
+	// RTP the even ports start..end and RTCP the odd port above each: both
+	// ends must be even and compose must publish start..end+1, no more.
+	lo, _ := strconv.Atoi(start[1])
+	hi, _ := strconv.Atoi(end[1])
+	if lo%2 != 0 || hi%2 != 0 || hi <= lo {
+		t.Errorf("RTP range %d-%d: both ends must be even (FreeSWITCH rounds odd ones)", lo, hi)
+	}
+	rtp := fmt.Sprintf("%d-%d:%d-%d/udp", lo, hi+1, lo, hi+1)
+	for _, p := range fs.Ports {
+		if strings.HasSuffix(p, "/udp") && strings.Contains(p, "-") && p != rtp {
+			t.Errorf("freeswitch publishes the port range %s, want exactly %s", p, rtp)
+		}
+	}
+	for _, p := range []string{"5060:5060/udp", "5060:5060/tcp", rtp} {
 		if !slices.Contains(fs.Ports, p) {
 			t.Errorf("freeswitch does not publish %s (ports %v)", p, fs.Ports)
 		}
