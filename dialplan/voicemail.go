@@ -183,8 +183,14 @@ func (p *planner) mailboxExt(m *SpecialMailbox) *ext {
 // voicemailAnyPrompt asks for the box number on *98. The digits are read
 // into our own variable with a pattern that admits digits only, and the box
 // id is completed with this tenant, so a caller can reach only this
-// tenant's boxes and nothing typed can form "${".
-const voicemailAnyPrompt = "2 10 3 5000 # voicemail/vm-enter_id.wav voicemail/vm-fail_auth.wav sb_vm_box ^[0-9]{2,10}$"
+// tenant's boxes and nothing typed can form "${". After three tries without
+// a valid number, play_and_get_digits' transfer_on_failure (its 11th
+// argument, after digit_timeout; one quoted word, as mod_dptools splits
+// at spaces) moves the call to the inline dialplan, which says goodbye and
+// hangs up, so the voicemail action after it never runs with an empty box
+// ("Can't find user [-<tenant>@...]" on FreeSWITCH 1.10.12).
+const voicemailAnyPrompt = "2 10 3 5000 # voicemail/vm-enter_id.wav voicemail/vm-fail_auth.wav sb_vm_box ^[0-9]{2,10}$ 5000 " +
+	"'playback:voicemail/vm-goodbye.wav,hangup:NORMAL_CLEARING inline'"
 
 // voicemailAny renders *98: collect a box number, then check that box
 // (mod_voicemail asks for its PIN).

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/switchboard/switchboard/esl/fakefs"
 )
 
 // TestVoicemailConfGolden: the one profile every box uses, with empty PINs
@@ -60,7 +62,7 @@ func TestVoicemailAnyReadsDigitsOnly(t *testing.T) {
 	}
 	tree := decodeTree(t, doc)
 	pg := tree.find("action", "application", "play_and_get_digits", "data")
-	if len(pg) != 1 || !strings.HasSuffix(pg[0], " sb_vm_box ^[0-9]{2,10}$") {
+	if len(pg) != 1 || !strings.Contains(pg[0], " sb_vm_box ^[0-9]{2,10}$ ") {
 		t.Fatalf("play_and_get_digits %v", pg)
 	}
 	if vm := tree.find("action", "application", "voicemail", "data"); len(vm) != 1 || vm[0] != "check default sb.example ${sb_vm_box}-acme" {
@@ -188,5 +190,29 @@ func TestSpecialMailboxLimits(t *testing.T) {
 	}
 	if got := tree.find("anti-action", "application", "playback", "data"); !slices.Equal(got, []string{"voicemail/vm-mailbox_full.wav"}) {
 		t.Errorf("full box %v", got)
+	}
+}
+
+// TestVoicemailAnyEndsWithoutABox: when the caller gives no valid box
+// number, play_and_get_digits' transfer_on_failure (its 11th argument, as
+// mod_dptools splits them) ends the call through the inline dialplan with
+// a goodbye, so voicemail never runs "check ... -<tenant>" (mod_voicemail:
+// "Can't find user [-acme@...]").
+func TestVoicemailAnyEndsWithoutABox(t *testing.T) {
+	for _, number := range []string{"*98", "954"} {
+		doc, _ := TenantContext(testOpts, callRequest(t, "acme", number), loadSnap(t), at(t, "2026-11-23 10:00"))
+		pg := decodeTree(t, doc).find("action", "application", "play_and_get_digits", "data")
+		if len(pg) != 1 {
+			t.Fatalf("%s: play_and_get_digits %v", number, pg)
+		}
+		argv := fakefs.SeparateString(pg[0], ' ', 11)
+		if len(argv) != 11 || argv[7] != "sb_vm_box" || argv[9] != "5000" {
+			t.Fatalf("%s: play_and_get_digits arguments %q", number, argv)
+		}
+		target := fakefs.SeparateString(argv[10], ' ', 4)
+		if len(target) != 2 || target[1] != "inline" ||
+			target[0] != "playback:voicemail/vm-goodbye.wav,hangup:NORMAL_CLEARING" {
+			t.Errorf("%s: transfer on failure %q", number, target)
+		}
 	}
 }

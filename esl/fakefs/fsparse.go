@@ -294,3 +294,8 @@ func ParseDialString(s string) (vars []Header, endpoint string, ok bool) {
 	d, ok := parseDial(s)
 	return d.vars, d.endpoint, ok
 }
+
+// SeparateString is FreeSWITCH's switch_separate_string (see
+// separateString), for tests that read application arguments as the
+// application does.
+func SeparateString(s string, delim byte, max int) []string { return separateString(s, delim, max) }
