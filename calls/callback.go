@@ -249,7 +249,9 @@ func advance(c *Call, state string, at time.Time) bool {
 	return true
 }
 
-var sbCallArg = regexp.MustCompile(`(?:^|[{,])sb_call=([0-9a-fA-F-]{36})(?:[,}]|$)`)
+// sbCallArg finds sb_call in an originate's variable block, separated by
+// commas or by the ; that esl.VarBlock declares ({^^;a=1;sb_call=...}).
+var sbCallArg = regexp.MustCompile(`(?:^|[{,;])sb_call=([0-9a-fA-F-]{36})(?:[,;}]|$)`)
 
 // CallEvent follows a callback call through its node's events: the
 // origin legs carry sb_call; the destination leg is the one whose
