@@ -82,6 +82,8 @@ func TestParseDial(t *testing.T) {
 		// comma in a leg block splits there.
 		{"leg block quoted comma", "[a='x,y']user/1", "user/1", []Header{{"a", "x"}}},
 		{"leg block override", "[^^;a=x,y]user/1,user/2", "user/1", []Header{{"a", "x,y"}}},
+		{"hunt legs", "[leg_timeout=20,leg_delay_start=5]user/1@d,[leg_timeout=20]user/2@d", "user/1@d",
+			[]Header{{"leg_timeout", "20"}, {"leg_delay_start", "5"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
