@@ -126,3 +126,15 @@ func (p *planner) parkReturn(num string) *ext {
 	p.trace.Match = "park_return"
 	return single(parkReturnPrefix+num, parkReturnPrefix+num, []action{p.transfer(num)})
 }
+
+// DestinationExtension is the extension an internal number acts on
+// ("fail-<ext>", "park-return-<ext>"), else number itself: the loader reads
+// that extension for the render.
+func DestinationExtension(number string) string {
+	for _, prefix := range []string{failPrefix, parkReturnPrefix} {
+		if rest, ok := strings.CutPrefix(number, prefix); ok {
+			return rest
+		}
+	}
+	return number
+}

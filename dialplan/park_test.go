@@ -132,3 +132,13 @@ func TestParkTimeoutReturnsToExtension(t *testing.T) {
 		t.Fatal("the return transfer lands nowhere")
 	}
 }
+
+// TestDestinationExtension: the loader reads the extension an internal
+// number acts on, so park-return-<ext> finds it in a partial snapshot.
+func TestDestinationExtension(t *testing.T) {
+	for in, want := range map[string]string{"1001": "1001", "fail-1002": "1002", "park-return-1003": "1003", "*70": "*70", "park+5": "park+5"} {
+		if got := DestinationExtension(in); got != want {
+			t.Errorf("DestinationExtension(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -277,7 +277,7 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 		return rendered{}, err
 	}
 	dest := req.DestinationNumber()
-	snap, err := s.snapshot(ctx, m, p, true, dest, strings.TrimPrefix(dest, "fail-"), req.Ext)
+	snap, err := s.snapshot(ctx, m, p, true, dest, dialplan.DestinationExtension(dest), req.Ext)
 	if err != nil {
 		return rendered{}, err
 	}
