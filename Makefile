@@ -78,6 +78,7 @@ fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDialplanEscaping -fuzztime 30s
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzCallerData -fuzztime 30s
+	$(GO) test ./dialplan -run '^$$' -fuzz FuzzHoldMusicEscaping -fuzztime 30s
 
 vet:
 	$(GO) vet ./...

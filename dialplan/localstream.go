@@ -20,6 +20,25 @@ type MOHClass struct {
 // MOHStreamName is the stream a class plays as.
 func MOHStreamName(tenant, name string) string { return tenant + "_" + name }
 
+// classMOH is the local_stream:// URL of the tenant's class id, "" when
+// the id names no class whose name a stream can carry.
+func (s *TenantSnapshot) classMOH(id int64) string {
+	if c := s.mohClass(id); c != nil && validTenant(s.Tenant.Tenant) {
+		return "local_stream://" + MOHStreamName(s.Tenant.Tenant, c.Name)
+	}
+	return ""
+}
+
+// tenantMOH is the tenant's default hold music, "" for the platform's.
+func (s *TenantSnapshot) tenantMOH() string { return s.classMOH(s.Tenant.MOHClassID) }
+
+// holdMusic is what a caller hears while extension e holds the call (the
+// hold_music of its channels): its class, else the tenant's, "" for the
+// platform's (FreeSWITCH then plays DefaultMOH).
+func (s *TenantSnapshot) holdMusic(e *Extension) string {
+	return firstNonEmpty(s.classMOH(e.MOHClassID), s.tenantMOH())
+}
+
 // DefaultMOH is the platform's hold music: what FreeSWITCH plays when a
 // channel has no hold_music, and what queues, conference rooms and
 // tenants without a class of their own play.
