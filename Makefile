@@ -78,6 +78,12 @@ fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDialplanEscaping -fuzztime 30s
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzCallerData -fuzztime 30s
+	$(GO) test ./dialplan -run '^$$' -fuzz FuzzLocalStreamConf -fuzztime 30s
+	$(GO) test ./dialplan -run '^$$' -fuzz FuzzCallcenterConf -fuzztime 30s
+	$(GO) test ./dialplan -run '^$$' -fuzz FuzzVoicemailDirectoryConf -fuzztime 30s
+	$(GO) test ./dialplan -run '^$$' -fuzz FuzzFeatureCodes -fuzztime 30s
+	$(GO) test ./dialplan -run '^$$' -fuzz FuzzHuntOrder -fuzztime 30s
+	$(GO) test ./provision -run '^$$' -fuzz FuzzProvisioning -fuzztime 30s
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzHoldMusicEscaping -fuzztime 30s
 
 vet:

@@ -75,6 +75,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	// writes, applied one at a time off the event reader.
 	featureEvents := make(chan esl.Event, 256)
 	applier := features.New(st, rdb, log.With("component", "features"))
+	applier.MediaDir = cfg.Media.Dir // *732 recordings, written by the nodes into the library
 	// Special mailboxes' message-waiting reports, forwarded to their
 	// notify extensions off the event reader.
 	mwiEvents := make(chan esl.Event, 256)

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -60,11 +61,23 @@ func (c importCDRsCmd) Run(rc *runCtx) error {
 			progressbar.OptionSetWriter(rc.env.Stderr),
 			progressbar.OptionSetDescription(fmt.Sprintf("job %d", job.ID)),
 			progressbar.OptionShowBytes(true),
+			progressbar.OptionShowCount(),
 			progressbar.OptionThrottle(200*time.Millisecond),
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(rc.env.Stderr) }),
 		)
 		_ = bar.Set64(job.ByteOffset)
-		err = svc.RunJob(rc.ctx, job.ID, fmt.Sprintf("cli:%s:%d", host, os.Getpid()), func(j media.Job) { _ = bar.Set64(j.ByteOffset) })
+		owner := fmt.Sprintf("cli:%s:%d", host, os.Getpid())
+		var rowsDone int64
+		err = svc.RunJob(rc.ctx, job.ID, owner, func(j media.Job) { rowsDone = j.RowsDone; _ = bar.Set64(j.ByteOffset) })
+		if err != nil && rc.ctx.Err() != nil {
+			// Interrupted (^C, SIGTERM): what is committed stays; free the
+			// job so the same command continues it right away.
+			if rerr := svc.ReleaseJob(context.WithoutCancel(rc.ctx), job.ID, owner); rerr != nil {
+				return rerr
+			}
+			fmt.Fprintln(rc.env.Stderr)
+			return fmt.Errorf("import job %d interrupted after row %d; run the same command again to continue", job.ID, max(rowsDone, job.RowsDone))
+		}
 		if errors.Is(err, media.ErrLeased) {
 			return fmt.Errorf("import job %d is being run by another process (a run that was killed holds it for up to a minute; try again then)", job.ID)
 		}
@@ -75,7 +88,7 @@ func (c importCDRsCmd) Run(rc *runCtx) error {
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(rc.env.Stdout, "job %d %s: %d rows, %d created, %d duplicates, %d failed\n", job.ID, job.Status, job.RowsDone, job.Created, job.Duplicates, job.Failed)
+		fmt.Fprintf(rc.env.Stdout, "job %d %s: %d rows, %d created, %d duplicates, %d failed (%d conflicts)\n", job.ID, job.Status, job.RowsDone, job.Created, job.Duplicates, job.Failed, job.Conflicts)
 		for _, e := range job.Errors {
 			fmt.Fprintf(rc.env.Stderr, "row %d (%s): %s\n", e.Row, e.ExternalID, e.Error)
 		}

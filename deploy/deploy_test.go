@@ -152,6 +152,10 @@ func TestFreeSWITCHFetchesFromSwitchboard(t *testing.T) {
 	if curl < 0 || sofia < 0 || esl < 0 || curl > sofia {
 		t.Errorf("modules.conf must load mod_xml_curl before mod_sofia, and mod_event_socket")
 	}
+	// Call parking (the park feature code) renders valet_park.
+	if !strings.Contains(modules, `<load module="mod_valet_parking"/>`) {
+		t.Errorf("modules.conf must load mod_valet_parking: the park feature code runs valet_park")
+	}
 	binding := read(t, "freeswitch/templates/xml_curl.conf.xml")
 	if !strings.Contains(binding, `bindings="directory|dialplan|configuration"`) {
 		t.Errorf("xml_curl binding does not fetch directory, dialplan and configuration")
@@ -252,7 +256,7 @@ var moduleOf = map[string]string{
 	"play_and_get_digits": "mod_dptools", "park": "mod_dptools", "limit": "mod_dptools",
 	"limit_execute": "mod_dptools", "say": "mod_say_en",
 	"voicemail": "mod_voicemail", "conference": "mod_conference", "callcenter": "mod_callcenter",
-	"directory": "mod_directory", "rxfax": "mod_spandsp",
+	"directory": "mod_directory", "rxfax": "mod_spandsp", "valet_park": "mod_valet_parking",
 	// API functions
 	"sofia_contact": "mod_sofia", "vm_boxcount": "mod_voicemail", "expr": "mod_expr",
 	"cond": "mod_commands", "strepoch": "mod_commands", "http_put": "mod_http_cache",

@@ -3,6 +3,7 @@ package dialplan
 import (
 	"bytes"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -142,6 +143,11 @@ func TestTenantGolden(t *testing.T) {
 		{"tenant_queue_after_timeout", "queue-after-501", nil, nil},
 		{"tenant_prompt_then_hangup", "prompt-31", nil, nil},
 		{"tenant_hunt_round_robin", "512", nil, nil},
+		{"tenant_hunt_round_robin_turn", "512", nil, func(s *TenantSnapshot) { *s = *s.WithHuntTurn(83, 7) }},
+		{"tenant_hunt_random", "510", nil, func(s *TenantSnapshot) {
+			s.HuntGroups[0].Strategy = "random"
+			*s = *s.WithHuntTurn(81, 7)
+		}},
 		{"tenant_hunt_enterprise", "512", nil, func(s *TenantSnapshot) { s.HuntGroups[2].Strategy = "enterprise" }},
 		{"tenant_company_directory", "411", nil, nil},
 		{"tenant_endpoint_external", "950", nil, nil},
@@ -164,6 +170,18 @@ func TestTenantGolden(t *testing.T) {
 		{"tenant_feature_forward_all_off", "*73", nil, nil},
 		{"tenant_feature_office_mode_pin", "*30", nil, nil},
 		{"tenant_feature_echo_test", "*9196", nil, nil},
+		{"tenant_feature_office_mode_day", "*31", nil, withFeature("office_mode_day", "*31", false)},
+		{"tenant_feature_office_mode_night", "*32", nil, withFeature("office_mode_night", "*32", true)},
+		{"tenant_feature_agent_login_logout", "*22", nil, withFeature("agent_login_logout", "*22", false)},
+		{"tenant_feature_agent_login_logout_pin", "*22", nil, withFeature("agent_login_logout", "*22", true)},
+		{"tenant_feature_agent_pause_toggle", "*23", nil, withFeature("agent_pause_toggle", "*23", false)},
+		{"tenant_feature_record_prompt", "*732", nil, withFeature("record_prompt", "*732", false)},
+		{"tenant_feature_record_prompt_pin", "*732", nil, withFeature("record_prompt", "*732", true)},
+		{"tenant_feature_park", "*70", nil, enablePark},
+		{"tenant_feature_park_slot", "*705", nil, enablePark},
+		{"tenant_feature_park_presence_key", "park+20", nil, enablePark},
+		{"tenant_park_return", "park-return-1002", nil, nil},
+		{"tenant_feature_moh_test", "*9664", nil, withFeature("moh_test", "*9664", false)},
 		{"tenant_emergency_from_extension", "10111", []string{"variable_sb_ext", "1001", "variable_sb_tenant", "acme"}, nil},
 		{"tenant_emergency_no_extension", "112", nil, nil},
 		{"tenant_outbound_national", "0825550123", []string{"variable_sb_ext", "1001", "variable_sb_tenant", "acme"}, nil},
@@ -193,6 +211,17 @@ func TestTenantGolden(t *testing.T) {
 	}
 }
 
+// enablePark enables the fixture's park code (*70, disabled there).
+func enablePark(s *TenantSnapshot) { s.FeatureExtensions[8].Enabled = true }
+
+// withFeature adds an enabled feature code to the snapshot (the fixture
+// holds part of the default set).
+func withFeature(feature, code string, pin bool) func(s *TenantSnapshot) {
+	return func(s *TenantSnapshot) {
+		s.FeatureExtensions = append(s.FeatureExtensions, FeatureExtension{ID: 990, Feature: feature, Code: code, PINRequired: pin, Enabled: true})
+	}
+}
+
 func TestTenantNotFound(t *testing.T) {
 	now := at(t, "2026-11-23 10:00")
 	noTrunks := loadSnap(t)
@@ -201,6 +230,8 @@ func TestTenantNotFound(t *testing.T) {
 	disabled.Tenant.Enabled = false
 	noSIPURI := loadSnap(t)
 	noSIPURI.Tenant.AllowSIPURIEndpoints = false
+	parkOn := loadSnap(t)
+	enablePark(parkOn)
 	tests := []struct {
 		name    string
 		context string
@@ -222,6 +253,17 @@ func TestTenantNotFound(t *testing.T) {
 		{"malformed prompt", "acme", "prompt-3x", loadSnap(t)},
 		{"hunt group with no usable member", "acme", "514", loadSnap(t)},
 		{"disabled feature", "acme", "*70", loadSnap(t)},
+		{"park slot while parking is disabled", "acme", "*705", loadSnap(t)},
+		{"park key while parking is disabled", "acme", "park+5", loadSnap(t)},
+		{"park slot past the lot", "acme", "*7021", parkOn},
+		{"park slot zero", "acme", "*700", parkOn},
+		{"park slot with a leading zero", "acme", "*7005", parkOn},
+		{"park key past the lot", "acme", "park+21", parkOn},
+		{"park key without a slot", "acme", "park+", parkOn},
+		{"park key not a number", "acme", "park+5@evil", parkOn},
+		{"park return to unknown extension", "acme", "park-return-1999", loadSnap(t)},
+		{"park return to disabled extension", "acme", "park-return-1009", loadSnap(t)},
+		{"park return without extension", "acme", "park-return-", loadSnap(t)},
 		{"voicemail_direct to unknown box", "acme", "*991999", loadSnap(t)},
 		{"forward_all_on without number", "acme", "*72", loadSnap(t)},
 		{"disabled special endpoint", "acme", "958", loadSnap(t)},
@@ -310,5 +352,73 @@ func TestDispatch(t *testing.T) {
 	}
 	if IsNotFound(Configuration(testOpts, ParseRequest(capture(t, "003")), testServers, snap.Trunks)) {
 		t.Fatal("sofia.conf: got not found")
+	}
+}
+
+// TestHuntTurns: a round-robin group's first member moves one on with
+// each call's turn and wraps; a random group's order is a permutation of
+// its dialable members that differs between calls (every member comes
+// first for some turn); both renders are never cached (LiveDependent).
+func TestHuntTurns(t *testing.T) {
+	now := at(t, "2026-11-23 10:00")
+	snap := loadSnap(t)
+	bridge := func(s *TenantSnapshot, number string) ([]string, Trace) {
+		t.Helper()
+		doc, tr := TenantContext(testOpts, callRequest(t, "acme", number), s, now)
+		got := decodeTree(t, doc).find("action", "application", "bridge", "data")
+		if len(got) != 1 || !tr.LiveDependent {
+			t.Fatalf("bridge %q, trace %+v", got, tr)
+		}
+		return strings.Split(got[0], "|"), tr
+	}
+	id, strategy, ok := HuntTurnGroup(snap, "512")
+	if !ok || id != 83 || strategy != "round_robin" {
+		t.Fatalf("HuntTurnGroup(512) = %d %q %v", id, strategy, ok)
+	}
+	for _, n := range []string{"510", "511", "513", "1001"} {
+		if _, _, ok := HuntTurnGroup(snap, n); ok {
+			t.Errorf("%s takes no turn", n)
+		}
+	}
+	snap.HuntGroups[2].Members = append(snap.HuntGroups[2].Members, HuntMember{Type: "extension", Target: "1009"}, HuntMember{Type: "extension", Target: "1002"})
+	member := []string{"1001", "1005", "1002"} // 1009 is disabled: left out
+	for turn := uint64(0); turn < 7; turn++ {
+		legs, _ := bridge(snap.WithHuntTurn(83, turn), "512")
+		if len(legs) != 3 {
+			t.Fatalf("turn %d: legs %q", turn, legs)
+		}
+		for i, leg := range legs {
+			if want := member[(int(turn)+i)%3]; !strings.Contains(leg, "user/"+want+"-acme@") {
+				t.Fatalf("turn %d: leg %d is %q, want %s", turn, i, leg, want)
+			}
+		}
+	}
+	snap.HuntGroups[0].Strategy = "random"
+	firsts := map[string]bool{}
+	orders := map[string]bool{}
+	for turn := uint64(0); turn < 64; turn++ {
+		legs, tr := bridge(snap.WithHuntTurn(81, turn), "510")
+		if !strings.Contains(tr.Reason, "random") {
+			t.Fatalf("trace %+v", tr)
+		}
+		sorted := slices.Sorted(slices.Values(legs))
+		if want := []string{
+			"[leg_timeout=20,leg_delay_start=5]user/1002-acme@sb.example",
+			"[leg_timeout=25]user/1001-acme@sb.example",
+			"[leg_timeout=30,leg_delay_start=10,group_confirm_key=1,group_confirm_file=ivr/ivr-accept_reject_voicemail.wav]loopback/0825550123/acme",
+		}; !slices.Equal(sorted, want) {
+			t.Fatalf("turn %d: legs %q", turn, legs)
+		}
+		firsts[legs[0]] = true
+		orders[strings.Join(legs, "|")] = true
+	}
+	if len(firsts) != 3 || len(orders) < 5 {
+		t.Fatalf("64 calls: %d first members, %d orders", len(firsts), len(orders))
+	}
+	// A turn for another group changes nothing here.
+	a, _ := bridge(snap.WithHuntTurn(99, 5), "510")
+	b, _ := bridge(snap, "510")
+	if !slices.Equal(a, b) {
+		t.Fatalf("another group's turn: %q vs %q", a, b)
 	}
 }

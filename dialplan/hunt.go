@@ -1,6 +1,9 @@
 package dialplan
 
-import "strings"
+import (
+	"math/rand/v2"
+	"strings"
+)
 
 // Hunt groups (resources.md §2.4) render as one tenant-context extension
 // that bridges a single dial string built here from validated parts only:
@@ -16,21 +19,87 @@ func (s *TenantSnapshot) huntGroup(number string) *HuntGroup {
 	return nil
 }
 
-// huntSeparator joins member legs: ',' rings them together, '|' in turn,
-// ":_:" as an enterprise originate. random and round_robin have no
-// FreeSWITCH dial-string form; they ring in the declared order, as
-// sequential does (the trace says so).
+// huntSeparator joins member legs: ',' rings them together, '|' in turn
+// (sequential, and random and round_robin, whose order huntOrder chose),
+// ":_:" as an enterprise originate.
 func (p *planner) huntSeparator(strategy string) string {
 	switch strategy {
 	case "", "simultaneous":
 		return ","
 	case "enterprise":
 		return ":_:"
-	case "sequential":
-		return "|"
 	}
-	p.trace.Reason = "strategy " + strategy + " rings in member order"
 	return "|"
+}
+
+// Random and round-robin groups ring their members one at a time, like
+// sequential ones, in an order chosen for each call: a FreeSWITCH dial
+// string has no shuffle or rotation of its own, and mod_xml_curl fetches
+// the dialplan for every call, so the order is chosen when the call's
+// dialplan is rendered. The render's caller gives the turn (WithHuntTurn):
+// a random number for random, the group's call counter (kept in Redis,
+// shared by every replica and node) for round_robin. Such a render is
+// LiveDependent: never cached.
+
+// huntTurn is the turn WithHuntTurn attached for one group.
+type huntTurn struct {
+	group int64
+	n     uint64
+}
+
+// HuntTurnGroup is the enabled hunt group number calls whose ring order
+// is chosen per call (strategy random or round_robin): the render's caller
+// gives it a turn (WithHuntTurn) before rendering.
+func HuntTurnGroup(snap *TenantSnapshot, number string) (id int64, strategy string, ok bool) {
+	if snap == nil {
+		return 0, "", false
+	}
+	g := snap.huntGroup(number)
+	if g == nil || !g.Enabled || (g.Strategy != "random" && g.Strategy != "round_robin") {
+		return 0, "", false
+	}
+	return g.ID, g.Strategy, true
+}
+
+// WithHuntTurn returns a shallow copy of snap whose render of hunt group
+// id uses turn n: the seed of a random group's shuffle, or the number of
+// calls a round-robin group took before this one (its first member rings
+// first at 0, the second at 1...). The original is not modified.
+func (s *TenantSnapshot) WithHuntTurn(id int64, n uint64) *TenantSnapshot {
+	c := *s
+	c.huntTurn = &huntTurn{group: id, n: n}
+	return &c
+}
+
+// huntOrder puts the dialable legs of a random or round-robin group in
+// this call's order (others keep theirs).
+func (p *planner) huntOrder(g *HuntGroup, legs []string) []string {
+	if g.Strategy != "random" && g.Strategy != "round_robin" {
+		return legs
+	}
+	p.trace.LiveDependent = true
+	var n uint64
+	if t := p.snap.huntTurn; t != nil && t.group == g.ID {
+		n = t.n
+	}
+	out := make([]string, len(legs))
+	if g.Strategy == "random" {
+		// Fisher-Yates over PCG, whose output is fixed by its seed (the
+		// library's Perm may change between Go releases).
+		copy(out, legs)
+		r := rand.NewPCG(n, uint64(g.ID))
+		for i := len(out) - 1; i > 0; i-- {
+			j := int(r.Uint64() % uint64(i+1))
+			out[i], out[j] = out[j], out[i]
+		}
+		p.trace.Reason = "strategy random: members shuffled for this call"
+		return out
+	}
+	start := int(n % uint64(len(legs)))
+	copy(out, legs[start:])
+	copy(out[len(legs)-start:], legs[:start])
+	p.trace.Reason = "strategy round_robin: this call starts at member " + itoa(start+1) + " of " + itoa(len(legs))
+	return out
 }
 
 // huntActions rings the group's members, then sends an unanswered call to
@@ -74,7 +143,7 @@ func (p *planner) huntActions(g *HuntGroup) []action {
 		// outbound routes on the group owner's behalf, as a forward is.
 		acts = append(acts, act("export", "nolocal:toll_allow="+tollAllow("international")))
 	}
-	acts = append(acts, act("bridge", strings.Join(legs, p.huntSeparator(g.Strategy))))
+	acts = append(acts, act("bridge", strings.Join(p.huntOrder(g, legs), p.huntSeparator(g.Strategy))))
 	d := Destination{Type: "hangup"}
 	if g.TimeoutDestination != nil && g.TimeoutDestination.Type != "" {
 		d = *g.TimeoutDestination

@@ -288,6 +288,9 @@ type TenantSnapshot struct {
 	// ringing is the live state a directed pickup render reads
 	// (WithRinging); nil for every other render.
 	ringing *ringingAt
+	// huntTurn orders a random or round-robin hunt group's members for
+	// one call (WithHuntTurn); nil for every other render.
+	huntTurn *huntTurn
 
 	// prepared holds the indexes Prepare builds (nil: linear scans).
 	prepared *snapIndex
@@ -311,7 +314,7 @@ type Options struct {
 	Domain string
 	// SoundsDir is where tenant prompt files live when the nodes mount the
 	// media library (<SoundsDir>/<tenant>/<filename>), used when Media has
-	// no base; phone-recorded prompts are written there too.
+	// no base. (Phone-recorded prompts are written under MediaDir.)
 	SoundsDir string
 	// MediaDir is the media library as the nodes mount it; voicemail boxes
 	// keep their messages in <MediaDir>/<tenant>/voicemail/<box> ("" or an

@@ -14,9 +14,14 @@ package features
 
 import (
 	"context"
+	"encoding/base64"
 	"errors"
 	"fmt"
 	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -33,6 +38,11 @@ type Applier struct {
 	st  *models.Store
 	rdb redis.UniversalClient
 	log *slog.Logger
+
+	// MediaDir is the media library as this server reads it
+	// (SWITCHBOARD_MEDIA_DIR), which the nodes mount: *732 recordings are
+	// read from <MediaDir>/<tenant>/phone/<call uuid>.wav. "" refuses them.
+	MediaDir string
 }
 
 // New returns an Applier; rdb may be nil (no once-guard).
@@ -73,6 +83,14 @@ func (a *Applier) Apply(ctx context.Context, e esl.Event) error {
 		return fmt.Errorf("feature %s: tenant %s: %w", feature, tenant, err)
 	}
 	f := call{a: a, o: o, ext: ext, arg: e.Get("sb_arg"), pin: e.Var("sb_pin"), pinAsked: e.Var("sb_pin") != ""}
+	if !f.pinAsked {
+		// A code that asks for a PIN is checked even when the caller
+		// entered none (read leaves sb_pin empty).
+		if f.pinAsked, err = a.pinRequired(ctx, o, feature); err != nil {
+			a.release(ctx, e)
+			return fmt.Errorf("feature %s: %w", feature, err)
+		}
+	}
 	switch feature {
 	case "dnd_toggle":
 		err = f.extension(ctx, func(x models.Record) map[string]any { return map[string]any{"dnd": x["dnd"] != true} })
@@ -89,8 +107,10 @@ func (a *Applier) Apply(ctx context.Context, e esl.Event) error {
 		err = f.officeMode(ctx, feature)
 	case "agent_login_logout", "agent_pause_toggle":
 		err = f.agent(ctx, feature)
+	case "record_prompt":
+		err = f.recordPrompt(ctx, e.Get("Unique-ID"), eventTime(e))
 	default:
-		// record_prompt and the rest are applied elsewhere or not at all.
+		// The rest (voicemail, pickup, echo...) change nothing.
 		return nil
 	}
 	if err != nil {
@@ -101,6 +121,15 @@ func (a *Applier) Apply(ctx context.Context, e esl.Event) error {
 	}
 	a.log.Info("feature applied", "feature", feature, "tenant", tenant, "extension", ext)
 	return nil
+}
+
+// pinRequired says whether the tenant's code for feature asks for a PIN.
+func (a *Applier) pinRequired(ctx context.Context, o models.Owner, feature string) (bool, error) {
+	recs, err := a.st.Records(ctx, a.st.Registry().Resource("feature_extensions"), o, map[string]any{"feature": feature})
+	if err != nil {
+		return false, err
+	}
+	return len(recs) > 0 && recs[0]["pin_required"] == true, nil
 }
 
 // once claims the event; false when it was already claimed. Without Redis
@@ -226,4 +255,100 @@ func contains(list []any, s string) bool {
 		}
 	}
 	return false
+}
+
+// PhoneRecordingRel is where, below the media library, a node writes the
+// prompt a caller records with *732 on call uuid: the dialplan's
+// dialplan.PhoneRecordingDir (<media dir>/<tenant>/phone) and the call's
+// ${uuid}.
+func PhoneRecordingRel(tenant, uuid string) string {
+	return filepath.Join(tenant, "phone", uuid+".wav")
+}
+
+// maxPhoneRecording is the largest recording taken: the voice prompt's
+// upload limit (16 MiB decoded). The dialplan records at most 300 s at
+// 16 kHz, 9.6 MB.
+const maxPhoneRecording = 16 << 20
+
+// recordPrompt turns the caller's *732 recording into a new voice prompt
+// through the store (validation, the media library's conversion to the
+// prompts' 16 kHz mono WAV, a change event), named after the extension and
+// the time of the event, so a repeated event finds its prompt made. The
+// node's recording is removed once it is a prompt (or refused). With a PIN
+// read, it must be the extension's voicemail PIN.
+func (f call) recordPrompt(ctx context.Context, uuid string, at time.Time) error {
+	if f.a.MediaDir == "" {
+		return fmt.Errorf("%w: no media library configured", ErrRefused)
+	}
+	if !validUUID(uuid) || !validPart(f.o.Tenant) {
+		return fmt.Errorf("%w: call id %q", ErrRefused, uuid)
+	}
+	exts, err := f.a.st.Records(ctx, f.resource("extensions"), f.o, map[string]any{"name": f.ext})
+	if err != nil {
+		return err
+	}
+	path := filepath.Join(f.a.MediaDir, PhoneRecordingRel(f.o.Tenant, uuid))
+	if len(exts) == 0 {
+		os.Remove(path)
+		return fmt.Errorf("%w: unknown extension", ErrRefused)
+	}
+	if f.pinAsked && exts[0]["voicemail_pin"] != f.pin {
+		os.Remove(path)
+		return fmt.Errorf("%w: wrong PIN", ErrRefused)
+	}
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%w: no recording at %s", ErrRefused, path)
+	case err != nil:
+		return err
+	case info.Size() > maxPhoneRecording:
+		os.Remove(path)
+		return fmt.Errorf("%w: recording of %d bytes is over the prompt limit", ErrRefused, info.Size())
+	}
+	audio, err := os.ReadFile(path)
+	if err != nil {
+		return err
+	}
+	name := "Phone recording " + f.ext + " " + at.UTC().Format("2006-01-02 15:04:05")
+	_, err = f.a.st.Create(ctx, f.resource("voice_prompts"), f.o, map[string]any{
+		"name": name, "source": "phone", "audio_base64": base64.StdEncoding.EncodeToString(audio),
+		"description": "Recorded by phone on extension " + f.ext + " (call " + uuid + ")",
+	})
+	var verr *models.ValidationError
+	switch {
+	case errors.Is(err, models.ErrConflict):
+		// Made by an earlier delivery of this event.
+	case errors.As(err, &verr):
+		os.Remove(path)
+		return fmt.Errorf("%w: %v", ErrRefused, err)
+	case err != nil:
+		return err // kept for a retry
+	}
+	if err := os.Remove(path); err != nil && !errors.Is(err, os.ErrNotExist) {
+		f.a.log.Warn("feature: phone recording not removed", "path", path, "error", err)
+	}
+	return nil
+}
+
+// eventTime is when FreeSWITCH fired e (Event-Date-Timestamp, microseconds
+// since the epoch), else now.
+func eventTime(e esl.Event) time.Time {
+	if us, err := strconv.ParseInt(e.Get("Event-Date-Timestamp"), 10, 64); err == nil && us > 0 {
+		return time.UnixMicro(us)
+	}
+	return time.Now()
+}
+
+// validUUID accepts FreeSWITCH's call UUIDs: hex digits and '-'.
+func validUUID(s string) bool {
+	if len(s) < 8 || len(s) > 64 {
+		return false
+	}
+	return strings.Trim(s, "0123456789abcdefABCDEF-") == ""
+}
+
+// validPart is a tenant name that is one safe path component.
+func validPart(s string) bool {
+	return s != "" && !strings.HasPrefix(s, ".") && !strings.ContainsAny(s, "/\\\x00")
 }

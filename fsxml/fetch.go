@@ -2,9 +2,13 @@ package fsxml
 
 import (
 	"context"
+	"errors"
+	mrand "math/rand/v2"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/crm"
 	"github.com/switchboard/switchboard/dialplan"
@@ -273,15 +277,67 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 		return rendered{}, err
 	}
 	dest := req.DestinationNumber()
-	snap, err := s.snapshot(ctx, m, p, true, dest, strings.TrimPrefix(dest, "fail-"), req.Ext)
+	snap, err := s.snapshot(ctx, m, p, true, dest, dialplan.DestinationExtension(dest), req.Ext)
 	if err != nil {
 		return rendered{}, err
 	}
 	if ext, ok := dialplan.DirectedPickupTarget(snap, dest); ok {
 		snap = s.withRinging(ctx, snap, ext)
 	}
+	snap = s.withHuntTurn(ctx, snap, dest, true)
 	doc, tr := dialplan.Dialplan(s.opts, *req, nil, snap, now)
 	return rendered{doc: doc, flags: flagsOf(tr)}, nil
+}
+
+// huntTurnTTL is how long a round-robin group's counter outlives its last
+// call (renewed by each call).
+const huntTurnTTL = 90 * 24 * time.Hour
+
+// HuntTurnKey is the Redis counter of calls to a round-robin hunt group.
+func HuntTurnKey(tenant string, group int64) string {
+	return "sb:hunt:rr:" + tenant + ":" + strconv.FormatInt(group, 10)
+}
+
+// withHuntTurn gives a call to a random or round-robin hunt group its
+// turn (dialplan.WithHuntTurn): a random number, or the group's call
+// counter in Redis, shared by every replica and node, advanced by each
+// call (call false: read only, for the routing trace, which shows the
+// next call's order). Without Redis a round-robin call starts at a random
+// member: spread, if not in turn. Other numbers are left as they are.
+func (s *Service) withHuntTurn(ctx context.Context, snap *dialplan.TenantSnapshot, number string, call bool) *dialplan.TenantSnapshot {
+	id, strategy, ok := dialplan.HuntTurnGroup(snap, number)
+	if !ok {
+		return snap
+	}
+	n := mrand.Uint64()
+	if strategy == "round_robin" && s.rdb != nil && s.redisUp() {
+		key := HuntTurnKey(snap.Tenant.Tenant, id)
+		var err error
+		if call {
+			var incr *redis.IntCmd
+			_, err = s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+				incr = p.Incr(ctx, key)
+				p.Expire(ctx, key, huntTurnTTL)
+				return nil
+			})
+			if err == nil {
+				n = uint64(incr.Val() - 1)
+			}
+		} else {
+			var v int64
+			v, err = s.rdb.Get(ctx, key).Int64()
+			if errors.Is(err, redis.Nil) {
+				v, err = 0, nil
+			}
+			if err == nil {
+				n = uint64(v)
+			}
+		}
+		if err != nil {
+			s.warnRedis("round-robin hunt group counter unavailable", err)
+		}
+	}
+	return snap.WithHuntTurn(id, n)
 }
 
 // RingingLookup returns the calls ringing at a tenant's extension now:

@@ -65,3 +65,72 @@ func TestHuntGroupReachesFreeSWITCH(t *testing.T) {
 		}
 	})
 }
+
+// TestHuntGroupTurns: a round-robin group starts each call at the next
+// member, counted in Redis (so a second replica continues the rotation,
+// and the fetches are never answered from the document cache); the
+// routing trace shows the next call's order without moving it. A random
+// group rings the same members one at a time in orders that change
+// between calls.
+func TestHuntGroupTurns(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := seedExtension(t, s)
+		base := "/api/tenants/" + tenant
+		for _, n := range []string{"1001", "1002"} {
+			s.Do(t, "POST", base+"/extensions/", s.Key, map[string]any{"name": n}).Expect(t, 201)
+		}
+		members := []any{}
+		for _, n := range []string{"1000", "1001", "1002"} {
+			members = append(members, map[string]any{"type": "extension", "target": n})
+		}
+		s.Do(t, "POST", base+"/hunt_groups/", s.Key, map[string]any{"name": "rr", "number": "620", "strategy": "round_robin", "members": members}).Expect(t, 201)
+		s.Do(t, "POST", base+"/hunt_groups/", s.Key, map[string]any{"name": "rnd", "number": "621", "strategy": "random", "members": members}).Expect(t, 201)
+		first := func(srv *apptest.Server, number string) string {
+			t.Helper()
+			for _, a := range fetchXML(t, srv, callBody(t, tenant, number, "1000")).actions() {
+				if rest, ok := strings.CutPrefix(a, "bridge "); ok {
+					if legs := strings.Split(rest, "|"); len(legs) == 3 {
+						return strings.TrimSuffix(strings.SplitN(legs[0], "user/", 2)[1], "-"+tenant+"@sip.test")
+					}
+					t.Fatalf("bridge %q", rest)
+				}
+			}
+			t.Fatalf("no bridge for %s", number)
+			return ""
+		}
+		traceFirst := func() string {
+			tr := s.Do(t, "GET", base+"/routing/trace?from=1000&to=620", s.Key, nil).Expect(t, 200).Map(t)
+			xml, _ := tr["xml"].(string)
+			i := strings.Index(xml, "user/")
+			if i < 0 {
+				t.Fatalf("trace %v", tr)
+			}
+			return xml[i+5 : i+9]
+		}
+		if got := traceFirst(); got != "1000" {
+			t.Fatalf("trace before any call starts at %s", got)
+		}
+		replica := s.Replica(t)
+		var got []string
+		for i := 0; i < 5; i++ {
+			srv := s
+			if i%2 == 1 {
+				srv = replica
+			}
+			got = append(got, first(srv, "620"))
+		}
+		if want := []string{"1000", "1001", "1002", "1000", "1001"}; !slices.Equal(got, want) {
+			t.Fatalf("round-robin calls start at %q, want %q", got, want)
+		}
+		if a, b := traceFirst(), traceFirst(); a != "1002" || b != "1002" {
+			t.Fatalf("trace shows %s then %s, want the next call's 1002 twice", a, b)
+		}
+		seen := map[string]bool{}
+		for i := 0; i < 40 && len(seen) < 3; i++ {
+			seen[first(s, "621")] = true
+		}
+		if len(seen) != 3 {
+			t.Fatalf("random group: first members over 40 calls %v", seen)
+		}
+	})
+}

@@ -1,6 +1,7 @@
 package media
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"database/sql"
@@ -44,12 +45,14 @@ const ImportNode = models.ImportedNode
 
 // cdrRow is a validated record as the cdrs table takes it.
 type cdrRow struct {
+	row                                        int64 // where it came from: index (records) or line of data (file)
 	tenant, externalID, key                    string
 	direction, callerName, src, dst, extension string
 	started, ended                             string
 	answered                                   *string
 	duration, billsec                          int64
 	hangupCause                                string
+	explicitCause                              bool // hangup_cause was given (else it comes from disposition)
 }
 
 var (
@@ -129,7 +132,7 @@ func checkCDR(tenant string, r CDRRecord, now time.Time) (cdrRow, *RowError) {
 		tenant: tenant, externalID: r.ExternalID, key: importKey(tenant, r.ExternalID),
 		direction: r.Direction, callerName: r.CallerIDName, src: r.Src, dst: r.Dst, extension: r.Extension,
 		started: models.FormatTime(start), ended: models.FormatTime(end), answered: answered,
-		duration: *r.Duration, billsec: billsec, hangupCause: cause,
+		duration: *r.Duration, billsec: billsec, hangupCause: cause, explicitCause: r.HangupCause != "",
 	}, nil
 }
 
@@ -188,25 +191,116 @@ func insertCDRs(ctx context.Context, tx *sqlx.Tx, d models.Dialect, rows []cdrRo
 	return n, args, nil
 }
 
+// storedCDR is what an imported CDR's row holds, to compare a repeat with.
+type storedCDR struct {
+	Key         string  `db:"uuid"`
+	Direction   string  `db:"direction"`
+	CallerName  string  `db:"caller_id_name"`
+	Src         string  `db:"caller_id_number"`
+	Dst         string  `db:"destination"`
+	Extension   string  `db:"extension"`
+	Started     string  `db:"started_at"`
+	Answered    *string `db:"answered_at"`
+	Ended       string  `db:"ended_at"`
+	Duration    int64   `db:"duration_seconds"`
+	Billsec     int64   `db:"billsec"`
+	HangupCause string  `db:"hangup_cause"`
+}
+
+// differences names the record fields in which r differs from what is
+// stored under its key (the fields the cdrs table keeps: did, queue,
+// accountcode and recording_external_id are not stored, so not compared).
+func (old storedCDR) differences(r cdrRow) fieldDiff {
+	var d fieldDiff
+	d.add("start", old.Started != r.started)
+	d.add("answer", (old.Answered == nil) != (r.answered == nil) || (old.Answered != nil && *old.Answered != *r.answered))
+	d.add("end", old.Ended != r.ended)
+	d.add("duration", old.Duration != r.duration)
+	d.add("billsec", old.Billsec != r.billsec)
+	d.add("src", old.Src != r.src)
+	d.add("dst", old.Dst != r.dst)
+	d.add("caller_id_name", old.CallerName != r.callerName)
+	d.add("direction", old.Direction != r.direction)
+	if r.explicitCause {
+		d.add("hangup_cause", old.HangupCause != r.hangupCause)
+	} else {
+		d.add("disposition", old.HangupCause != r.hangupCause)
+	}
+	d.add("extension", old.Extension != r.extension)
+	return d
+}
+
+// storeCDRs inserts rows (see insertCDRs) and sorts those not inserted
+// into duplicates (the stored row has the same content) and conflicts
+// (the same external_id with other content: a refused row with code
+// conflict naming the fields that differ). Rows sharing a key within rows
+// are compared with whichever of them was stored.
+func storeCDRs(ctx context.Context, tx *sqlx.Tx, d models.Dialect, rows []cdrRow, args []any, full *sql.Stmt) (created, duplicates int64, conflicts []RowError, _ []any, err error) {
+	created, args, err = insertCDRs(ctx, tx, d, rows, args, full)
+	if err != nil || created == int64(len(rows)) {
+		return created, 0, nil, args, err
+	}
+	// Some rows were there already: read what is stored under every key of
+	// the batch (the rows inserted just now compare equal to themselves).
+	// A plain read, no locks: a row the INSERT skipped was committed before
+	// the INSERT went on, and on MySQL this SELECT is the transaction's
+	// first consistent read, so its snapshot includes that row. (A locking
+	// read here deadlocked concurrent imports of the same rows.)
+	keys := make([]any, 0, len(rows)+1)
+	keys = append(keys, ImportNode)
+	seen := make(map[string]bool, len(rows))
+	for _, r := range rows {
+		if !seen[r.key] {
+			seen[r.key] = true
+			keys = append(keys, r.key)
+		}
+	}
+	q := "SELECT uuid, direction, caller_id_name, caller_id_number, destination, extension, started_at, answered_at, ended_at, duration_seconds, billsec, hangup_cause FROM cdrs WHERE node = ? AND uuid IN (?" +
+		strings.Repeat(", ?", len(keys)-2) + ")"
+	var stored []storedCDR
+	if err := tx.SelectContext(ctx, &stored, q, keys...); err != nil {
+		return 0, 0, nil, args, fmt.Errorf("read imported cdrs: %w", d.Translate(err))
+	}
+	byKey := make(map[string]storedCDR, len(stored))
+	for _, s := range stored {
+		byKey[s.Key] = s
+	}
+	for _, r := range rows {
+		old, ok := byKey[r.key]
+		if !ok {
+			continue
+		}
+		if diff := old.differences(r); len(diff) > 0 {
+			conflicts = append(conflicts, RowError{Row: r.row, ExternalID: r.externalID, Code: "conflict", Error: diff.conflict(r.externalID).Error()})
+		}
+	}
+	return created, int64(len(rows)) - created - int64(len(conflicts)), conflicts, args, nil
+}
+
 // CDRSummary is the answer of a synchronous import of at most 1000 records.
 type CDRSummary struct {
-	Created    int64      `json:"created"`
-	Duplicates int64      `json:"duplicates"`
-	Failed     []RowError `json:"failed"`
+	Created    int64 `json:"created"`
+	Duplicates int64 `json:"duplicates"`
+	// Conflicts counts the records refused because their external_id was
+	// imported before with other content (each is also in Failed, code
+	// conflict).
+	Conflicts int64      `json:"conflicts"`
+	Failed    []RowError `json:"failed"`
 }
 
 // MaxSyncCDRs bounds a JSON {records: [...]} import.
 const MaxSyncCDRs = 1000
 
 // ImportCDRs stores a small batch at once: each record accepted or refused
-// on its own (Row is the index in the request), repeats counted as duplicates.
+// on its own (Row is the index in the request); a repeat with the same
+// content counts as a duplicate, the same external_id with other content
+// is refused with code conflict naming the fields that differ.
 func (s *Service) ImportCDRs(ctx context.Context, o models.Owner, records []CDRRecord) (CDRSummary, error) {
 	if len(records) == 0 || len(records) > MaxSyncCDRs {
 		return CDRSummary{}, models.FieldError("records", "must hold 1 to %d records (send CSV or JSON Lines for more)", MaxSyncCDRs)
 	}
 	sum := CDRSummary{Failed: []RowError{}}
 	rows := make([]cdrRow, 0, len(records))
-	seen := map[string]bool{}
 	now := s.now()
 	for i, r := range records {
 		row, rerr := checkCDR(o.Tenant, r, now)
@@ -215,18 +309,19 @@ func (s *Service) ImportCDRs(ctx context.Context, o models.Owner, records []CDRR
 			sum.Failed = append(sum.Failed, *rerr)
 			continue
 		}
-		if seen[row.key] {
-			sum.Duplicates++
-			continue
-		}
-		seen[row.key] = true
+		row.row = int64(i)
 		rows = append(rows, row)
 	}
-	err := s.Store.InTx(ctx, func(tx *sqlx.Tx) error {
-		n, _, err := insertCDRs(ctx, tx, s.Store.Dialect(), rows, nil, nil)
-		sum.Created = n
-		sum.Duplicates += int64(len(rows)) - n
+	var conflicts []RowError
+	err := s.Store.InTx(ctx, func(tx *sqlx.Tx) (err error) {
+		sum.Created, sum.Duplicates, conflicts, _, err = storeCDRs(ctx, tx, s.Store.Dialect(), rows, nil, nil)
 		return err
 	})
-	return sum, err
+	if err != nil {
+		return CDRSummary{}, err
+	}
+	sum.Conflicts = int64(len(conflicts))
+	sum.Failed = append(sum.Failed, conflicts...)
+	slices.SortStableFunc(sum.Failed, func(a, b RowError) int { return cmp.Compare(a.Row, b.Row) })
+	return sum, nil
 }

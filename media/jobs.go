@@ -39,6 +39,7 @@ type Job struct {
 	Created     int64      `db:"created_rows" json:"created"`
 	Duplicates  int64      `db:"duplicate_rows" json:"duplicates"`
 	Failed      int64      `db:"failed_rows" json:"failed"`
+	Conflicts   int64      `db:"conflict_rows" json:"conflicts"` // refused (in Failed, code conflict): external_id imported before with other content
 	Error       string     `db:"error" json:"error"`
 	CreatedAt   string     `db:"created_at" json:"created_at"`
 	UpdatedAt   string     `db:"updated_at" json:"updated_at"`
@@ -78,7 +79,7 @@ const BulkBatchRows = batchRows
 // ErrLeased means another runner holds the job.
 var ErrLeased = errors.New("the import job is being run elsewhere")
 
-const jobColumns = "id, tenant_id, tenant, kind, format, source, source_bytes, status, byte_offset, rows_done, created_rows, duplicate_rows, failed_rows, error, created_at, updated_at, finished_at"
+const jobColumns = "id, tenant_id, tenant, kind, format, source, source_bytes, status, byte_offset, rows_done, created_rows, duplicate_rows, failed_rows, conflict_rows, error, created_at, updated_at, finished_at"
 
 // CreateCDRJob records a job over a file already in place (spooled upload
 // or, from the command line, the operator's file).
@@ -155,11 +156,42 @@ func (s *Service) RunJob(ctx context.Context, id int64, owner string, progress f
 		return fmt.Errorf("read import job %d: %w", id, s.Store.Dialect().Translate(err))
 	}
 	err = s.runJob(ctx, &j, owner, progress)
-	if err != nil && ctx.Err() == nil {
-		// The file itself is broken (not a stopped run): the job fails.
-		s.finish(context.WithoutCancel(ctx), &j, owner, JobFailed, err.Error())
+	var se sourceError
+	switch {
+	case err == nil || ctx.Err() != nil:
+	case errors.As(err, &se):
+		// The file itself is broken (not a stopped run): the job fails,
+		// saying why.
+		s.finish(context.WithoutCancel(ctx), &j, owner, JobFailed, se.Error())
+	case !errors.Is(err, ErrLeased):
+		// The database failed (a deadlock beyond the retries, an outage):
+		// nothing of the batch was committed; the job stays running and is
+		// resumed from its last batch, by the next resume round.
+		if rerr := s.ReleaseJob(context.WithoutCancel(ctx), j.ID, owner); rerr != nil {
+			s.log().Warn("media: releasing an import job failed", "job", j.ID, "error", rerr)
+		}
 	}
 	return err
+}
+
+// sourceError is a failure of the job's file (unreadable, malformed as a
+// whole): the job fails with its message. Other errors leave it to resume.
+type sourceError struct{ err error }
+
+func (e sourceError) Error() string { return e.err.Error() }
+func (e sourceError) Unwrap() error { return e.err }
+
+// ReleaseJob gives up owner's lease on an unfinished job, so that the next
+// run (the same command again, or any replica) continues at once instead
+// of after the lease lapses. For a run that stopped on purpose (^C): a run
+// that dies keeps its lease for a minute.
+func (s *Service) ReleaseJob(ctx context.Context, id int64, owner string) error {
+	_, err := s.Store.DB().ExecContext(ctx, `UPDATE import_jobs SET lease_owner = '', lease_until = '', updated_at = ? WHERE id = ? AND lease_owner = ? AND status = ?`,
+		models.FormatTime(s.now()), id, owner, JobRunning)
+	if err != nil {
+		return fmt.Errorf("release import job %d: %w", id, s.Store.Dialect().Translate(err))
+	}
+	return nil
 }
 
 // batch is one batch of a bulk file as the reader parsed it.
@@ -174,12 +206,12 @@ type batch struct {
 func (s *Service) runJob(ctx context.Context, j *Job, owner string, progress func(Job)) error {
 	f, err := os.Open(j.Source)
 	if err != nil {
-		return fmt.Errorf("open import source: %w", err)
+		return sourceError{fmt.Errorf("open import source: %w", err)}
 	}
 	defer f.Close()
 	next, err := newRowReader(f, j.Format, j.ByteOffset)
 	if err != nil {
-		return err
+		return sourceError{err}
 	}
 	// The reader parses the next batch while this one is written: at most
 	// three batches exist at a time (being read, waiting, being written).
@@ -246,7 +278,7 @@ func (s *Service) readBatches(ctx context.Context, next rowReader, tenant string
 				break
 			}
 			if err != nil {
-				return err
+				return sourceError{err}
 			}
 			b.n++
 			b.offset = off
@@ -261,6 +293,7 @@ func (s *Service) readBatches(ctx context.Context, next rowReader, tenant string
 				b.rowErrs = append(b.rowErrs, *rerr)
 				continue
 			}
+			row.row = rowNo
 			b.rows = append(b.rows, row)
 		}
 		rowsDone += b.n
@@ -278,8 +311,9 @@ func (s *Service) readBatches(ctx context.Context, next rowReader, tenant string
 // commitBatch writes one batch with the job's progress in one transaction,
 // holding the lease (a runner that lost it writes nothing).
 func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch, args []any, full *sql.Stmt) ([]any, error) {
-	rows, rowErrs, n, offset := b.rows, b.rowErrs, b.n, b.offset
-	var created int64
+	rows, n, offset := b.rows, b.n, b.offset
+	var created, duplicates int64
+	var rowErrs, conflicts []RowError
 	err := s.Store.InTx(ctx, func(tx *sqlx.Tx) error {
 		ok, err := s.claim(ctx, tx, j.ID, owner)
 		if err != nil {
@@ -288,11 +322,12 @@ func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch
 		if !ok {
 			return ErrLeased
 		}
-		if created, args, err = insertCDRs(ctx, tx, s.Store.Dialect(), rows, args, full); err != nil {
+		if created, duplicates, conflicts, args, err = storeCDRs(ctx, tx, s.Store.Dialect(), rows, args, full); err != nil {
 			return err
 		}
-		for _, e := range rowErrs {
-			if j.Failed >= maxRowErrors {
+		rowErrs = append(b.rowErrs[:len(b.rowErrs):len(b.rowErrs)], conflicts...)
+		for i, e := range rowErrs {
+			if j.Failed+int64(i) >= maxRowErrors {
 				break
 			}
 			if _, err := tx.ExecContext(ctx, s.Store.Dialect().InsertIgnore()+" INTO import_errors (job_id, row_no, external_id, code, error) VALUES (?, ?, ?, ?, ?)",
@@ -301,8 +336,8 @@ func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch
 			}
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE import_jobs SET byte_offset = ?, rows_done = rows_done + ?, created_rows = created_rows + ?,
-			duplicate_rows = duplicate_rows + ?, failed_rows = failed_rows + ?, updated_at = ? WHERE id = ?`,
-			offset, n, created, int64(len(rows))-created, len(rowErrs), models.FormatTime(s.now()), j.ID)
+			duplicate_rows = duplicate_rows + ?, failed_rows = failed_rows + ?, conflict_rows = conflict_rows + ?, updated_at = ? WHERE id = ?`,
+			offset, n, created, duplicates, len(rowErrs), len(conflicts), models.FormatTime(s.now()), j.ID)
 		if err != nil {
 			return fmt.Errorf("record import progress: %w", s.Store.Dialect().Translate(err))
 		}
@@ -313,8 +348,9 @@ func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch
 	}
 	j.ByteOffset, j.RowsDone = offset, j.RowsDone+n
 	j.Created += created
-	j.Duplicates += int64(len(rows)) - created
+	j.Duplicates += duplicates
 	j.Failed += int64(len(rowErrs))
+	j.Conflicts += int64(len(conflicts))
 	return args, nil
 }
 
@@ -338,7 +374,7 @@ func (s *Service) finish(ctx context.Context, j *Job, owner, status, msg string)
 		}
 		ev, err := models.NewEvent(typ, "", strconv.FormatInt(j.ID, 10), map[string]any{
 			"job_id": j.ID, "tenant": j.Tenant, "kind": j.Kind, "status": status, "rows_done": j.RowsDone,
-			"created": j.Created, "duplicates": j.Duplicates, "failed": j.Failed, "error": truncate(msg, 512),
+			"created": j.Created, "duplicates": j.Duplicates, "failed": j.Failed, "conflicts": j.Conflicts, "error": truncate(msg, 512),
 		})
 		return []changes.Change{ev}, err
 	})

@@ -223,3 +223,106 @@ func TestCDRImportEndEmitsSystemEvent(t *testing.T) {
 		}
 	})
 }
+
+// TestCDRImportConflictIsARowErrorNotADuplicate: a bulk file repeating
+// external_ids already imported counts the rows with the same content as
+// duplicates and refuses the rows with other content as conflicts (code
+// conflict, the message naming each field that differs), apart from the
+// duplicates; the stored CDRs keep their first content. The synchronous
+// import sorts the same way.
+func TestCDRImportConflictIsARowErrorNotADuplicate(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		o := newTenant(t, st)
+		svc := &media.Service{Store: st, Lib: &media.Library{Root: t.TempDir()}}
+		line := func(id, start string, duration int, dst, disposition, extra string) string {
+			return fmt.Sprintf(`{"external_id":%q,"start":%q,"duration":%d,"src":"1001","dst":%q,"direction":"outbound","disposition":%q%s}`,
+				id, start, duration, dst, disposition, extra)
+		}
+		run := func(lines ...string) media.Job {
+			t.Helper()
+			path := filepath.Join(t.TempDir(), "cdrs.jsonl")
+			if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+				t.Fatal(err)
+			}
+			job, err := svc.CreateCDRJob(ctx, o, media.FormatJSONL, path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := svc.RunJob(ctx, job.ID, "r", nil); err != nil {
+				t.Fatal(err)
+			}
+			job, err = svc.JobByID(ctx, o, job.ID)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return job
+		}
+		const t0 = "2025-03-01T10:00:00Z"
+		first := run(
+			line("a", t0, 60, "+27215550100", "answered", `,"answer":"2025-03-01T10:00:05Z"`),
+			line("b", t0, 30, "+27215550101", "answered", ""),
+			line("c", t0, 0, "+27215550102", "busy", ""),
+			line("d", t0, 10, "+27215550103", "answered", `,"caller_id_name":"Eve"`),
+		)
+		if first.Created != 4 || first.Duplicates != 0 || first.Conflicts != 0 || first.Failed != 0 {
+			t.Fatalf("first import %+v", first)
+		}
+
+		again := run(
+			line("a", t0, 60, "+27215550100", "answered", `,"answer":"2025-03-01T10:00:05Z"`), // 1: same content
+			line("b", t0, 45, "+27215550101", "answered", ""),                                 // 2: other duration (and so end)
+			line("c", t0, 0, "+27215550199", "no_answer", ""),                                 // 3: other dst and disposition
+			line("d", t0, 10, "+27215550103", "answered", `,"caller_id_name":"Eve"`),          // 4: same content
+			line("e", t0, 5, "+27215550104", "answered", ""),                                  // 5: new
+			line("e", t0, 6, "+27215550104", "answered", ""),                                  // 6: same id again in the file, other duration
+			line("a", t0, 60, "+27215550100", "answered", ""),                                 // 7: answer dropped
+		)
+		if again.Status != media.JobDone || again.RowsDone != 7 || again.Created != 1 || again.Duplicates != 2 || again.Conflicts != 4 || again.Failed != 4 {
+			t.Fatalf("second import: created %d, duplicates %d, conflicts %d, failed %d (%+v); want 1, 2, 4, 4",
+				again.Created, again.Duplicates, again.Conflicts, again.Failed, again)
+		}
+		want := map[int64]struct {
+			id     string
+			fields string
+		}{2: {"b", "end, duration"}, 3: {"c", "dst, disposition"}, 6: {"e", "end, duration"}, 7: {"a", "answer"}}
+		if len(again.Errors) != len(want) {
+			t.Fatalf("errors %+v", again.Errors)
+		}
+		for _, e := range again.Errors {
+			w, ok := want[e.Row]
+			if !ok || e.Code != "conflict" || e.ExternalID != w.id || !strings.HasSuffix(e.Error, "a different "+w.fields) {
+				t.Errorf("row %d: %+v; want external_id %s, code conflict, naming %q", e.Row, e, w.id, w.fields)
+			}
+		}
+		// The stored CDRs are the first import's.
+		var dur int64
+		var dst, cause string
+		if err := st.DB().Get(&dur, st.DB().Rebind("SELECT duration_seconds FROM cdrs WHERE tenant = ? AND channel_id = 'b'"), o.Tenant); err != nil || dur != 30 {
+			t.Errorf("b's duration %d %v, want 30 (unchanged)", dur, err)
+		}
+		if err := st.DB().QueryRow(st.DB().Rebind("SELECT destination, hangup_cause FROM cdrs WHERE tenant = ? AND channel_id = 'c'"), o.Tenant).Scan(&dst, &cause); err != nil || dst != "+27215550102" || cause != "USER_BUSY" {
+			t.Errorf("c stored as %s %s %v, want unchanged", dst, cause, err)
+		}
+		if n := importedCount(t, st, o.Tenant); n != 5 {
+			t.Errorf("%d CDRs stored, want 5", n)
+		}
+
+		// The synchronous import: the same sorting, conflicts in failed.
+		dur0, dur30, dur99 := int64(0), int64(30), int64(99)
+		sum, err := svc.ImportCDRs(ctx, o, []media.CDRRecord{
+			{ExternalID: "b", Start: t0, Duration: &dur30, Src: "1001", Dst: "+27215550101", Direction: "outbound", Disposition: "answered"},
+			{ExternalID: "b", Start: t0, Duration: &dur30, Src: "1001", Dst: "+27215550101", Direction: "inbound", Disposition: "answered"},
+			{ExternalID: "f", Start: t0, Duration: &dur99, Src: "1001", Dst: "+27215550105", Direction: "outbound", Disposition: "answered", HangupCause: "NORMAL_CLEARING"},
+			{ExternalID: "c", Start: t0, Duration: &dur0, Src: "1001", Dst: "+27215550102", Direction: "outbound", Disposition: "busy", HangupCause: "CALL_REJECTED"},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum.Created != 1 || sum.Duplicates != 1 || sum.Conflicts != 2 || len(sum.Failed) != 2 ||
+			sum.Failed[0].Row != 1 || sum.Failed[0].Code != "conflict" || !strings.HasSuffix(sum.Failed[0].Error, "a different direction") ||
+			sum.Failed[1].Row != 3 || sum.Failed[1].Code != "conflict" || !strings.HasSuffix(sum.Failed[1].Error, "a different hangup_cause") {
+			t.Fatalf("synchronous import %+v", sum)
+		}
+	})
+}

@@ -2,12 +2,15 @@ package routes_test
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/media/mediatest"
 )
 
 // callcenterCommands are the callcenter_config lines the fake received.
@@ -286,6 +289,39 @@ func TestFeatureCodesAct(t *testing.T) {
 		})
 		featureEvent(e, "1001", "agent_login_logout", "")
 		eventually(t, 10*time.Second, "agent logged out", func() bool { return status() == "logged_out" })
+
+		// *732: the node recorded into the media library; the event makes
+		// it a voice prompt (converted where uploads go), the recording
+		// itself is removed.
+		const uuid = "5d0c1f9e-4a3b-4c2d-9e8f-7a6b5c4d3e2f"
+		raw := filepath.Join(e.Cfg.Media.Dir, e.tenant, "phone", uuid+".wav")
+		if err := os.MkdirAll(filepath.Dir(raw), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(raw, mediatest.Tone(t, "rec.wav", 1), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		e.fs.EmitEvent("CUSTOM", []fakefs.Header{{Name: "Event-Subclass", Value: "switchboard::feature"}, {Name: "sb_feature", Value: "record_prompt"},
+			{Name: "Unique-ID", Value: uuid}, {Name: "variable_sb_tenant", Value: e.tenant}, {Name: "variable_sb_ext", Value: "1001"}}, "")
+		var prompt map[string]any
+		eventually(t, 20*time.Second, "the recording became a voice prompt", func() bool {
+			var list []map[string]any
+			e.Do(t, "GET", base+"/voice_prompts/", e.Key, nil).Expect(t, 200).JSON(t, &list)
+			if len(list) == 1 {
+				prompt = list[0]
+			}
+			return prompt != nil
+		})
+		if prompt["source"] != "phone" || !strings.HasPrefix(fmt.Sprint(prompt["name"]), "Phone recording 1001 ") || prompt["duration_ms"] != float64(1000) {
+			t.Fatalf("prompt %v", prompt)
+		}
+		if _, err := os.Stat(filepath.Join(e.Cfg.Media.Dir, e.tenant, fmt.Sprint(prompt["filename"]))); err != nil {
+			t.Fatalf("the prompt's file: %v", err)
+		}
+		eventually(t, 10*time.Second, "the node's recording removed", func() bool {
+			_, err := os.Stat(raw)
+			return os.IsNotExist(err)
+		})
 	})
 }
 

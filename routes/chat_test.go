@@ -30,14 +30,24 @@ type chatEnv struct {
 // outage test stops and restarts its ejabberd on a deadline.
 func eachChatEnv(t *testing.T, fn func(t *testing.T, e *chatEnv)) {
 	t.Helper()
+	eachChatEnvWith(t, nil, fn)
+}
+
+// eachChatEnvWith is eachChatEnv with more server configuration.
+func eachChatEnvWith(t *testing.T, env map[string]string, fn func(t *testing.T, e *chatEnv)) {
+	t.Helper()
 	for _, be := range apptest.Envs(t) {
 		t.Run(be.Name, func(t *testing.T) {
 			x := chattest.Start(t, chatDomain)
-			s := apptest.Start(t, be, map[string]string{
+			cfg := map[string]string{
 				"SWITCHBOARD_CHAT_API_URL": x.APIURL,
 				"SWITCHBOARD_CHAT_DOMAIN":  chatDomain,
 				"SWITCHBOARD_CHAT_WS_URL":  x.WSURL,
-			})
+			}
+			for k, v := range env {
+				cfg[k] = v
+			}
+			s := apptest.Start(t, be, cfg)
 			tenant := s.Tenant(t, "chat")
 			fn(t, &chatEnv{Server: s, xmpp: x, chat: chat.NewClient(chat.Config{APIURL: x.APIURL, Domain: chatDomain}), tenant: tenant, lower: strings.ToLower(tenant)})
 		})

@@ -44,7 +44,7 @@ func MediaRoutes(svc *media.Service, xml *fsxml.Service, baseURL string) []Route
 		{Method: "GET", Path: "/api/reports/recordings", Summary: "Imported call recordings, newest first; from/to (RFC 3339) bound the call start, extension and number (src or dst) filter", Tag: "reports", Auth: AuthAPI, Access: callsRead,
 			Response: "RecordingList", Query: []string{"tenant", "from", "to", "extension", "number", "limit", "offset"}, Handler: m.listRecordings},
 		{Method: "GET", Path: "/api/tenants/:tenant/recordedcalls/:id/audio", Summary: "Download a recording (16 kHz mono WAV; Range requests answered 206)", Tag: "reports", Auth: AuthAPI, Access: recordingRead, Produces: "audio/wav", Ranges: true, Handler: m.downloadRecording},
-		{Method: "POST", Path: "/api/tenants/:tenant/imports/cdrs", Summary: "Import CDRs: JSON {records: [...]} (1-1000, answered at once with created, duplicates and failed rows), or a CSV (header row) or JSON Lines file of any length, run as a resumable job (202 with the job; Location)", Tag: "imports", Auth: AuthAPI, Access: importAccess,
+		{Method: "POST", Path: "/api/tenants/:tenant/imports/cdrs", Summary: "Import CDRs: JSON {records: [...]} (1-1000, answered at once with created, duplicates, conflicts and failed rows; a record whose external_id was imported with other content is a failed row with code conflict naming the fields), or a CSV (header row) or JSON Lines file of any length, run as a resumable job (202 with the job; Location)", Tag: "imports", Auth: AuthAPI, Access: importAccess,
 			Request: "CDRImport", Response: "CDRImportSummary", Answers: map[int]string{202: "ImportJob"}, Consumes: "application/json, text/csv, application/x-ndjson", BodyLimit: upload, Handler: m.importCDRs},
 		{Method: "GET", Path: "/api/tenants/:tenant/imports/:id", Summary: "An import job: status (running, done, failed), progress and the first 100 refused rows with their reasons", Tag: "imports", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopeTenant},
 			Response: "ImportJob", Handler: m.getJob},
@@ -83,13 +83,16 @@ func MediaSchemas() map[string]any {
 	return map[string]any{
 		"CDRImport": obj{"type": "object", "additionalProperties": false, "required": []string{"records"}, "properties": obj{
 			"records": obj{"type": "array", "minItems": 1, "maxItems": media.MaxSyncCDRs, "items": cdr}}},
-		"CDRImportSummary": obj{"type": "object", "required": []string{"created", "duplicates", "failed"}, "properties": obj{
-			"created": integer, "duplicates": integer, "failed": obj{"type": "array", "items": rowError}}},
-		"ImportJob": obj{"type": "object", "required": []string{"id", "status", "rows_done", "created", "duplicates", "failed", "errors"}, "properties": obj{
+		"CDRImportSummary": obj{"type": "object", "required": []string{"created", "duplicates", "conflicts", "failed"}, "properties": obj{
+			"created": integer, "duplicates": obj{"type": "integer", "description": "records already imported with the same content (nothing changed)"},
+			"conflicts": obj{"type": "integer", "description": "records whose external_id was imported before with other content; each is in failed with code conflict, naming the fields that differ"},
+			"failed":    obj{"type": "array", "items": rowError}}},
+		"ImportJob": obj{"type": "object", "required": []string{"id", "status", "rows_done", "created", "duplicates", "failed", "conflicts", "errors"}, "properties": obj{
 			"id": integer, "tenant": str, "kind": obj{"type": "string", "enum": []string{"cdrs"}}, "format": obj{"type": "string", "enum": []string{"csv", "jsonl"}},
 			"status":       obj{"type": "string", "enum": []string{media.JobRunning, media.JobDone, media.JobFailed}},
 			"source_bytes": integer, "bytes_done": integer, "rows_done": integer, "created": integer, "duplicates": integer, "failed": integer,
-			"error": str, "created_at": str, "updated_at": str, "finished_at": obj{"type": []string{"string", "null"}},
+			"conflicts": obj{"type": "integer", "description": "refused rows (counted in failed) whose external_id was imported before with other content"},
+			"error":     str, "created_at": str, "updated_at": str, "finished_at": obj{"type": []string{"string", "null"}},
 			"errors": obj{"type": "array", "items": rowError}}},
 		"RecordingImport": obj{"type": "object", "additionalProperties": false, "required": []string{"audio_base64", "when", "type", "src", "dst", "duration", "external_id"},
 			"properties": obj{

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/media/mediatest"
@@ -333,6 +334,51 @@ func TestCloneCopiesPromptFiles(t *testing.T) {
 		r := s.DoHeaders(t, "GET", "/fs/media/"+dst+"/"+p["filename"].(string), map[string]string{"Authorization": basic("fs", "node-secret")}, nil).Expect(t, 200)
 		if !bytes.Equal(r.Body, orig) {
 			t.Fatalf("the clone's node gets %d bytes, want the source's %d", len(r.Body), len(orig))
+		}
+	})
+}
+
+// TestRecordActionRecordingsAreNotIndexed: a call recorded with the record
+// action keeps its file on the node (the CDR names it in recording_path)
+// but is not listed by the recordings report, which lists imported
+// recordings only.
+func TestRecordActionRecordingsAreNotIndexed(t *testing.T) {
+	eachCallEnv(t, func(t *testing.T, e *callEnv) {
+		id, uuid := e.liveChannel(t, e.tenant, "1001")
+		path := e.Do(t, "POST", "/api/telephony/record", e.Key, map[string]any{"channel": id, "filename": "live-1"}).Expect(t, 200).Map(t)["path"]
+		if path != "/rec/"+e.tenant+"/live-1.wav" {
+			t.Fatalf("record path %v", path)
+		}
+		waitCommand(t, e.fs, "api uuid_record")
+		if err := e.fs.Hangup(uuid, "NORMAL_CLEARING"); err != nil {
+			t.Fatal(err)
+		}
+		var cdr map[string]any
+		eventually(t, 10*time.Second, "the recorded call's CDR", func() bool {
+			var cdrs []map[string]any
+			e.Do(t, "GET", "/api/reports/cdrs?tenant="+e.tenant, e.Key, nil).Expect(t, 200).JSON(t, &cdrs)
+			for _, c := range cdrs {
+				if c["uuid"] == uuid {
+					cdr = c
+				}
+			}
+			return cdr != nil
+		})
+		if cdr["recording_path"] != path {
+			t.Fatalf("CDR recording_path %v, want %v", cdr["recording_path"], path)
+		}
+		var recs []map[string]any
+		e.Do(t, "GET", "/api/reports/recordings?tenant="+e.tenant, e.Key, nil).Expect(t, 200).ExpectHeader(t, "X-Total-Count", "0").JSON(t, &recs)
+		if len(recs) != 0 {
+			t.Fatalf("the recordings report lists %v", recs)
+		}
+
+		// An imported recording of the same tenant is listed, alone.
+		wav := base64.StdEncoding.EncodeToString(mediatest.Tone(t, "imp.wav", 1))
+		e.Do(t, "POST", "/api/tenants/"+e.tenant+"/recordedcalls", e.Key, recordingBody("imp-1", wav)).Expect(t, 201)
+		e.Do(t, "GET", "/api/reports/recordings?tenant="+e.tenant, e.Key, nil).Expect(t, 200).ExpectHeader(t, "X-Total-Count", "1").JSON(t, &recs)
+		if len(recs) != 1 || recs[0]["external_id"] != "imp-1" {
+			t.Fatalf("the recordings report lists %v, want the import only", recs)
 		}
 	})
 }

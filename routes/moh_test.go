@@ -7,9 +7,11 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
+	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/media/mediatest"
 )
 
@@ -79,5 +81,97 @@ func TestMusicOnHoldReachesFreeSWITCH(t *testing.T) {
 		}
 		e.Do(t, "DELETE", fmt.Sprintf("%s%v", base, id), e.Key, nil).Expect(t, 204)
 		waitFor("api local_stream stop " + e.tenant + "_smooth")
+	})
+}
+
+// mohClass creates a music-on-hold class and answers its files path.
+func mohClass(t *testing.T, s *apptest.Server, tenant, name string) (classPath, filesPath string) {
+	t.Helper()
+	base := "/api/tenants/" + tenant + "/music_on_hold/"
+	id := s.Do(t, "POST", base, s.Key, map[string]any{"name": name, "rate": 8000}).Expect(t, 201).Map(t)["id"]
+	return fmt.Sprintf("%s%v", base, id), fmt.Sprintf("%s%v/files", base, id)
+}
+
+// TestMusicOnHoldFileConcurrentRepeatsMakeOne: the same file import sent by
+// several clients at once answers 201 to one and 200 with the same file to
+// the others; the class lists one file and its directory holds one.
+func TestMusicOnHoldFileConcurrentRepeatsMakeOne(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := s.Tenant(t, "mohc")
+		classPath, filesPath := mohClass(t, s, tenant, "lounge")
+		mp3 := base64.StdEncoding.EncodeToString(mediatest.Tone(t, "hold.mp3", 1))
+		body := map[string]any{"external_id": "old-moh-7", "filename_hint": "hold.mp3", "audio_base64": mp3}
+		answers := make([]*apptest.Response, 6)
+		var wg sync.WaitGroup
+		for i := range answers {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				answers[i] = s.Do(t, "POST", filesPath, s.Key, body)
+			}()
+		}
+		wg.Wait()
+		var statuses []int
+		ids := map[any]bool{}
+		created := 0
+		for _, a := range answers {
+			statuses = append(statuses, a.Status)
+			if a.Status != 200 && a.Status != 201 {
+				t.Fatalf("concurrent statuses %v: %s", statuses, a.Body)
+			}
+			m := a.Map(t)
+			ids[m["id"]] = true
+			if a.Status == 201 {
+				created++
+				if m["created"] != true {
+					t.Fatalf("201 with created %v", m["created"])
+				}
+			} else if m["created"] != false {
+				t.Fatalf("200 with created %v", m["created"])
+			}
+		}
+		if created != 1 || len(ids) != 1 {
+			t.Fatalf("statuses %v, %d distinct files answered: want one 201 and one file", statuses, len(ids))
+		}
+		class := s.Do(t, "GET", classPath, s.Key, nil).Expect(t, 200).Map(t)
+		if files, _ := class["files"].([]any); len(files) != 1 {
+			t.Fatalf("class files %v, want one", class["files"])
+		}
+		if files := filesIn(t, filepath.Join(s.Cfg.Media.Dir, tenant, "moh", "lounge")); len(files) != 1 {
+			t.Fatalf("files on disk %v, want one", files)
+		}
+	})
+}
+
+// TestMusicOnHoldFileOverLimitStoresNothing: a music-on-hold file over
+// SWITCHBOARD_MEDIA_MAX_BYTES answers 413 (audio_too_large), lists no file
+// in its class and leaves nothing in the class's directory; a file under
+// the limit is then taken.
+func TestMusicOnHoldFileOverLimitStoresNothing(t *testing.T) {
+	apptest.Each(t, map[string]string{"SWITCHBOARD_MEDIA_MAX_BYTES": "20000"}, func(t *testing.T, s *apptest.Server) {
+		tenant := s.Tenant(t, "mohbig")
+		classPath, filesPath := mohClass(t, s, tenant, "big")
+		big := base64.StdEncoding.EncodeToString(mediatest.Tone(t, "big.wav", 2)) // ~350 kB
+		r := s.Do(t, "POST", filesPath, s.Key, map[string]any{"external_id": "big-1", "audio_base64": big}).Expect(t, 413)
+		if r.Code(t) != "audio_too_large" {
+			t.Fatalf("413 code %q", r.Code(t))
+		}
+		class := s.Do(t, "GET", classPath, s.Key, nil).Expect(t, 200).Map(t)
+		if files, _ := class["files"].([]any); len(files) != 0 {
+			t.Fatalf("class files after a refused upload: %v", class["files"])
+		}
+		var all []string
+		_ = filepath.Walk(filepath.Join(s.Cfg.Media.Dir, tenant), func(p string, info os.FileInfo, err error) error {
+			if err == nil && !info.IsDir() {
+				all = append(all, p)
+			}
+			return nil
+		})
+		if len(all) != 0 {
+			t.Fatalf("files left after a refused upload: %v", all)
+		}
+		// The external_id is still free: a small file under it is taken.
+		small := base64.StdEncoding.EncodeToString(mediatest.Tone(t, "small.mp3", 1))
+		s.Do(t, "POST", filesPath, s.Key, map[string]any{"external_id": "big-1", "audio_base64": small}).Expect(t, 201)
 	})
 }

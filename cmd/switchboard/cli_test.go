@@ -92,6 +92,7 @@ func TestCLIHelpOnEveryCommandExitsZeroWithoutStarting(t *testing.T) {
 	commands := [][]string{
 		{}, {"serve"}, {"migrate"}, {"admin"}, {"admin", "create"}, {"key"}, {"key", "create"},
 		{"key", "list"}, {"key", "revoke"}, {"sim"}, {"schema-sql"}, {"version"}, {"health"},
+		{"import"}, {"import", "cdrs"},
 	}
 	for _, path := range commands {
 		for _, help := range []string{"--help", "-h"} {
@@ -123,6 +124,8 @@ func TestCLIMistakesExitTwoWithUsageOnStderr(t *testing.T) {
 		{[]string{"key", "revoke"}, "expected \"<id>\""},
 		{[]string{"admin", "create", "--username", "ops", "--password", "x", "--password-stdin"}, "--password and --password-stdin can't be used together"},
 		{[]string{"sim", "--calls-per-second", "0"}, "must be positive"},
+		{[]string{"import", "cdrs", "--tenant", "acme"}, "expected \"<file>\""},
+		{[]string{"import", "cdrs", "/nonexistent/cdrs.csv", "--tenant", "acme"}, "/nonexistent/cdrs.csv"},
 	}
 	for _, c := range cases {
 		r := runCLI(t, t.TempDir(), "", c.args...)
