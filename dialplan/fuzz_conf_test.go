@@ -100,7 +100,7 @@ func FuzzLocalStreamConf(f *testing.F) {
 		}
 		for _, media := range []MediaURLs{testMedia, {}} {
 			for _, dir := range []string{testOpts.MediaDir, s, "/media/" + s} {
-				doc := LocalStreamConf(dir, media, classes)
+				doc := LocalStreamConf(dir, "", media, classes)
 				tree := checkShape(t, "local_stream.conf", doc, allowed)
 				names := tree.find("directory", "", "", "name")
 				if len(names) > len(classes) {
@@ -123,6 +123,17 @@ func FuzzLocalStreamConf(f *testing.F) {
 					t.Fatalf("the valid class is missing: %q", names)
 				}
 			}
+		}
+		// The platform's default stream from a default directory s: only a
+		// safe absolute path, and only the three moh streams.
+		def := checkShape(t, "local_stream.conf", LocalStreamConf(testOpts.MediaDir, s, testMedia, nil), allowed)
+		for _, v := range def.find("directory", "", "", "path") {
+			if !SafeNodePath(v) || !strings.HasPrefix(v, strings.TrimRight(s, "/")+"/") {
+				t.Fatalf("default stream path %q from %q", v, s)
+			}
+		}
+		if names := def.find("directory", "", "", "name"); len(names) != 0 && !slices.Equal(names, []string{"moh/8000", "moh/16000", "moh"}) {
+			t.Fatalf("default streams %q", names)
 		}
 	})
 }

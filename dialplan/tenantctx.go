@@ -37,6 +37,8 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 		e = p.queueAfter(strings.TrimPrefix(num, queueAfterPrefix))
 	case strings.HasPrefix(num, promptPrefix):
 		e = p.promptThenHangup(strings.TrimPrefix(num, promptPrefix))
+	case strings.HasPrefix(num, confPINPrefix):
+		e = p.conferencePINCheck(strings.TrimPrefix(num, confPINPrefix))
 	case strings.HasPrefix(num, parkReturnPrefix):
 		e = p.parkReturn(strings.TrimPrefix(num, parkReturnPrefix))
 	case strings.HasPrefix(num, ParkPresencePrefix):

@@ -431,7 +431,7 @@ func (s *Service) renderTenantConf(ctx context.Context, req *dialplan.Request, l
 	if req.KeyValue == "ivr.conf" {
 		return rendered{doc: dialplan.IVRConf(s.opts, *req, snap, now)}, nil
 	}
-	return rendered{doc: dialplan.ConferenceConf(*req, snap)}, nil
+	return rendered{doc: dialplan.ConferenceConf(s.opts, *req, snap)}, nil
 }
 
 // renderCallcenter answers callcenter.conf: one queue from its tenant's

@@ -45,6 +45,9 @@ type Config struct {
 	// MediaDir is the media library as the nodes mount it: music-on-hold
 	// classes are the local_stream.conf directories <MediaDir>/<tenant>/moh/<name>.
 	MediaDir string
+	// MOHDefaultDir holds the platform's default hold music as the nodes
+	// see it (<dir>/8000, <dir>/16000): the local_stream.conf stream "moh".
+	MOHDefaultDir string
 	// SIPWSPort is the SIP-over-WebSocket port of internal profiles (0 = none).
 	SIPWSPort int
 	// MediaURL is /fs/media as the nodes reach it (prompts and chimes are
