@@ -76,15 +76,26 @@ func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []b
 	w.attr("inter-digit-timeout", itoa(clampInt(m.InterDigitTimeoutMS, 500, 10000, 2000)))
 	w.attr("max-failures", itoa(clampInt(m.MaxFailures, 1, 10, 3)))
 	w.attr("max-timeouts", itoa(clampInt(m.MaxTimeouts, 1, 10, 3)))
-	digitLen := clampInt(m.DigitLen, 1, 10, 5)
+	// FreeSWITCH's menu acts on the digits only once it holds digit-len
+	// of them or the inter-digit timeout passes (seen on 1.10.12: with the
+	// default 5, a one-digit option ran seconds after the key press). So
+	// the menu collects exactly as many digits as its longest entry (a
+	// literal option or a direct-dial number) can use; the configured
+	// digit_len applies only to a menu without entries.
 	direct, longest := directDialExpr(snap, m)
-	// The menu collects up to digit-len digits (or the longest literal
-	// option); a regular expression does not lengthen it.
-	digitLen = max(digitLen, longest)
+	for _, o := range m.Options {
+		if menuDigitsOK(o.Digits) {
+			longest = max(longest, len(o.Digits))
+		}
+	}
+	digitLen := clampInt(m.DigitLen, 1, 10, 5)
+	if longest > 0 {
+		digitLen = longest
+	}
 	w.attr("digit-len", itoa(digitLen))
 	w.raw(">\n")
 	for _, o := range m.Options {
-		if len(o.Digits) > 5 || !validDialable(o.Digits) || o.Digits[0] == '+' {
+		if !menuDigitsOK(o.Digits) {
 			continue
 		}
 		acts, ok := p.destination(o.Destination)
@@ -148,4 +159,10 @@ func directDialExpr(snap *TenantSnapshot, m *IVRMenu) (string, int) {
 		return "", 0
 	}
 	return "/^(" + strings.Join(nums, "|") + ")$/", longest
+}
+
+// menuDigitsOK reports whether an option's digits can be a menu entry: up
+// to five dialable keys, no leading '+'.
+func menuDigitsOK(d string) bool {
+	return len(d) <= 5 && validDialable(d) && d[0] != '+'
 }
