@@ -47,9 +47,13 @@ func TestBatchSeesEachWebhookAsItStoodAtEachEvent(t *testing.T) {
 			}
 		}
 		step(func() (models.Record, error) { return st.Update(ctx, hooks, o, key, map[string]any{"enabled": false}) })
-		step(func() (models.Record, error) { return st.Create(ctx, departments, o, map[string]any{"name": "while_off"}) })
+		step(func() (models.Record, error) {
+			return st.Create(ctx, departments, o, map[string]any{"name": "while_off"})
+		})
 		step(func() (models.Record, error) { return st.Update(ctx, hooks, o, key, map[string]any{"enabled": true}) })
-		step(func() (models.Record, error) { return st.Create(ctx, departments, o, map[string]any{"name": "after_on"}) })
+		step(func() (models.Record, error) {
+			return st.Create(ctx, departments, o, map[string]any{"name": "after_on"})
+		})
 		batch, err := st.OutboxAfter(ctx, head, 100)
 		if err != nil {
 			t.Fatal(err)
