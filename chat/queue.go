@@ -149,21 +149,46 @@ const eventType = "chat.message"
 // chat.message event) and returns the message id. While the chat server
 // is known to be down it refuses with ErrUnavailable and records nothing.
 func (q *Queue) Enqueue(ctx context.Context, m ChannelMessage, ev Event) (string, error) {
+	id, _, err := q.enqueue(ctx, m, ev, 0)
+	return id, err
+}
+
+// EnqueueIn is Enqueue with the check that the message's channel
+// (ev.Channel) exists in the tenant tenantID and is not archived, in the
+// same statement as the insert (INSERT ... SELECT): the request path's one
+// round trip to the database, whose commit makes the message durable. ok
+// is false, and nothing is queued, when the channel is missing or
+// archived; the caller looks up which.
+func (q *Queue) EnqueueIn(ctx context.Context, tenantID int64, m ChannelMessage, ev Event) (id string, ok bool, err error) {
+	return q.enqueue(ctx, m, ev, tenantID)
+}
+
+func (q *Queue) enqueue(ctx context.Context, m ChannelMessage, ev Event, tenantID int64) (string, bool, error) {
 	if !q.c.Up() {
-		return "", fmt.Errorf("queue chat message: %w", ErrUnavailable)
+		return "", false, fmt.Errorf("queue chat message: %w", ErrUnavailable)
 	}
 	data, err := json.Marshal(map[string]string{"channel": ev.Channel, "from_name": ev.FromName, "body": ev.Body})
 	if err != nil {
-		return "", fmt.Errorf("queue chat message: %w", err)
+		return "", false, fmt.Errorf("queue chat message: %w", err)
 	}
 	id, stanza := renderStanza(m)
 	now := models.FormatTime(time.Now())
-	if _, err := q.st.DB().ExecContext(ctx, `INSERT INTO chat_outbox (out_group, room, stanza_id, stanza, tenant, channel, event, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-		q.opts.Group, m.Room, id, stanza, ev.Tenant, ev.Channel, string(data), now, now); err != nil {
-		return "", fmt.Errorf("queue chat message: %w", q.st.TranslateErr(err))
+	args := []any{q.opts.Group, m.Room, id, stanza, ev.Tenant, ev.Channel, string(data), now, now}
+	query := `INSERT INTO chat_outbox (out_group, room, stanza_id, stanza, tenant, channel, event, next_attempt_at, created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	if tenantID != 0 {
+		query = `INSERT INTO chat_outbox (out_group, room, stanza_id, stanza, tenant, channel, event, next_attempt_at, created_at)
+			SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? FROM chat_channels WHERE tenant_id = ? AND name = ? AND archived = 0`
+		args = append(args, tenantID, ev.Channel)
+	}
+	res, err := q.st.DB().ExecContext(ctx, query, args...)
+	if err != nil {
+		return "", false, fmt.Errorf("queue chat message: %w", q.st.TranslateErr(err))
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 0 {
+		return "", false, err
 	}
 	q.Wake()
-	return id, nil
+	return id, true, nil
 }
 
 // Pending is the number of messages not yet posted (readiness, tests).

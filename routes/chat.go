@@ -158,16 +158,20 @@ func (r *chatRoutes) channelFor(ctx context.Context, o models.Owner, name string
 	return recs[0], nil
 }
 
+// channel accepts a channel message. For tenant and platform keys the
+// channel's check (it exists here and is not archived) is part of the one
+// insert that queues the message; only a refusal reads the channel, to
+// say why. A user key's post reads the channel first (read-only and
+// private channels refuse it).
 func (r *chatRoutes) channel(c *fiber.Ctx, ctx context.Context, o models.Owner, in connectMessage) error {
-	ch, err := r.channelFor(ctx, o, in.To)
-	if err != nil {
-		return err
-	}
-	if archived, _ := ch["archived"].(bool); archived {
-		return newError(fiber.StatusGone, "channel_is_archived", "chat channel "+in.To+" is archived")
-	}
-	p := principal(c)
-	if p.Kind == "user_key" {
+	if p := principal(c); p.Kind == "user_key" {
+		ch, err := r.channelFor(ctx, o, in.To)
+		if err != nil {
+			return err
+		}
+		if err := channelRefusal(ch, in.To); err != nil {
+			return err
+		}
 		if ro, _ := ch["read_only"].(bool); ro {
 			return newError(fiber.StatusForbidden, "channel_read_only", "only administrators and integrations post in read-only channel "+in.To)
 		}
@@ -177,10 +181,35 @@ func (r *chatRoutes) channel(c *fiber.Ctx, ctx context.Context, o models.Owner, 
 	}
 	room := chat.RoomLocal(o.Tenant, in.To)
 	m := chat.ChannelMessage{Room: room, Body: in.Body, FromName: in.FromName, JSON: strings.EqualFold(in.BodyType, "json")}
-	if _, err := r.Queue.Enqueue(ctx, m, chat.Event{Tenant: o.Tenant, Channel: in.To, FromName: in.FromName, Body: in.Body}); err != nil {
-		return chatErr(err)
+	ev := chat.Event{Tenant: o.Tenant, Channel: in.To, FromName: in.FromName, Body: in.Body}
+	for attempt := 0; ; attempt++ {
+		_, ok, err := r.Queue.EnqueueIn(ctx, o.TenantID, m, ev)
+		if err != nil {
+			return chatErr(err)
+		}
+		if ok {
+			break
+		}
+		ch, err := r.channelFor(ctx, o, in.To)
+		if err != nil {
+			return err
+		}
+		if err := channelRefusal(ch, in.To); err != nil {
+			return err
+		}
+		if attempt > 0 { // unarchived between the insert and the read: once more, then give up
+			return newError(fiber.StatusConflict, "conflict", "chat channel "+in.To+" changed while posting; try again")
+		}
 	}
 	return c.JSON(fiber.Map{"status": "sent", "channel": in.To, "jid": r.Chat.RoomJID(room)})
+}
+
+// channelRefusal is why a channel takes no posts at all (archived).
+func channelRefusal(ch models.Record, name string) error {
+	if archived, _ := ch["archived"].(bool); archived {
+		return newError(fiber.StatusGone, "channel_is_archived", "chat channel "+name+" is archived")
+	}
+	return nil
 }
 
 // listHas reports whether a decoded JSON list holds the string s.
