@@ -426,7 +426,9 @@ func (r *chatRoutes) rotate(c *fiber.Ctx) error {
 	if err := r.Store.SetChatPassword(ctx, o, ext, password, true); err != nil {
 		return err
 	}
-	b, err := r.bundle(ctx, o, ext, password, "rotated")
+	// The same bundle as provisioning (service interface: "same bundle
+	// with a new chat password"), status included.
+	b, err := r.bundle(ctx, o, ext, password, "provisioned")
 	if err != nil {
 		return err
 	}
@@ -439,7 +441,9 @@ func newChatPassword() string {
 	return strings.TrimPrefix(models.NewAPIKeyValue(), "sb_")[:24]
 }
 
-// bundle is the provisioning answer (spec §2, "Agent provisioning bundle").
+// bundle is the provisioning answer, exactly the fields of the service
+// interface's "Agent provisioning bundle" table (no more: the login JID is
+// connect.username at the chat domain).
 func (r *chatRoutes) bundle(ctx context.Context, o models.Owner, ext, password, status string) (fiber.Map, error) {
 	recs, err := r.Store.Records(ctx, r.Store.Registry().Resource("extensions"), o, map[string]any{"name": ext})
 	if err != nil {
@@ -457,7 +461,6 @@ func (r *chatRoutes) bundle(ctx context.Context, o models.Owner, ext, password, 
 		"connect": fiber.Map{
 			"username":      chat.UserLocal(o.Tenant, ext),
 			"password":      password,
-			"jid":           r.Chat.UserJID(chat.UserLocal(o.Tenant, ext)),
 			"websocket_url": cfg.WSURL,
 			"login_url":     r.BaseURL + "/chat/",
 		},

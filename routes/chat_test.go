@@ -256,6 +256,35 @@ func TestDirectMessageToOfflineUser(t *testing.T) {
 	})
 }
 
+// bundleFields checks a provisioning bundle has exactly the fields of the
+// service interface's table, each a non-empty string.
+func bundleFields(t *testing.T, b map[string]any) {
+	t.Helper()
+	want := map[string][]string{
+		"":          {"status", "tenant", "extension", "connect", "sip", "endpoints"},
+		"connect":   {"username", "password", "websocket_url", "login_url"},
+		"sip":       {"extension", "auth_id", "password", "domain", "websocket_url"},
+		"endpoints": {"management", "messaging", "reporting", "media", "connect_ws"},
+	}
+	for part, fields := range want {
+		m := b
+		if part != "" {
+			m, _ = b[part].(map[string]any)
+		}
+		if len(m) != len(fields) {
+			t.Errorf("bundle %q has fields %v, want exactly %v", part, m, fields)
+		}
+		for _, f := range fields {
+			if _, isObj := want[f]; part == "" && isObj {
+				continue
+			}
+			if v, _ := m[f].(string); v == "" {
+				t.Errorf("bundle %s.%s = %v, want a non-empty string", part, f, m[f])
+			}
+		}
+	}
+}
+
 func TestAgentProvisioningAndRotate(t *testing.T) {
 	eachChatEnv(t, func(t *testing.T, e *chatEnv) {
 		b := e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "2001", "first_name": "Ada", "sip_password": "sip-secret-2001-ok"}).Expect(t, 201).Map(t)
@@ -272,7 +301,7 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 			"sip.auth_id":           {sip["auth_id"], "2001-" + e.tenant},
 			"sip.password":          {sip["password"], "sip-secret-2001-ok"},
 			"sip.domain":            {sip["domain"], "sip.test"},
-			"sip.websocket_url":     {sip["websocket_url"], "ws://sip.test:5066"},
+			"sip.websocket_url":     {sip["websocket_url"], "wss://sip.test:7443"},
 			"endpoints.management":  {ep["management"], base + "/api"},
 			"endpoints.messaging":   {ep["messaging"], base + "/api/messaging"},
 			"endpoints.reporting":   {ep["reporting"], base + "/api/reports"},
@@ -284,6 +313,7 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 				t.Errorf("%s = %v, want %v", name, c[0], c[1])
 			}
 		}
+		bundleFields(t, b)
 		pw, _ := conn["password"].(string)
 		if len(pw) < 20 {
 			t.Fatalf("generated chat password %q", pw)
@@ -321,9 +351,10 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 
 		rot := e.Do(t, "POST", "/api/connect/agent/"+e.tenant+"/2001/rotate", e.Key, map[string]any{}).Expect(t, 200).Map(t)
 		newPw := rot["connect"].(map[string]any)["password"].(string)
-		if newPw == pw || rot["sip"].(map[string]any)["password"] != "sip-secret-2001-ok" {
+		if newPw == pw || rot["sip"].(map[string]any)["password"] != "sip-secret-2001-ok" || rot["status"] != "provisioned" {
 			t.Fatalf("rotate answer %v", rot)
 		}
+		bundleFields(t, rot)
 		login(t, e, rot).Close()
 		if _, err := chattest.Login(context.Background(), e.xmpp.WSURL, e.lower+"-2001@"+chatDomain, pw); err == nil {
 			t.Fatal("the old chat password still logs in after rotate")
