@@ -85,6 +85,7 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 	s.xml = fsxml.New(st, rdb, fsxml.Config{
 		Domain:        cfg.SIPDomain,
 		SIPWSPort:     cfg.SIPWSPort,
+		SIPWSSPort:    cfg.SIPWSSPort,
 		User:          cfg.XMLCurlUser,
 		Password:      cfg.XMLCurlPass,
 		Allow:         cfg.XMLCurlAllow,

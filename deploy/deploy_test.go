@@ -32,6 +32,7 @@ func read(t *testing.T, path string) string {
 type compose struct {
 	Services map[string]struct {
 		Image       string
+		NetworkMode string `yaml:"network_mode"`
 		Entrypoint  []string
 		DependsOn   map[string]struct{ Condition string } `yaml:"depends_on"`
 		Environment map[string]string
@@ -396,5 +397,72 @@ func TestFreeSWITCHMountsTheMediaLibrary(t *testing.T) {
 	}
 	if !strings.Contains(read(t, "freeswitch/entrypoint.sh"), "umask 0002") {
 		t.Errorf("entrypoint.sh must set umask 0002 so Switchboard can write where FreeSWITCH created directories")
+	}
+}
+
+// TestComposePublishesTheChatWebSocket: the XMPP WebSocket that bundles
+// (connect.websocket_url) and the web chat client hand to chat clients is
+// reachable from outside compose: ejabberd, in switchboard's network
+// namespace, listens for /ws on every interface of it, switchboard
+// publishes that port, and the default URL names it. The admin API stays on
+// loopback and unpublished.
+func TestComposePublishesTheChatWebSocket(t *testing.T) {
+	c := loadCompose(t)
+	sb, ej := c.Services["switchboard"], c.Services["ejabberd"]
+	if ej.NetworkMode != "service:switchboard" {
+		t.Fatalf("ejabberd network_mode %q, want service:switchboard (its admin API answers switchboard on loopback)", ej.NetworkMode)
+	}
+	if len(ej.Ports) > 0 {
+		t.Errorf("ejabberd publishes %v itself; ports of a shared namespace belong to switchboard", ej.Ports)
+	}
+	// The shipped configuration: /ws on SB_WS_IP, /api on 127.0.0.1.
+	conf := read(t, "ejabberd/ejabberd.yml")
+	macro := func(name string) string {
+		m := regexp.MustCompile(`(?m)^  ` + name + `: "?([^"\n]*)"?$`).FindStringSubmatch(conf)
+		if m == nil {
+			t.Fatalf("ejabberd.yml has no macro %s", name)
+		}
+		return m[1]
+	}
+	listener := func(handler string) string {
+		for _, l := range strings.Split(conf, "\n  -\n")[1:] {
+			if strings.Contains(l, handler) {
+				return l
+			}
+		}
+		t.Fatalf("ejabberd.yml has no listener for %s", handler)
+		return ""
+	}
+	if ws := listener("/ws: ejabberd_http_ws"); !strings.Contains(ws, "port: SB_WS_PORT") || !strings.Contains(ws, "ip: SB_WS_IP") {
+		t.Errorf("the WebSocket listener does not use SB_WS_PORT and SB_WS_IP:\n%s", ws)
+	}
+	if api := listener("/api: mod_http_api"); !strings.Contains(api, `ip: "127.0.0.1"`) || strings.Contains(api, "/ws") {
+		t.Errorf("the admin API listener is not loopback-only, or serves /ws too:\n%s", api)
+	}
+	if ip := macro("SB_WS_IP"); ip != "127.0.0.1" {
+		t.Errorf("SB_WS_IP %q in the shipped file: installations outside compose stay loopback-only", ip)
+	}
+	// The image opens /ws to switchboard's namespace, and nothing else.
+	docker := read(t, "ejabberd/Dockerfile")
+	if !strings.Contains(docker, `s/^  SB_WS_IP: .*/  SB_WS_IP: "0.0.0.0"/`) || strings.Contains(docker, "SB_API") {
+		t.Errorf("the ejabberd image must set SB_WS_IP to 0.0.0.0 and leave the API alone:\n%s", docker)
+	}
+	wsPort, apiPort := macro("SB_WS_PORT"), macro("SB_API_PORT")
+	if !slices.Contains(sb.Ports, wsPort+":"+wsPort) {
+		t.Errorf("switchboard does not publish ejabberd's WebSocket port %s (ports %v)", wsPort, sb.Ports)
+	}
+	for _, p := range sb.Ports {
+		if strings.Contains(p, apiPort) {
+			t.Errorf("switchboard publishes ejabberd's admin API port: %s", p)
+		}
+	}
+	if got := sb.Environment["SWITCHBOARD_CHAT_API_URL"]; got != "http://127.0.0.1:"+apiPort+"/api" {
+		t.Errorf("SWITCHBOARD_CHAT_API_URL %q, want the loopback admin API", got)
+	}
+	// The default URL a client gets names the published port on the host.
+	ws := sb.Environment["SWITCHBOARD_CHAT_WS_URL"]
+	m := regexp.MustCompile(`^\$\{SWITCHBOARD_CHAT_WS_URL:-(wss?://[^/]+:(\d+)/ws)\}$`).FindStringSubmatch(ws)
+	if m == nil || m[2] != wsPort || strings.Contains(m[1], "127.0.0.1") {
+		t.Errorf("SWITCHBOARD_CHAT_WS_URL %q: want an overridable default naming the published port %s on the host", ws, wsPort)
 	}
 }

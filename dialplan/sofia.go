@@ -92,8 +92,11 @@ func writeProfile(w *xw, opts Options, prof SIPProfile, server string, known boo
 	if internal && opts.SIPWSPort > 0 {
 		w.param("param", "ws-binding", ":"+itoa(opts.SIPWSPort))
 	}
-	if prof.WSSPort > 0 {
+	switch {
+	case prof.WSSPort > 0:
 		w.param("param", "wss-binding", ":"+itoa(prof.WSSPort))
+	case internal && opts.SIPWSSPort > 0:
+		w.param("param", "wss-binding", ":"+itoa(opts.SIPWSSPort))
 	}
 	// Declared codecs: each leg negotiates from these, and FreeSWITCH
 	// transcodes between legs that chose differently (a PCMA-only caller

@@ -332,6 +332,10 @@ type Options struct {
 	// sip.websocket_url); 0 renders none. A profile's wss_port adds the TLS
 	// binding (wss-binding), which needs the node's wss.pem.
 	SIPWSPort int
+	// SIPWSSPort is the secure SIP-over-WebSocket port (sofia wss-binding)
+	// of every internal profile without a wss_port of its own; 0 renders
+	// none.
+	SIPWSSPort int
 }
 
 // HuntMember is one member of a hunt group, in ring order.
