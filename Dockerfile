@@ -9,7 +9,7 @@ ARG SWITCHBOARD_COMMIT=""
 RUN CGO_ENABLED=0 go build -trimpath \
       -ldflags="-s -w -X github.com/switchboard/switchboard/app.Commit=${SWITCHBOARD_COMMIT}" \
       -o /out/switchboard ./cmd/switchboard \
- && mkdir -p /out/data
+ && mkdir -p /out/data /out/media && chmod 2775 /out/media
 
 # distroless "nonroot": uid/gid 65532, no shell. The working directory is a
 # writable /data, so the zero-configuration SQLite default
@@ -17,6 +17,11 @@ RUN CGO_ENABLED=0 go build -trimpath \
 FROM gcr.io/distroless/static-debian12:nonroot
 COPY --from=build /out/switchboard /switchboard
 COPY --from=build --chown=65532:65532 /out/data /data
+# The media library (compose mounts its volume here and on FreeSWITCH): a
+# new volume takes this owner and mode, setgid so that what FreeSWITCH
+# writes (voicemail, faxes, recordings; its umask is 0002) stays in group
+# 65532 and writable by Switchboard.
+COPY --from=build --chown=65532:65532 /out/media /media
 WORKDIR /data
 VOLUME /data
 USER 65532:65532

@@ -84,6 +84,7 @@ fuzz:
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzFeatureCodes -fuzztime 30s
 	$(GO) test ./dialplan -run '^$$' -fuzz FuzzHuntOrder -fuzztime 30s
 	$(GO) test ./provision -run '^$$' -fuzz FuzzProvisioning -fuzztime 30s
+	$(GO) test ./dialplan -run '^$$' -fuzz FuzzHoldMusicEscaping -fuzztime 30s
 
 vet:
 	$(GO) vet ./...

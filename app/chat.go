@@ -88,7 +88,10 @@ func (chatSyncCmd) Run(rc *runCtx) error {
 			return fmt.Errorf("chat sync: SWITCHBOARD_CHAT_API_URL and SWITCHBOARD_CHAT_DOMAIN are not set")
 		}
 		st.SetChatMUCDomain(client.Config().MUCDomain)
-		if err := chat.NewSync(client, st, slog.Default()).All(rc.ctx); err != nil {
+		// What the sync could not repair (an account ejabberd lost: only a
+		// hash of its password is kept) is reported on stderr.
+		log := slog.New(slog.NewTextHandler(rc.env.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+		if err := chat.NewSync(client, st, log).All(rc.ctx); err != nil {
 			return fmt.Errorf("chat sync: %w", err)
 		}
 		fmt.Fprintln(rc.env.Stdout, "chat server is in sync")

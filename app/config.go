@@ -48,6 +48,7 @@ type Config struct {
 	ChatWSURL     string // SWITCHBOARD_CHAT_WS_URL
 	SIPWSURL      string // SWITCHBOARD_SIP_WS_URL
 	SIPWSPort     int    // SWITCHBOARD_SIP_WS_PORT: sofia ws-binding on internal profiles (0 = none)
+	SIPWSSPort    int    // SWITCHBOARD_SIP_WSS_PORT: sofia wss-binding on internal profiles (0 = none)
 	// Rate limits (0 disables): requests per second and burst per
 	// credential, failed authentications per minute per client address.
 	RateLimit, RateBurst, AuthFailureLimit int
@@ -109,7 +110,8 @@ var Variables = []envVar{
 	{"SWITCHBOARD_CHAT_MUC_DOMAIN", "conference.<domain>", "XMPP service of chat rooms"},
 	{"SWITCHBOARD_CHAT_WS_URL", "", "XMPP WebSocket URL chat clients use (wss://chat.example.net/ws)"},
 	{"SWITCHBOARD_SIP_WS_PORT", "5066", "SIP over WebSocket (ws-binding) port rendered on every internal sofia profile (0 = none)"},
-	{"SWITCHBOARD_SIP_WS_URL", "ws://<SIP domain>:<ws port>", "SIP WebSocket URL in agent provisioning bundles (wss:// through a TLS proxy, or a server's wss_port)"},
+	{"SWITCHBOARD_SIP_WSS_PORT", "7443 (0 on a loopback SIP domain)", "SIP over secure WebSocket (wss-binding) port rendered on every internal sofia profile (0 = none; the node needs its wss.pem)"},
+	{"SWITCHBOARD_SIP_WS_URL", "wss://<SIP domain>:<wss port>, or ws://<SIP domain>:<ws port> on loopback", "SIP WebSocket URL in agent provisioning bundles and web-phone sessions"},
 	{"SWITCHBOARD_RATE_LIMIT", "100", "requests per second per API key or administrator, shared by all replicas (0 = off)"},
 	{"SWITCHBOARD_RATE_BURST", "200", "requests a credential may send at once above the rate"},
 	{"SWITCHBOARD_AUTH_FAILURE_LIMIT", "10", "failed authentications per minute per client address before 429 (0 = off)"},
@@ -213,10 +215,25 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	} else {
 		c.SIPWSPort = n
 	}
+	// Browsers reach FreeSWITCH over TLS (wss-binding) except on a
+	// loopback SIP domain (development), where plain ws is enough.
+	loopback := isLoopbackHost(c.SIPDomain)
+	defWSS := "7443"
+	if loopback {
+		defWSS = "0"
+	}
+	if n, err := strconv.Atoi(get("SWITCHBOARD_SIP_WSS_PORT", defWSS)); err != nil || n < 0 || n > 65535 {
+		return c, fmt.Errorf("SWITCHBOARD_SIP_WSS_PORT: must be a port number (0 = no secure WebSocket binding)")
+	} else {
+		c.SIPWSSPort = n
+	}
 	// The bundle's URL points at the binding rendered on the profile
-	// unless the operator names another (a TLS proxy, a wss_port).
+	// unless the operator names another (a TLS proxy, a server's wss_port).
 	defWS := "wss://" + c.SIPDomain + ":7443"
-	if c.SIPWSPort > 0 {
+	switch {
+	case c.SIPWSSPort > 0:
+		defWS = "wss://" + c.SIPDomain + ":" + strconv.Itoa(c.SIPWSSPort)
+	case c.SIPWSPort > 0 && loopback:
 		defWS = "ws://" + c.SIPDomain + ":" + strconv.Itoa(c.SIPWSPort)
 	}
 	c.SIPWSURL = get("SWITCHBOARD_SIP_WS_URL", defWS)
@@ -320,4 +337,15 @@ func decodeKey(s string) ([]byte, error) {
 		return b, nil
 	}
 	return nil, fmt.Errorf("must be 32 bytes as 64 hex digits or base64")
+}
+
+// isLoopbackHost reports whether host names this machine only
+// (localhost, 127.0.0.0/8, ::1).
+func isLoopbackHost(host string) bool {
+	host = strings.Trim(strings.ToLower(host), "[]")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

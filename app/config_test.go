@@ -56,8 +56,41 @@ func TestLoadConfigChat(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.ChatAPIURL != "http://127.0.0.1:5281/api" || cfg.ChatDomain != "chat.example" || cfg.ChatMUCDomain != "conference.chat.example" || cfg.SIPWSURL != "ws://sip.example:5066" || cfg.SIPWSPort != 5066 {
+	if cfg.ChatAPIURL != "http://127.0.0.1:5281/api" || cfg.ChatDomain != "chat.example" || cfg.ChatMUCDomain != "conference.chat.example" || cfg.SIPWSURL != "wss://sip.example:7443" || cfg.SIPWSPort != 5066 || cfg.SIPWSSPort != 7443 {
 		t.Fatalf("chat config %+v", cfg)
+	}
+}
+
+// TestSIPWebSocketURLIsSecureUnlessLoopback: browsers get wss:// (the
+// wss-binding rendered on the internal profile) for any SIP domain but a
+// loopback one, where the plain ws-binding is enough; an explicit URL or
+// port wins.
+func TestSIPWebSocketURLIsSecureUnlessLoopback(t *testing.T) {
+	for _, tc := range []struct {
+		env     map[string]string
+		url     string
+		wssPort int
+	}{
+		{map[string]string{"SWITCHBOARD_SIP_DOMAIN": "pbx.example.net"}, "wss://pbx.example.net:7443", 7443},
+		{map[string]string{"SWITCHBOARD_SIP_DOMAIN": "203.0.113.7"}, "wss://203.0.113.7:7443", 7443},
+		{map[string]string{"SWITCHBOARD_SIP_DOMAIN": "pbx.example.net", "SWITCHBOARD_SIP_WSS_PORT": "8443"}, "wss://pbx.example.net:8443", 8443},
+		{map[string]string{"SWITCHBOARD_SIP_DOMAIN": "localhost"}, "ws://localhost:5066", 0},
+		{map[string]string{"SWITCHBOARD_SIP_DOMAIN": "127.0.0.1", "SWITCHBOARD_SIP_WS_PORT": "5070"}, "ws://127.0.0.1:5070", 0},
+		{map[string]string{"SWITCHBOARD_SIP_DOMAIN": "localhost", "SWITCHBOARD_SIP_WSS_PORT": "7443"}, "wss://localhost:7443", 7443},
+		{map[string]string{"SWITCHBOARD_SIP_DOMAIN": "pbx.example.net", "SWITCHBOARD_SIP_WS_URL": "wss://pbx.example.net/sip"}, "wss://pbx.example.net/sip", 7443},
+	} {
+		cfg, err := LoadConfig(func(k string) string { return tc.env[k] })
+		if err != nil {
+			t.Fatalf("%v: %v", tc.env, err)
+		}
+		if cfg.SIPWSURL != tc.url || cfg.SIPWSSPort != tc.wssPort {
+			t.Errorf("%v: websocket URL %q, wss port %d; want %q, %d", tc.env, cfg.SIPWSURL, cfg.SIPWSSPort, tc.url, tc.wssPort)
+		}
+	}
+	if _, err := LoadConfig(func(k string) string {
+		return map[string]string{"SWITCHBOARD_SIP_DOMAIN": "pbx.example.net", "SWITCHBOARD_SIP_WSS_PORT": "x"}[k]
+	}); err == nil || !strings.HasPrefix(err.Error(), "SWITCHBOARD_SIP_WSS_PORT:") {
+		t.Fatalf("bad wss port: %v", err)
 	}
 }
 

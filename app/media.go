@@ -17,18 +17,23 @@ import (
 
 // MediaConfig is where uploaded audio goes and how it is converted.
 type MediaConfig struct {
-	Dir      string        // SWITCHBOARD_MEDIA_DIR
-	NodeDir  string        // SWITCHBOARD_MEDIA_NODE_DIR: the same directory as the FreeSWITCH nodes mount it
-	NodeURL  string        // SWITCHBOARD_MEDIA_URL: /fs/media as the nodes reach it (signed http_cache:// URLs)
-	MaxBytes int64         // SWITCHBOARD_MEDIA_MAX_BYTES: decoded audio per upload
-	Timeout  time.Duration // SWITCHBOARD_MEDIA_CONVERT_TIMEOUT
-	Sox      string        // SWITCHBOARD_SOX
+	Dir     string // SWITCHBOARD_MEDIA_DIR
+	NodeDir string // SWITCHBOARD_MEDIA_NODE_DIR: the same directory as the FreeSWITCH nodes mount it
+	NodeURL string // SWITCHBOARD_MEDIA_URL: /fs/media as the nodes reach it (signed http_cache:// URLs)
+	// MOHDefaultDir is SWITCHBOARD_MOH_DEFAULT_DIR: the platform's default
+	// hold music on the nodes (<dir>/8000, <dir>/16000), streamed as
+	// local_stream://moh.
+	MOHDefaultDir string
+	MaxBytes      int64         // SWITCHBOARD_MEDIA_MAX_BYTES: decoded audio per upload
+	Timeout       time.Duration // SWITCHBOARD_MEDIA_CONVERT_TIMEOUT
+	Sox           string        // SWITCHBOARD_SOX
 }
 
 var mediaVariables = []envVar{
 	{"SWITCHBOARD_MEDIA_DIR", "data/media", "media library: voice prompts, music on hold, imported recordings (<dir>/<tenant>/…)"},
 	{"SWITCHBOARD_MEDIA_NODE_DIR", "(the media directory)", "the media library as the FreeSWITCH nodes mount it (local_stream.conf directories)"},
 	{"SWITCHBOARD_MEDIA_URL", "(SWITCHBOARD_BASE_URL)/fs/media", "/fs/media as the FreeSWITCH nodes reach it: voice prompts and chimes are played from signed http_cache:// URLs under it (mod_http_cache)"},
+	{"SWITCHBOARD_MOH_DEFAULT_DIR", "/usr/share/freeswitch/sounds/music", "the platform's default hold music on the FreeSWITCH nodes (<dir>/8000 and <dir>/16000, as Debian's freeswitch-music-default installs it): local_stream://moh, played by queues, conference rooms, tenants and extensions without a class of their own"},
 	{"SWITCHBOARD_MEDIA_MAX_BYTES", "67108864", "largest decoded audio upload or import (413 beyond)"},
 	{"SWITCHBOARD_MEDIA_CONVERT_TIMEOUT", "60s", "time one sox conversion may take"},
 	{"SWITCHBOARD_SOX", "sox", "the sox binary (Debian: sox and libsox-fmt-mp3)"},
@@ -51,6 +56,10 @@ func loadMediaConfig(get func(name, def string) string, baseURL string) (MediaCo
 	c.NodeURL = strings.TrimRight(get("SWITCHBOARD_MEDIA_URL", baseURL+"/fs/media"), "/")
 	if !dialplan.ValidMediaBase(c.NodeURL) {
 		return c, fmt.Errorf("SWITCHBOARD_MEDIA_URL: must be an http or https URL of letters, digits and . _ ~ : / - [ ] only")
+	}
+	c.MOHDefaultDir = strings.TrimRight(get("SWITCHBOARD_MOH_DEFAULT_DIR", "/usr/share/freeswitch/sounds/music"), "/")
+	if !dialplan.SafeNodePath(c.MOHDefaultDir) {
+		return c, fmt.Errorf("SWITCHBOARD_MOH_DEFAULT_DIR: must be an absolute path of letters, digits, . _ - between slashes")
 	}
 	n, err := strconv.ParseInt(get("SWITCHBOARD_MEDIA_MAX_BYTES", "67108864"), 10, 64)
 	if err != nil || n < 1024 || n > 1<<30 {

@@ -83,14 +83,16 @@ func newWebSessions(s *services, cfg Config, st *models.Store, rdb redis.Univers
 // takes it.
 func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
 	s.xml = fsxml.New(st, rdb, fsxml.Config{
-		Domain:    cfg.SIPDomain,
-		SIPWSPort: cfg.SIPWSPort,
-		User:      cfg.XMLCurlUser,
-		Password:  cfg.XMLCurlPass,
-		Allow:     cfg.XMLCurlAllow,
-		MediaDir:  cfg.Media.NodeDir,
-		MediaURL:  cfg.Media.NodeURL,
-		MediaKey:  st.Sealer().Derive("fs-media-url"),
+		Domain:        cfg.SIPDomain,
+		SIPWSPort:     cfg.SIPWSPort,
+		SIPWSSPort:    cfg.SIPWSSPort,
+		User:          cfg.XMLCurlUser,
+		Password:      cfg.XMLCurlPass,
+		Allow:         cfg.XMLCurlAllow,
+		MediaDir:      cfg.Media.NodeDir,
+		MOHDefaultDir: cfg.Media.MOHDefaultDir,
+		MediaURL:      cfg.Media.NodeURL,
+		MediaKey:      st.Sealer().Derive("fs-media-url"),
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
 	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml, s.metrics)...)

@@ -18,8 +18,9 @@ const (
 	nsJSON = "urn:xmpp:json:0"                 // XEP-0335: a JSON payload
 	nsHTML = "http://jabber.org/protocol/xhtml-im"
 	// nsAvatar carries the URL of a webhook's picture with its messages.
-	nsAvatar = "urn:switchboard:avatar:0"
-	nsSID    = "urn:xmpp:sid:0" // XEP-0359: the sender's stable message id
+	nsAvatar  = "urn:switchboard:avatar:0"
+	nsSID     = "urn:xmpp:sid:0"     // XEP-0359: the sender's stable message id
+	nsStyling = "urn:xmpp:styling:0" // XEP-0393: <unstyled/> turns styling off
 )
 
 // ChannelMessage is one post into a room.
@@ -35,6 +36,9 @@ type ChannelMessage struct {
 	// <avatar xmlns="urn:switchboard:avatar:0" url="…"/>: XMPP has no
 	// per-message avatar, so bots and custom clients read it there.
 	Avatar string
+	// Unstyled marks the body as literal text (XEP-0393's <unstyled/>
+	// hint): a webhook's mrkdwn false, so *stars* stay stars.
+	Unstyled bool
 	// ID is the stanza id; "" = a new random one. A stable id lets clients
 	// recognise a message delivered twice (at-least-once delivery).
 	ID string
@@ -81,6 +85,9 @@ func renderStanza(m ChannelMessage) (id, stanza string) {
 		fmt.Fprintf(&b, `<avatar xmlns="%s" url="`, nsAvatar)
 		escape(&b, m.Avatar)
 		b.WriteString(`"/>`)
+	}
+	if m.Unstyled {
+		fmt.Fprintf(&b, `<unstyled xmlns="%s"/>`, nsStyling)
 	}
 	if m.HTML != "" {
 		fmt.Fprintf(&b, `<html xmlns="%s"><body xmlns="http://www.w3.org/1999/xhtml">%s</body></html>`, nsHTML, m.HTML)

@@ -15,8 +15,12 @@ import (
 // the limits of §6.3, and rendering into a chat message. Slack's mrkdwn
 // (*bold*, _italic_, ~strike~, `code`, ``` blocks, > quotes) is the same
 // markup as XMPP message styling (XEP-0393), so the plain body keeps it and
-// chat clients style it; the XHTML-IM rendering carries links and bold
-// titles for clients that show it.
+// chat clients style it; the XHTML-IM rendering carries it as <strong>,
+// <em>, <del>, <code>, <pre> and <blockquote>, with links and bold titles.
+// "mrkdwn": false makes the text literal (no markup in the XHTML part, and
+// XEP-0393's <unstyled/> hint on the message); in attachments markup
+// applies only to the parts named in mrkdwn_in ("pretext", "text",
+// "fields"), as in Slack.
 
 // Payload is an incoming-webhook message.
 type Payload struct {
@@ -40,6 +44,18 @@ type Attachment struct {
 	ThumbURL   string            `json:"thumb_url"`
 	Footer     string            `json:"footer"`
 	TS         json.Number       `json:"ts"`
+	MrkdwnIn   []string          `json:"mrkdwn_in"`
+}
+
+// markup reports whether the attachment's part (pretext, text, fields)
+// takes mrkdwn.
+func (a *Attachment) markup(part string) bool {
+	for _, p := range a.MrkdwnIn {
+		if p == part {
+			return true
+		}
+	}
+	return false
 }
 
 // AttachmentField is one {title, value, short} of an attachment.
@@ -106,6 +122,8 @@ func IsPayloadError(err error) (*PayloadError, bool) {
 // shows, and an XHTML-IM body (well-formed, escaped).
 type Rendered struct {
 	Body, HTML string
+	// Unstyled: the payload turned mrkdwn off; its body is literal text.
+	Unstyled bool
 }
 
 // horizontalRule separates attachments in the plain body (the seed's
@@ -119,8 +137,9 @@ const horizontalRule = "────────────"
 func Render(p *Payload) Rendered {
 	var plain []string
 	var htm []string
+	styled := p.Mrkdwn == nil || *p.Mrkdwn
 	if strings.TrimSpace(p.Text) != "" {
-		t, h := renderText(p.Text)
+		t, h := renderText(p.Text, styled)
 		plain = append(plain, t)
 		htm = append(htm, "<p>"+h+"</p>")
 	}
@@ -132,7 +151,7 @@ func Render(p *Payload) Rendered {
 		var ap, ah []string
 		add := func(text, h string) { ap, ah = append(ap, text), append(ah, h) }
 		if a.Pretext != "" {
-			t, h := renderText(a.Pretext)
+			t, h := renderText(a.Pretext, a.markup("pretext"))
 			add(t, h)
 		}
 		if a.AuthorName != "" {
@@ -149,11 +168,11 @@ func Render(p *Payload) Rendered {
 		}
 		for _, f := range a.Fields {
 			ft := unescapeSlack(f.Title)
-			vt, vh := renderText(f.Value)
+			vt, vh := renderText(f.Value, a.markup("fields"))
 			add("*"+ft+"*\n"+vt, "<strong>"+html.EscapeString(ft)+"</strong><br/>"+vh)
 		}
 		if a.Text != "" {
-			t, h := renderText(a.Text)
+			t, h := renderText(a.Text, a.markup("text"))
 			add(t, h)
 		}
 		if len(ap) == 0 && a.Fallback != "" {
@@ -170,7 +189,7 @@ func Render(p *Payload) Rendered {
 		plain = append(plain, strings.Join(ap, "\n"))
 		htm = append(htm, "<p>"+strings.Join(ah, "<br/>")+"</p>")
 	}
-	return Rendered{Body: strings.Join(plain, "\n"), HTML: strings.Map(xmlChar, strings.Join(htm, ""))}
+	return Rendered{Body: strings.Join(plain, "\n"), HTML: strings.Map(xmlChar, strings.Join(htm, "")), Unstyled: !styled}
 }
 
 // slackToken matches <...> link and mention tokens.
@@ -178,7 +197,12 @@ var slackToken = regexp.MustCompile(`<([^<>|]*)(?:\|([^<>]*))?>`)
 
 // renderText renders Slack text: links and mentions first, then the three
 // escapes are undone; links only for http, https, mailto, tel and sip.
-func renderText(s string) (plain, htm string) {
+// With markup, the text between links carries mrkdwn into the XHTML part.
+func renderText(s string, markup bool) (plain, htm string) {
+	htmlText := htmlText
+	if markup {
+		htmlText = mrkdwnHTML
+	}
 	var pb, hb strings.Builder
 	last := 0
 	for _, m := range slackToken.FindAllStringSubmatchIndex(s, -1) {
@@ -234,6 +258,57 @@ func renderText(s string) (plain, htm string) {
 // htmlText escapes text and keeps its line breaks.
 func htmlText(s string) string {
 	return strings.ReplaceAll(html.EscapeString(s), "\n", "<br/>")
+}
+
+var (
+	codeSpan   = regexp.MustCompile("`([^`\n]+)`")
+	boldSpan   = regexp.MustCompile(`(^|[\s(])\*([^\s*](?:[^*\n]*[^\s*])?)\*`)
+	italicSpan = regexp.MustCompile(`(^|[\s(])_([^\s_](?:[^_\n]*[^\s_])?)_`)
+	strikeSpan = regexp.MustCompile(`(^|[\s(])~([^\s~](?:[^~\n]*[^\s~])?)~`)
+)
+
+// mrkdwnHTML escapes text and renders Slack's mrkdwn as XHTML-IM:
+// ```blocks``` as <pre>, lines starting with > as <blockquote>, `code`,
+// *bold*, _italic_ and ~strike~ (spans within one line; nothing inside
+// code is styled).
+func mrkdwnHTML(s string) string {
+	var out strings.Builder
+	for i, part := range strings.Split(s, "```") {
+		if i%2 == 1 {
+			out.WriteString("<pre>" + html.EscapeString(strings.Trim(part, "\n")) + "</pre>")
+			continue
+		}
+		for j, line := range strings.Split(part, "\n") {
+			if j > 0 {
+				out.WriteString("<br/>")
+			}
+			quote := strings.HasPrefix(line, ">")
+			if quote {
+				line = strings.TrimPrefix(strings.TrimPrefix(line, ">"), " ")
+				out.WriteString("<blockquote>")
+			}
+			last := 0
+			for _, m := range codeSpan.FindAllStringSubmatchIndex(line, -1) {
+				out.WriteString(inlineMarkup(line[last:m[0]]))
+				out.WriteString("<code>" + html.EscapeString(line[m[2]:m[3]]) + "</code>")
+				last = m[1]
+			}
+			out.WriteString(inlineMarkup(line[last:]))
+			if quote {
+				out.WriteString("</blockquote>")
+			}
+		}
+	}
+	return out.String()
+}
+
+// inlineMarkup escapes a piece of one line and renders *bold*, _italic_
+// and ~strike~ in it (the escapes leave *, _ and ~ alone).
+func inlineMarkup(s string) string {
+	h := html.EscapeString(s)
+	h = boldSpan.ReplaceAllString(h, "${1}<strong>${2}</strong>")
+	h = italicSpan.ReplaceAllString(h, "${1}<em>${2}</em>")
+	return strikeSpan.ReplaceAllString(h, "${1}<del>${2}</del>")
 }
 
 // unescapeSlack undoes the three escapes Slack senders apply.

@@ -15,7 +15,7 @@ func TestRenderTextLinksAndEscapes(t *testing.T) {
 		{"mail <mailto:a@b.example|me>", "mail me (mailto:a@b.example)", `mail <a href="mailto:a@b.example">me</a>`},
 	}
 	for _, c := range cases {
-		p, h := renderText(c.in)
+		p, h := renderText(c.in, false)
 		if p != c.plain || h != c.html {
 			t.Errorf("renderText(%q) = %q, %q; want %q, %q", c.in, p, h, c.plain, c.html)
 		}
@@ -62,5 +62,54 @@ func TestRenderAttachmentsOrderAndRule(t *testing.T) {
 	}
 	if strings.ContainsRune(Render(&Payload{Text: "bell\x07"}).HTML, '\x07') {
 		t.Fatal("control character reached the XHTML part")
+	}
+}
+
+// TestMrkdwn: with mrkdwn on (the default for text) Slack's markup is
+// rendered into the XHTML part and left in the plain body (XMPP message
+// styling); mrkdwn false keeps the text literal and marks the message
+// unstyled; in attachments only the parts named in mrkdwn_in are styled.
+func TestMrkdwn(t *testing.T) {
+	cases := []struct{ in, html string }{
+		{"*deploy* _done_ ~late~ `x*y*`", "<strong>deploy</strong> <em>done</em> <del>late</del> <code>x*y*</code>"},
+		{"2*3*4 and snake_case_name stay", "2*3*4 and snake_case_name stay"},
+		{"&gt; quoted *bold*\nnext", "<blockquote>quoted <strong>bold</strong></blockquote><br/>next"},
+		{"```\nfn(*a*) &lt;b&gt;\n```", "<pre>fn(*a*) &lt;b&gt;</pre>"},
+		{"see <https://x.example/a_b_c|*the* docs> *now*", `see <a href="https://x.example/a_b_c">*the* docs</a> <strong>now</strong>`},
+	}
+	for _, c := range cases {
+		plain, h := renderText(c.in, true)
+		if h != c.html {
+			t.Errorf("renderText(%q, markup) html %q, want %q", c.in, h, c.html)
+		}
+		if lit, _ := renderText(c.in, false); lit != plain {
+			t.Errorf("plain body of %q depends on markup: %q vs %q", c.in, plain, lit)
+		}
+	}
+
+	on, err := ParsePayload([]byte(`{"text":"*bold*"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := Render(on); r.Unstyled || r.Body != "*bold*" || !strings.Contains(r.HTML, "<strong>bold</strong>") {
+		t.Fatalf("default mrkdwn: %+v", r)
+	}
+	off, _ := ParsePayload([]byte(`{"text":"*bold*","mrkdwn":false}`))
+	if r := Render(off); !r.Unstyled || r.Body != "*bold*" || strings.Contains(r.HTML, "<strong>") {
+		t.Fatalf("mrkdwn false: %+v", r)
+	}
+	id, stanza := renderStanza(ChannelMessage{Room: "r", Body: "*bold*", Unstyled: true})
+	if id == "" || !strings.Contains(stanza, `<unstyled xmlns="urn:xmpp:styling:0"/>`) {
+		t.Fatalf("unstyled stanza %s", stanza)
+	}
+
+	att, _ := ParsePayload([]byte(`{"attachments":[{"pretext":"*p*","text":"*t*","fields":[{"title":"F","value":"*v*"}],"mrkdwn_in":["text"]}]}`))
+	h := Render(att).HTML
+	if !strings.Contains(h, "<strong>t</strong>") || strings.Contains(h, "<strong>p</strong>") || strings.Contains(h, "<strong>v</strong>") {
+		t.Fatalf("mrkdwn_in [text] styled %s", h)
+	}
+	att, _ = ParsePayload([]byte(`{"attachments":[{"pretext":"*p*","text":"*t*"}]}`))
+	if h := Render(att).HTML; strings.Contains(h, "<strong>t</strong>") || strings.Contains(h, "<strong>p</strong>") {
+		t.Fatalf("attachment without mrkdwn_in styled %s", h)
 	}
 }

@@ -51,7 +51,59 @@ func (p *planner) conferenceActions(c *ConferenceRoom) []action {
 	if lang := firstValid(validLanguage, c.Language); lang != "" {
 		acts = append(acts, set("default_language", lang))
 	}
+	if moderatedRoom(c) {
+		// mod_conference makes a member moderator by the moderator PIN,
+		// but ends the conference on a member's exit only by the endconf
+		// member flag, which the conference application's data sets before
+		// it asks for a PIN. So the PIN is asked here (digits only), and
+		// conference-pin-<number> joins with the flags that PIN earns;
+		// mod_conference checks it again (supplied_pin).
+		return append(acts,
+			act("play_and_get_digits", "3 10 3 10000 # conference/conf-pin.wav conference/conf-bad-pin.wav "+confPINVar+" ^[0-9]{3,10}$ 5000"),
+			p.transfer(confPINPrefix+c.Number))
+	}
 	return append(acts, act("conference", data))
+}
+
+// confPINPrefix marks the internal number a moderated room's caller is
+// transferred to once the PIN is read into confPINVar: a second dialplan
+// lookup whose conditions compare it with the moderator PIN. It contains a
+// '-', so no number-plan object collides with it.
+const confPINPrefix = "conference-pin-"
+
+// confPINVar holds the PIN a moderated room's caller entered (digits:
+// play_and_get_digits accepts nothing else).
+const confPINVar = "sb_conf_pin"
+
+// moderatedRoom reports whether the room ends when a moderator leaves: it
+// needs a moderator PIN to tell moderators apart.
+func moderatedRoom(c *ConferenceRoom) bool {
+	return c.EndWhenModeratorLeaves && conferencePIN(c.ModeratorPIN)
+}
+
+// conferencePINCheck renders "conference-pin-<number>": the moderator PIN
+// joins with moderator|endconf (the conference ends when a moderator
+// leaves), anything else joins as a member, mod_conference checking the
+// PIN (supplied_pin) and asking again when it is wrong.
+func (p *planner) conferencePINCheck(num string) *ext {
+	c := p.snap.conferenceRoom(num)
+	if !validNumber(num) || c == nil || !c.Enabled || !moderatedRoom(c) {
+		return nil
+	}
+	p.trace.Match = "conference"
+	name := TenantObjectName(p.tenant, c.ID)
+	member := name + "@" + name
+	if c.MuteOnJoin {
+		member += "+flags{mute}"
+	}
+	supplied := set("supplied_pin", "${"+confPINVar+"}")
+	self := numberExpr(confPINPrefix + num)
+	return &ext{name: confPINPrefix + num, conds: []cond{
+		{field: "destination_number", expr: self},
+		{field: "${" + confPINVar + "}", expr: numberExpr(c.ModeratorPIN), brk: "on-true",
+			actions: []action{supplied, act("conference", name+"@"+name+"+flags{moderator|endconf}")}},
+		{field: "destination_number", expr: self, actions: []action{supplied, act("conference", member)}},
+	}}
 }
 
 // conferencePIN matches ^[0-9]{3,10}$ (the registry's rule).
@@ -62,7 +114,7 @@ func conferencePIN(s string) bool { return len(s) >= 3 && len(s) <= 10 && allIn(
 // profile, or NotFound when the room is unknown or disabled. A fetch
 // naming none (module load) gets an empty profile list, so no tenant's
 // rooms are listed to FreeSWITCH at once.
-func ConferenceConf(req Request, snap *TenantSnapshot) []byte {
+func ConferenceConf(opts Options, req Request, snap *TenantSnapshot) []byte {
 	if req.Get("Action") == "request-controls" {
 		// Caller controls (DTMF maps) are not ours: FreeSWITCH's own file.
 		return NotFound()
@@ -87,14 +139,14 @@ func ConferenceConf(req Request, snap *TenantSnapshot) []byte {
 	w.raw(docOpen)
 	w.raw("<section name=\"configuration\">\n<configuration name=\"conference.conf\" description=\"Audio Conference\">\n<profiles>\n")
 	if room != nil {
-		writeConferenceProfile(w, TenantObjectName(snap.Tenant.Tenant, room.ID), room)
+		writeConferenceProfile(w, opts, snap, TenantObjectName(snap.Tenant.Tenant, room.ID), room)
 	}
 	w.raw("</profiles>\n</configuration>\n")
 	closeSection(w)
 	return w.bytes()
 }
 
-func writeConferenceProfile(w *xw, name string, c *ConferenceRoom) {
+func writeConferenceProfile(w *xw, opts Options, snap *TenantSnapshot, name string, c *ConferenceRoom) {
 	w.raw("<profile")
 	w.attr("name", name)
 	w.raw(">\n")
@@ -115,6 +167,12 @@ func writeConferenceProfile(w *xw, name string, c *ConferenceRoom) {
 	if c.AnnounceCount {
 		w.param("param", "announce-count", "2")
 	}
+	// What a member alone (or waiting for the moderator) hears: the room's
+	// class, else the tenant's, else the platform's.
+	w.param("param", "moh-sound", firstNonEmpty(firstNonEmpty(snap.classMOH(c.MOHClassID), snap.tenantMOH()), DefaultMOH))
+	if c.Record {
+		w.param("param", "auto-record", conferenceRecording(opts, snap.Tenant.Tenant, c.ID))
+	}
 	var flags []string
 	if c.WaitForModerator {
 		flags = append(flags, "wait-mod")
@@ -128,4 +186,18 @@ func writeConferenceProfile(w *xw, name string, c *ConferenceRoom) {
 		w.param("param", "exit-sound", "tone_stream://%(500,0,300,200,100,50,25)")
 	}
 	w.raw("</profile>\n")
+}
+
+// conferenceRecording is the file a recorded room's conference is written
+// to: in the tenant's recordings of the media library as the nodes mount
+// it (<MediaDir>/<tenant>/recordings/conference-<id>-<uuid>.wav), else
+// under FreeSWITCH's recordings_dir as queue recordings are. ${uuid} is
+// the first member's channel (mod_conference expands the name on it when
+// the recording starts, and creates the directory).
+func conferenceRecording(opts Options, tenant string, id int64) string {
+	file := "conference-" + i64toa(id) + "-${uuid}.wav"
+	if dir, ok := nodeMediaDir(opts); ok {
+		return dir + "/" + tenant + "/recordings/" + file
+	}
+	return "${recordings_dir}/" + tenant + "/" + file
 }

@@ -177,7 +177,10 @@ func TestTenantGolden(t *testing.T) {
 		{"tenant_feature_agent_pause_toggle", "*23", nil, withFeature("agent_pause_toggle", "*23", false)},
 		{"tenant_feature_record_prompt", "*732", nil, withFeature("record_prompt", "*732", false)},
 		{"tenant_feature_record_prompt_pin", "*732", nil, withFeature("record_prompt", "*732", true)},
-		{"tenant_feature_park", "*70", nil, func(s *TenantSnapshot) { s.FeatureExtensions[8].Enabled = true }},
+		{"tenant_feature_park", "*70", nil, enablePark},
+		{"tenant_feature_park_slot", "*705", nil, enablePark},
+		{"tenant_feature_park_presence_key", "park+20", nil, enablePark},
+		{"tenant_park_return", "park-return-1002", nil, nil},
 		{"tenant_feature_moh_test", "*9664", nil, withFeature("moh_test", "*9664", false)},
 		{"tenant_emergency_from_extension", "10111", []string{"variable_sb_ext", "1001", "variable_sb_tenant", "acme"}, nil},
 		{"tenant_emergency_no_extension", "112", nil, nil},
@@ -208,6 +211,9 @@ func TestTenantGolden(t *testing.T) {
 	}
 }
 
+// enablePark enables the fixture's park code (*70, disabled there).
+func enablePark(s *TenantSnapshot) { s.FeatureExtensions[8].Enabled = true }
+
 // withFeature adds an enabled feature code to the snapshot (the fixture
 // holds part of the default set).
 func withFeature(feature, code string, pin bool) func(s *TenantSnapshot) {
@@ -224,6 +230,8 @@ func TestTenantNotFound(t *testing.T) {
 	disabled.Tenant.Enabled = false
 	noSIPURI := loadSnap(t)
 	noSIPURI.Tenant.AllowSIPURIEndpoints = false
+	parkOn := loadSnap(t)
+	enablePark(parkOn)
 	tests := []struct {
 		name    string
 		context string
@@ -245,6 +253,17 @@ func TestTenantNotFound(t *testing.T) {
 		{"malformed prompt", "acme", "prompt-3x", loadSnap(t)},
 		{"hunt group with no usable member", "acme", "514", loadSnap(t)},
 		{"disabled feature", "acme", "*70", loadSnap(t)},
+		{"park slot while parking is disabled", "acme", "*705", loadSnap(t)},
+		{"park key while parking is disabled", "acme", "park+5", loadSnap(t)},
+		{"park slot past the lot", "acme", "*7021", parkOn},
+		{"park slot zero", "acme", "*700", parkOn},
+		{"park slot with a leading zero", "acme", "*7005", parkOn},
+		{"park key past the lot", "acme", "park+21", parkOn},
+		{"park key without a slot", "acme", "park+", parkOn},
+		{"park key not a number", "acme", "park+5@evil", parkOn},
+		{"park return to unknown extension", "acme", "park-return-1999", loadSnap(t)},
+		{"park return to disabled extension", "acme", "park-return-1009", loadSnap(t)},
+		{"park return without extension", "acme", "park-return-", loadSnap(t)},
 		{"voicemail_direct to unknown box", "acme", "*991999", loadSnap(t)},
 		{"forward_all_on without number", "acme", "*72", loadSnap(t)},
 		{"disabled special endpoint", "acme", "958", loadSnap(t)},

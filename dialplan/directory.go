@@ -188,6 +188,10 @@ func UserVariables(snap *TenantSnapshot, e *Extension) [][2]string {
 	if tz := firstValid(validZone, e.Timezone, t.Timezone); tz != "" {
 		add("timezone", tz)
 	}
+	// FreeSWITCH plays the holding channel's hold_music to the other party.
+	if moh := snap.holdMusic(e); moh != "" {
+		add("hold_music", moh)
+	}
 	return vars
 }
 

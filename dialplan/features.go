@@ -20,6 +20,10 @@ func featureEvent(feature, arg string) action {
 // suffixFeatures take a number after their code (*99<ext>, *72<number>).
 var suffixFeatures = map[string]bool{"voicemail_direct": true, "forward_all_on": true, "directed_pickup": true}
 
+// optionalSuffixFeatures work alone and with a number after their code:
+// *70 parks, *70<slot> parks in or retrieves from the slot.
+var optionalSuffixFeatures = map[string]bool{"park": true}
+
 // validCode matches ^\*{1,2}[0-9]{1,6}$.
 func validCode(c string) bool {
 	d := strings.TrimPrefix(strings.TrimPrefix(c, "*"), "*")
@@ -33,7 +37,7 @@ func validFeatureCode(c, feature string) bool {
 }
 
 // feature matches the tenant's enabled feature codes: exact codes first,
-// then codes that take a suffix.
+// then codes that take (or may take) a suffix.
 func (p *planner) feature(num string) *ext {
 	if !strings.HasPrefix(num, "*") {
 		return nil
@@ -41,7 +45,10 @@ func (p *planner) feature(num string) *ext {
 	for pass := 0; pass < 2; pass++ {
 		for i := range p.snap.FeatureExtensions {
 			f := &p.snap.FeatureExtensions[i]
-			if !f.Enabled || !validFeatureCode(f.Code, f.Feature) || suffixFeatures[f.Feature] != (pass == 1) {
+			if !f.Enabled || !validFeatureCode(f.Code, f.Feature) {
+				continue
+			}
+			if pass == 0 && suffixFeatures[f.Feature] || pass == 1 && !suffixFeatures[f.Feature] && !optionalSuffixFeatures[f.Feature] {
 				continue
 			}
 			arg := ""
@@ -53,6 +60,16 @@ func (p *planner) feature(num string) *ext {
 					continue
 				}
 				arg = num[len(f.Code):]
+			}
+			if f.Feature == "park" {
+				// Valet parking needs conditions of its own (park.go); a
+				// PIN would guard nothing, so none is asked.
+				e := p.parkExt(f.Feature, num, arg)
+				if e == nil {
+					continue
+				}
+				p.trace.Match, p.trace.Feature = "feature", f.Feature
+				return e
 			}
 			acts := p.featureActions(f, arg)
 			if acts == nil {
@@ -95,8 +112,6 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 		return []action{act("answer", ""), act("echo", "")}
 	case "moh_test":
 		return []action{act("answer", ""), act("playback", "local_stream://moh")}
-	case "park":
-		return []action{act("answer", ""), act("park", "")}
 	case "forward_all_on":
 		if !validDialable(arg) {
 			return nil

@@ -100,7 +100,7 @@ func FuzzLocalStreamConf(f *testing.F) {
 		}
 		for _, media := range []MediaURLs{testMedia, {}} {
 			for _, dir := range []string{testOpts.MediaDir, s, "/media/" + s} {
-				doc := LocalStreamConf(dir, media, classes)
+				doc := LocalStreamConf(dir, "", media, classes)
 				tree := checkShape(t, "local_stream.conf", doc, allowed)
 				names := tree.find("directory", "", "", "name")
 				if len(names) > len(classes) {
@@ -123,6 +123,17 @@ func FuzzLocalStreamConf(f *testing.F) {
 					t.Fatalf("the valid class is missing: %q", names)
 				}
 			}
+		}
+		// The platform's default stream from a default directory s: only a
+		// safe absolute path, and only the three moh streams.
+		def := checkShape(t, "local_stream.conf", LocalStreamConf(testOpts.MediaDir, s, testMedia, nil), allowed)
+		for _, v := range def.find("directory", "", "", "path") {
+			if !SafeNodePath(v) || !strings.HasPrefix(v, strings.TrimRight(s, "/")+"/") {
+				t.Fatalf("default stream path %q from %q", v, s)
+			}
+		}
+		if names := def.find("directory", "", "", "name"); len(names) != 0 && !slices.Equal(names, []string{"moh/8000", "moh/16000", "moh"}) {
+			t.Fatalf("default streams %q", names)
 		}
 	})
 }
@@ -265,18 +276,20 @@ var featureNames = []string{"voicemail_own", "voicemail_any", "voicemail_direct"
 
 // ourExpansions are the run-time variables the renderer writes itself
 // (channel variables it set or FreeSWITCH's own), never user data.
-var ourExpansions = strings.NewReplacer("${sb_ext}", "", "${uuid}", "", "${sb_vm_box}", "", "${hold_music}", "")
+var ourExpansions = strings.NewReplacer("${sb_ext}", "", "${uuid}", "", "${sb_vm_box}", "", "${hold_music}", "", "${sb_called_ext}", "")
 
 // FuzzFeatureCodes: a feature extension's code and feature name, the
 // digits dialled after a code, and the caller's variables, in the tenant
 // context. Only feature-code applications appear; the feature event names
 // a known feature and at most a dialable argument (its data is a list of
-// headers split at ','); nothing expandable but our own variables.
+// headers split at ','); nothing expandable but our own variables. Call
+// parking (the code followed by s, park+s, park-return-s) parks only in the
+// tenant's own lot, in a slot of the lot or one valet chooses in its range.
 func FuzzFeatureCodes(f *testing.F) {
 	for _, s := range fuzzSeeds {
 		f.Add(s)
 	}
-	for _, s := range []string{"*732", "**", "*72", "1001", "0825550123", "*22", "record_prompt", "forward_all_on"} {
+	for _, s := range []string{"*732", "**", "*72", "1001", "0825550123", "*22", "record_prompt", "forward_all_on", "park", "5", "20", "21", "05", "1002"} {
 		f.Add(s)
 	}
 	snap := loadSnap(f)
@@ -306,14 +319,14 @@ func FuzzFeatureCodes(f *testing.F) {
 		// A code and a feature name that are s.
 		all = append(all, FeatureExtension{ID: 98, Feature: "dnd_toggle", Code: s, Enabled: true}, FeatureExtension{ID: 99, Feature: s, Code: "*39", Enabled: true})
 		snap.FeatureExtensions = all
-		numbers := []string{s, "*39", "*39" + s, "**" + s, s + "1001"}
+		numbers := []string{s, "*39", "*39" + s, "**" + s, s + "1001", ParkPresencePrefix + s, parkReturnPrefix + s}
 		for _, code := range codes {
 			numbers = append(numbers, code, code+s)
 		}
 		for _, number := range numbers {
 			for _, kv := range [][]string{nil, {"variable_sb_ext", s, "variable_sb_tenant", "acme", "Caller-Caller-ID-Name", s, "Unique-ID", s}} {
 				doc, tr := TenantContext(testOpts, call(number, kv...), snap, now)
-				if IsNotFound(doc) || tr.Match != "feature" {
+				if IsNotFound(doc) || tr.Match != "feature" && tr.Match != "park_return" {
 					continue
 				}
 				checkFeatureDoc(t, doc)
@@ -327,6 +340,13 @@ func checkFeatureDoc(t *testing.T, doc []byte) {
 	tree := checkShape(t, "feature code", doc, dialplanShape)
 	var check func(n xmlNode)
 	check = func(n xmlNode) {
+		if n.XMLName.Local == "condition" {
+			for _, a := range n.Attrs {
+				if a.Name.Local == "field" && a.Value != "destination_number" && a.Value != "${sb_called_ext}" {
+					t.Fatalf("condition on %q", a.Value)
+				}
+			}
+		}
 		if n.XMLName.Local == "action" || n.XMLName.Local == "anti-action" {
 			var app, data string
 			for _, a := range n.Attrs {
@@ -350,7 +370,7 @@ func checkFeatureAction(t *testing.T, app, data string) {
 	t.Helper()
 	switch app {
 	case "answer", "echo", "park", "hangup", "playback", "set", "read", "record", "event", "voicemail", "play_and_get_digits",
-		"transfer", "pickup", "intercept", "bridge", "export", "sleep":
+		"transfer", "pickup", "intercept", "bridge", "export", "sleep", "valet_park":
 	default:
 		t.Fatalf("application %q", app)
 	}
@@ -363,6 +383,11 @@ func checkFeatureAction(t *testing.T, app, data string) {
 		feature, arg, hasArg := strings.Cut(rest, ",sb_arg=")
 		if !ok || !slices.Contains(featureNames, feature) || hasArg && !validDialable(arg) {
 			t.Fatalf("event data %q", data)
+		}
+	case "valet_park":
+		lot, slot, _ := strings.Cut(data, " ")
+		if lot != "acme_lot@"+testDomain || slot != "auto in 1 20" && !validParkSlot(slot) {
+			t.Fatalf("valet_park data %q", data)
 		}
 	case "record":
 		if data != "/var/lib/switchboard/media/acme/phone/${uuid}.wav 300 200 3" {

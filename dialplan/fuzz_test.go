@@ -161,7 +161,7 @@ func FuzzDialplanEscaping(f *testing.F) {
 		c.Name, c.Language, c.PIN, c.ModeratorPIN, c.Quality = s, s, s, s, s
 		doc, _ = TenantContext(testOpts, callRequest(t, "acme", c.Number), snap, now)
 		checkFuzzDoc(t, doc, s)
-		conf := ConferenceConf(ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "conference.conf", "profile_name", "acme_91")), snap)
+		conf := ConferenceConf(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "conference.conf", "profile_name", "acme_91")), snap)
 		if err := xmlCheck(conf); err != nil || strings.Contains(string(conf), "$") {
 			t.Fatalf("conference.conf: %v\n%s", err, conf)
 		}

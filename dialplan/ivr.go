@@ -12,7 +12,11 @@ import (
 // menu-exec-app entry running the single application its destination
 // renders to (transfer, voicemail or hangup); prompt_then_hangup, which
 // needs two (playback, hangup), transfers to the tenant context's
-// "prompt-<id>" number, which plays the prompt and hangs up.
+// "prompt-<id>" number, which plays the prompt and hangs up. A menu that
+// allows direct dialling has one more entry, a regular expression of the
+// tenant's enabled extension numbers (digits="/^(1001|1002)$/"), which
+// transfers the caller to the number dialled ("transfer $1 XML <tenant>",
+// the extension's own dialplan then applying DND, forwards and voicemail).
 
 func (s *TenantSnapshot) ivrMenu(number string) *IVRMenu {
 	for i := range s.IVRMenus {
@@ -72,10 +76,26 @@ func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []b
 	w.attr("inter-digit-timeout", itoa(clampInt(m.InterDigitTimeoutMS, 500, 10000, 2000)))
 	w.attr("max-failures", itoa(clampInt(m.MaxFailures, 1, 10, 3)))
 	w.attr("max-timeouts", itoa(clampInt(m.MaxTimeouts, 1, 10, 3)))
-	w.attr("digit-len", itoa(clampInt(m.DigitLen, 1, 10, 5)))
+	// FreeSWITCH's menu acts on the digits only once it holds digit-len
+	// of them or the inter-digit timeout passes (seen on 1.10.12: with the
+	// default 5, a one-digit option ran seconds after the key press). So
+	// the menu collects exactly as many digits as its longest entry (a
+	// literal option or a direct-dial number) can use; the configured
+	// digit_len applies only to a menu without entries.
+	direct, longest := directDialExpr(snap, m)
+	for _, o := range m.Options {
+		if menuDigitsOK(o.Digits) {
+			longest = max(longest, len(o.Digits))
+		}
+	}
+	digitLen := clampInt(m.DigitLen, 1, 10, 5)
+	if longest > 0 {
+		digitLen = longest
+	}
+	w.attr("digit-len", itoa(digitLen))
 	w.raw(">\n")
 	for _, o := range m.Options {
-		if len(o.Digits) > 5 || !validDialable(o.Digits) || o.Digits[0] == '+' {
+		if !menuDigitsOK(o.Digits) {
 			continue
 		}
 		acts, ok := p.destination(o.Destination)
@@ -99,7 +119,50 @@ func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []b
 		w.attr("param", run[0].app+" "+run[0].data)
 		w.raw("/>\n")
 	}
+	if direct != "" {
+		w.raw("<entry action=\"menu-exec-app\"")
+		w.attr("digits", direct)
+		w.attr("param", "transfer $1 XML "+tenant)
+		w.raw("/>\n")
+	}
 	w.raw("</menu>\n</menus>\n</configuration>\n")
 	closeSection(w)
 	return w.bytes()
+}
+
+// directDialExpr is the menu's direct-dial entry: a regular expression
+// (mod_dptools' menus take one between slashes and substitute $1) that
+// matches exactly the tenant's enabled extension numbers, except those an
+// option binds (a menu runs every entry that matches), and the longest of
+// them; "" when the menu does not allow direct dialling or no number is
+// left. Only extensions are listed, never a pattern, so a caller can reach
+// no outbound route or feature code through it.
+func directDialExpr(snap *TenantSnapshot, m *IVRMenu) (string, int) {
+	if !m.DirectDial {
+		return "", 0
+	}
+	taken := map[string]bool{}
+	for _, o := range m.Options {
+		taken[o.Digits] = true
+	}
+	var nums []string
+	longest := 0
+	for i := range snap.Extensions {
+		x := &snap.Extensions[i]
+		if !x.Enabled || !validNumber(x.Name) || taken[x.Name] {
+			continue
+		}
+		nums = append(nums, x.Name)
+		longest = max(longest, len(x.Name))
+	}
+	if len(nums) == 0 {
+		return "", 0
+	}
+	return "/^(" + strings.Join(nums, "|") + ")$/", longest
+}
+
+// menuDigitsOK reports whether an option's digits can be a menu entry: up
+// to five dialable keys, no leading '+'.
+func menuDigitsOK(d string) bool {
+	return len(d) <= 5 && validDialable(d) && d[0] != '+'
 }

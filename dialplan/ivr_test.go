@@ -28,3 +28,39 @@ func TestIVRConfRefuses(t *testing.T) {
 		}
 	}
 }
+
+// TestIVRCollectsOnlyTheDigitsItsEntriesUse: FreeSWITCH acts on a menu's
+// digits only once it holds digit-len of them (or the inter-digit timeout
+// passes); on 1.10.12 a one-digit option under the default digit_len 5
+// ran seconds after the key press. The menu collects as many digits as its
+// longest entry uses.
+func TestIVRCollectsOnlyTheDigitsItsEntriesUse(t *testing.T) {
+	now := at(t, "2026-11-23 10:00")
+	for _, c := range []struct {
+		name    string
+		digits  []string
+		setting int
+		want    string
+	}{
+		{"one-digit options, default setting", []string{"1", "2", "0"}, 5, "1"},
+		{"two-digit option", []string{"1", "12"}, 5, "2"},
+		{"setting shorter than an option", []string{"123"}, 1, "3"},
+		{"no usable option", []string{"+1"}, 4, "4"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			snap := loadSnap(t)
+			m := &snap.IVRMenus[0]
+			m.DigitLen, m.DirectDial = c.setting, false
+			dest := m.Options[0].Destination
+			m.Options = nil
+			for _, d := range c.digits {
+				m.Options = append(m.Options, IVROption{Digits: d, Destination: dest})
+			}
+			doc := IVRConf(testOpts, ivrRequest(t, "acme_94"), snap, now)
+			wellFormed(t, doc)
+			if got := decodeTree(t, doc).find("menu", "", "", "digit-len"); len(got) != 1 || got[0] != c.want {
+				t.Fatalf("digit-len %q, want %s\n%s", got, c.want, doc)
+			}
+		})
+	}
+}

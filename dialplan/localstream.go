@@ -20,34 +20,84 @@ type MOHClass struct {
 // MOHStreamName is the stream a class plays as.
 func MOHStreamName(tenant, name string) string { return tenant + "_" + name }
 
-// LocalStreamConf renders local_stream.conf: one directory per class of
-// every enabled tenant, its files in <mediaDir>/<tenant>/moh/<name> as the
-// nodes mount the media library. mod_local_stream reads the whole file at
+// classMOH is the local_stream:// URL of the tenant's class id, "" when
+// the id names no class whose name a stream can carry.
+func (s *TenantSnapshot) classMOH(id int64) string {
+	if c := s.mohClass(id); c != nil && validTenant(s.Tenant.Tenant) {
+		return "local_stream://" + MOHStreamName(s.Tenant.Tenant, c.Name)
+	}
+	return ""
+}
+
+// tenantMOH is the tenant's default hold music, "" for the platform's.
+func (s *TenantSnapshot) tenantMOH() string { return s.classMOH(s.Tenant.MOHClassID) }
+
+// holdMusic is what a caller hears while extension e holds the call (the
+// hold_music of its channels): its class, else the tenant's, "" for the
+// platform's (FreeSWITCH then plays DefaultMOH).
+func (s *TenantSnapshot) holdMusic(e *Extension) string {
+	return firstNonEmpty(s.classMOH(e.MOHClassID), s.tenantMOH())
+}
+
+// DefaultMOH is the platform's hold music: what FreeSWITCH plays when a
+// channel has no hold_music, and what queues, conference rooms and
+// tenants without a class of their own play.
+const DefaultMOH = "local_stream://moh"
+
+// defaultMOHRates are the sample rates the default stream is offered at,
+// as FreeSWITCH's vanilla local_stream.conf does (moh/8000, moh/16000 in
+// <dir>/8000 and <dir>/16000). mod_local_stream opens local_stream://moh
+// as "moh/<channel rate>" first, then "moh" (8000 Hz), for any other rate.
+var defaultMOHRates = []int{8000, 16000}
+
+// SafeNodePath reports whether dir is an absolute path of safe tokens
+// (letters, digits, '.', '_', '-' between slashes; no segment starting
+// with '.'), the only kind rendered as a node directory.
+func SafeNodePath(dir string) bool {
+	dir = strings.TrimRight(dir, "/")
+	if !strings.HasPrefix(dir, "/") {
+		return false
+	}
+	for _, seg := range strings.Split(dir[1:], "/") {
+		if !validToken(seg, "") {
+			return false
+		}
+	}
+	return true
+}
+
+// LocalStreamConf renders local_stream.conf: the platform's default stream
+// "moh" (DefaultMOH) from defaultDir (<defaultDir>/8000 and /16000, as
+// FreeSWITCH's music packages install them; none when defaultDir is not a
+// safe absolute path), then one directory per class of every enabled
+// tenant, its files in <mediaDir>/<tenant>/moh/<name> as the nodes mount
+// the media library. mod_local_stream reads the whole file at
 // load and on "local_stream reload <name>". Classes whose names are not
 // safe tokens are left out, as is everything when mediaDir is not a safe
 // absolute path. A chime is the prompt's signed media URL when media has a
 // base (mod_local_stream opens chimes as any file, so mod_http_cache
 // serves them), else its path on the mount. The class's own files stay on
 // the mount: mod_local_stream lists a local directory to find them.
-func LocalStreamConf(mediaDir string, media MediaURLs, classes []MOHClass) []byte {
-	w := newXW(512 + 256*len(classes))
+func LocalStreamConf(mediaDir, defaultDir string, media MediaURLs, classes []MOHClass) []byte {
+	w := newXW(1024 + 256*len(classes))
 	w.raw(docOpen)
 	w.raw("<section name=\"configuration\">\n<configuration name=\"local_stream.conf\" description=\"stream files from local dir\">\n")
+	if SafeNodePath(defaultDir) {
+		def := strings.TrimRight(defaultDir, "/")
+		for _, rate := range defaultMOHRates {
+			writeStream(w, "moh/"+itoa(rate), def+"/"+itoa(rate), rate, true)
+			w.raw("</directory>\n")
+		}
+		writeStream(w, "moh", def+"/"+itoa(defaultMOHRates[0]), defaultMOHRates[0], true)
+		w.raw("</directory>\n")
+	}
 	dir := strings.TrimRight(mediaDir, "/")
 	if strings.HasPrefix(dir, "/") && validToken(strings.ReplaceAll(dir[1:], "/", "_"), "") {
 		for _, c := range classes {
 			if !c.TenantEnabled || !validTenant(c.Tenant) || !validToken(c.Name, "") {
 				continue
 			}
-			w.raw("<directory")
-			w.attr("name", MOHStreamName(c.Tenant, c.Name))
-			w.attr("path", dir+"/"+c.Tenant+"/moh/"+c.Name)
-			w.raw(">\n")
-			w.param("param", "rate", itoa(clampInt(c.Rate, 8000, 48000, 8000)))
-			w.param("param", "shuffle", boolStr(c.Shuffle))
-			w.param("param", "channels", "1")
-			w.param("param", "interval", "20")
-			w.param("param", "timer-name", "soft")
+			writeStream(w, MOHStreamName(c.Tenant, c.Name), dir+"/"+c.Tenant+"/moh/"+c.Name, clampInt(c.Rate, 8000, 48000, 8000), c.Shuffle)
 			if c.ChimeFile != "" && validToken(c.ChimeFile, "") && (media.Base == "" || media.URL(c.Tenant, c.ChimeFile) != "") {
 				chime := dir + "/" + c.Tenant + "/" + c.ChimeFile
 				if media.Base != "" {
@@ -63,4 +113,18 @@ func LocalStreamConf(mediaDir string, media MediaURLs, classes []MOHClass) []byt
 	w.raw("</configuration>\n")
 	closeSection(w)
 	return w.bytes()
+}
+
+// writeStream opens one <directory> with its common params; the caller
+// adds chimes and closes it.
+func writeStream(w *xw, name, path string, rate int, shuffle bool) {
+	w.raw("<directory")
+	w.attr("name", name)
+	w.attr("path", path)
+	w.raw(">\n")
+	w.param("param", "rate", itoa(rate))
+	w.param("param", "shuffle", boolStr(shuffle))
+	w.param("param", "channels", "1")
+	w.param("param", "interval", "20")
+	w.param("param", "timer-name", "soft")
 }

@@ -5,11 +5,13 @@ import (
 	"testing"
 )
 
-// TestLocalStreamConfGolden: every enabled tenant's classes as directories
-// under the node's media path, with rate, shuffle and chimes; a disabled
-// tenant's class and unsafe names are left out.
+// TestLocalStreamConfGolden: the platform's default stream moh (moh/8000,
+// moh/16000 and moh itself, which FreeSWITCH plays when no class is set),
+// then every enabled tenant's classes as directories under the node's
+// media path, with rate, shuffle and chimes; a disabled tenant's class and
+// unsafe names are left out.
 func TestLocalStreamConfGolden(t *testing.T) {
-	doc := LocalStreamConf("/var/lib/switchboard/media", testMedia, []MOHClass{
+	doc := LocalStreamConf("/var/lib/switchboard/media", "/usr/share/freeswitch/sounds/music", testMedia, []MOHClass{
 		{Tenant: "acme", Name: "default", Rate: 8000, TenantEnabled: true},
 		{Tenant: "acme", Name: "jazz", Rate: 16000, Shuffle: true, ChimeFile: "0f1e2d.wav", ChimeFrequency: 45, ChimeMax: 3, TenantEnabled: true},
 		{Tenant: "globex", Name: "calm", Rate: 48000, TenantEnabled: false},
@@ -31,12 +33,25 @@ func TestLocalStreamConfGolden(t *testing.T) {
 	if err := xml.Unmarshal(doc, &parsed); err != nil {
 		t.Fatalf("not XML: %v", err)
 	}
-	if got := parsed.Section.Config.Dirs; len(got) != 2 || got[1].Name != "acme_jazz" || got[1].Path != "/var/lib/switchboard/media/acme/moh/jazz" {
+	got := parsed.Section.Config.Dirs
+	if len(got) != 5 || got[4].Name != "acme_jazz" || got[4].Path != "/var/lib/switchboard/media/acme/moh/jazz" {
 		t.Fatalf("directories %+v", got)
 	}
-	// A media path that is not a safe absolute path renders no directory.
-	parsed.Section.Config.Dirs = nil
-	if err := xml.Unmarshal(LocalStreamConf("relative/dir", testMedia, []MOHClass{{Tenant: "acme", Name: "a", TenantEnabled: true}}), &parsed); err != nil || len(parsed.Section.Config.Dirs) != 0 {
-		t.Fatalf("relative media dir: %+v %v", parsed.Section.Config.Dirs, err)
+	// local_stream://moh opens moh/<channel rate>, else moh.
+	for i, want := range [][2]string{{"moh/8000", "/usr/share/freeswitch/sounds/music/8000"}, {"moh/16000", "/usr/share/freeswitch/sounds/music/16000"}, {"moh", "/usr/share/freeswitch/sounds/music/8000"}} {
+		if got[i].Name != want[0] || got[i].Path != want[1] {
+			t.Fatalf("default stream %d: %+v, want %v", i, got[i], want)
+		}
+	}
+	// A media path that is not a safe absolute path renders no class, and
+	// an unsafe default directory no default stream.
+	for _, dirs := range [][2]string{{"relative/dir", "/usr/share/music"}, {"/srv/media", "/usr/../etc"}, {"/srv/media", "music"}} {
+		parsed.Section.Config.Dirs = nil
+		if err := xml.Unmarshal(LocalStreamConf(dirs[0], dirs[1], testMedia, []MOHClass{{Tenant: "acme", Name: "a", TenantEnabled: true}}), &parsed); err != nil || len(parsed.Section.Config.Dirs) != 3 && len(parsed.Section.Config.Dirs) != 1 {
+			t.Fatalf("dirs %v: %+v %v", dirs, parsed.Section.Config.Dirs, err)
+		}
+		if (dirs[0] == "relative/dir") != (len(parsed.Section.Config.Dirs) == 3) {
+			t.Fatalf("dirs %v: %+v", dirs, parsed.Section.Config.Dirs)
+		}
 	}
 }

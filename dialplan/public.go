@@ -52,6 +52,11 @@ func Public(opts Options, req Request, pub *PublicSnapshot, now time.Time) ([]by
 	if tz := firstValid(validZone, t.Timezone); tz != "" {
 		c.actions = append(c.actions, set("timezone", tz))
 	}
+	if moh := snap.tenantMOH(); moh != "" {
+		// The tenant's hold music for the caller's channel: a hunt group's
+		// music ringback (${hold_music}) and holds on this leg play it.
+		c.actions = append(c.actions, set("hold_music", moh))
+	}
 	route := p.inboundRoute(pub.DID, tr.Caller)
 	if route == nil {
 		tr.Reason = "no inbound route"

@@ -219,12 +219,10 @@ func QueueParams(opts Options, snap *TenantSnapshot, q *Queue) [][2]string {
 	if !validToken(strategy, "") {
 		strategy = "longest-idle-agent"
 	}
-	moh := "local_stream://moh"
-	if c := snap.mohClass(q.MOHClassID); c != nil {
-		// The tenant's class, streamed by mod_local_stream as
-		// <tenant>_<name> (local_stream.conf, rendered with the media).
-		moh = "local_stream://" + p.tenant + "_" + c.Name
-	}
+	// The queue's class, else the tenant's, streamed by mod_local_stream as
+	// <tenant>_<name> (local_stream.conf, rendered with the media), else
+	// the platform's default stream.
+	moh := firstNonEmpty(firstNonEmpty(snap.classMOH(q.MOHClassID), snap.tenantMOH()), DefaultMOH)
 	timeBase := "queue"
 	if q.TimeBaseScore == "system" {
 		timeBase = "system"

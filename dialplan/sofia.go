@@ -92,8 +92,11 @@ func writeProfile(w *xw, opts Options, prof SIPProfile, server string, known boo
 	if internal && opts.SIPWSPort > 0 {
 		w.param("param", "ws-binding", ":"+itoa(opts.SIPWSPort))
 	}
-	if prof.WSSPort > 0 {
+	switch {
+	case prof.WSSPort > 0:
 		w.param("param", "wss-binding", ":"+itoa(prof.WSSPort))
+	case internal && opts.SIPWSSPort > 0:
+		w.param("param", "wss-binding", ":"+itoa(opts.SIPWSSPort))
 	}
 	// Declared codecs: an inbound leg negotiates from these. A leg
 	// FreeSWITCH dials for a call (an originator's B leg) offers only the

@@ -14,7 +14,7 @@ const failPrefix = "fail-"
 // TenantContext renders the tenant's own context (named after the tenant)
 // for the dialled number: only the one extension that handles it, decided
 // here in Go. In order: a local extension, a special mailbox, a routing
-// condition number, a hunt group, a conference room, an IVR menu, a queue, a feature code, an emergency number, then the outbound
+// condition number, a hunt group, a conference room, an IVR menu, a queue, a feature code (call parking too: park.go), an emergency number, then the outbound
 // routes by priority. Unknown tenant or no match: NotFound.
 func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Time) ([]byte, Trace) {
 	num := req.DestinationNumber()
@@ -37,6 +37,12 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 		e = p.queueAfter(strings.TrimPrefix(num, queueAfterPrefix))
 	case strings.HasPrefix(num, promptPrefix):
 		e = p.promptThenHangup(strings.TrimPrefix(num, promptPrefix))
+	case strings.HasPrefix(num, confPINPrefix):
+		e = p.conferencePINCheck(strings.TrimPrefix(num, confPINPrefix))
+	case strings.HasPrefix(num, parkReturnPrefix):
+		e = p.parkReturn(strings.TrimPrefix(num, parkReturnPrefix))
+	case strings.HasPrefix(num, ParkPresencePrefix):
+		e = p.parkPresenceDial(num)
 	case !validDialable(num):
 		tr.Reason = "number not dialable"
 	default:

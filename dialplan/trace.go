@@ -10,7 +10,7 @@ type Trace struct {
 	// name lookup), as rendered.
 	CallerContact string `json:"caller_contact,omitempty"`
 	// Match is what the number matched: did, extension, extension_failover,
-	// special_mailbox, routing_condition, hunt_group, conference, ivr, queue, queue_after, special_endpoint, prompt_then_hangup, feature, emergency, outbound, or ""
+	// special_mailbox, routing_condition, hunt_group, conference, ivr, queue, queue_after, special_endpoint, prompt_then_hangup, feature, park_return, emergency, outbound, or ""
 	// when nothing did (the document is then NotFound).
 	Match  string `json:"match"`
 	Reason string `json:"reason,omitempty"`

@@ -30,6 +30,8 @@ type Tenant struct {
 	// AllowSIPURIEndpoints lets special endpoints bridge to SIP URIs
 	// (a toll-fraud guard, checked again at render time).
 	AllowSIPURIEndpoints bool `json:"allow_sip_uri_endpoints"`
+	// MOHClassID is the tenant's default hold music (0: the platform's).
+	MOHClassID int64 `json:"moh_class_id"`
 }
 
 // Forward is one of an extension's four call-forward settings.
@@ -70,6 +72,9 @@ type Extension struct {
 	Language                  string  `json:"language"`
 	Timezone                  string  `json:"timezone"`
 	Enabled                   bool    `json:"enabled"`
+	// MOHClassID is what a caller hears while this extension holds
+	// (0: the tenant's).
+	MOHClassID int64 `json:"moh_class_id"`
 }
 
 // Destination is where a call is sent (resources.md §0).
@@ -327,6 +332,10 @@ type Options struct {
 	// sip.websocket_url); 0 renders none. A profile's wss_port adds the TLS
 	// binding (wss-binding), which needs the node's wss.pem.
 	SIPWSPort int
+	// SIPWSSPort is the secure SIP-over-WebSocket port (sofia wss-binding)
+	// of every internal profile without a wss_port of its own; 0 renders
+	// none.
+	SIPWSSPort int
 }
 
 // HuntMember is one member of a hunt group, in ring order.
@@ -366,9 +375,16 @@ type ConferenceRoom struct {
 	MuteOnJoin        bool   `json:"mute_on_join"`
 	AnnounceJoinLeave bool   `json:"announce_join_leave"`
 	AnnounceCount     bool   `json:"announce_count"`
-	Quality           string `json:"quality"`
-	Language          string `json:"language"`
-	Enabled           bool   `json:"enabled"`
+	// EndWhenModeratorLeaves ends the conference when a moderator (who
+	// entered the moderator PIN) leaves.
+	EndWhenModeratorLeaves bool `json:"end_when_moderator_leaves"`
+	// Record records the conference into the media library.
+	Record bool `json:"record"`
+	// MOHClassID is the music a lone member hears (0: the tenant's).
+	MOHClassID int64  `json:"moh_class_id"`
+	Quality    string `json:"quality"`
+	Language   string `json:"language"`
+	Enabled    bool   `json:"enabled"`
 }
 
 // IVROption sends a pressed digit string somewhere.
@@ -379,22 +395,24 @@ type IVROption struct {
 
 // IVRMenu is a voice menu (resources.md §2.13).
 type IVRMenu struct {
-	ID                    int64        `json:"id"`
-	Name                  string       `json:"name"`
-	Number                string       `json:"number"`
-	GreetingLongPromptID  int64        `json:"greeting_long_prompt_id"`
-	GreetingShortPromptID int64        `json:"greeting_short_prompt_id"`
-	InvalidPromptID       int64        `json:"invalid_prompt_id"`
-	ExitPromptID          int64        `json:"exit_prompt_id"`
-	TimeoutMS             int          `json:"timeout_ms"`
-	InterDigitTimeoutMS   int          `json:"inter_digit_timeout_ms"`
-	MaxFailures           int          `json:"max_failures"`
-	MaxTimeouts           int          `json:"max_timeouts"`
-	DigitLen              int          `json:"digit_len"`
-	Options               []IVROption  `json:"options"`
-	ExitDestination       *Destination `json:"exit_destination"`
-	Language              string       `json:"language"`
-	Enabled               bool         `json:"enabled"`
+	ID                    int64  `json:"id"`
+	Name                  string `json:"name"`
+	Number                string `json:"number"`
+	GreetingLongPromptID  int64  `json:"greeting_long_prompt_id"`
+	GreetingShortPromptID int64  `json:"greeting_short_prompt_id"`
+	InvalidPromptID       int64  `json:"invalid_prompt_id"`
+	ExitPromptID          int64  `json:"exit_prompt_id"`
+	TimeoutMS             int    `json:"timeout_ms"`
+	InterDigitTimeoutMS   int    `json:"inter_digit_timeout_ms"`
+	MaxFailures           int    `json:"max_failures"`
+	MaxTimeouts           int    `json:"max_timeouts"`
+	DigitLen              int    `json:"digit_len"`
+	// DirectDial lets callers dial any of the tenant's extensions.
+	DirectDial      bool         `json:"direct_dial"`
+	Options         []IVROption  `json:"options"`
+	ExitDestination *Destination `json:"exit_destination"`
+	Language        string       `json:"language"`
+	Enabled         bool         `json:"enabled"`
 }
 
 // Queue is an ACD queue served by mod_callcenter (resources.md §2.3).

@@ -277,7 +277,7 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 		return rendered{}, err
 	}
 	dest := req.DestinationNumber()
-	snap, err := s.snapshot(ctx, m, p, true, dest, strings.TrimPrefix(dest, "fail-"), req.Ext)
+	snap, err := s.snapshot(ctx, m, p, true, dest, dialplan.DestinationExtension(dest), req.Ext)
 	if err != nil {
 		return rendered{}, err
 	}
@@ -431,7 +431,7 @@ func (s *Service) renderTenantConf(ctx context.Context, req *dialplan.Request, l
 	if req.KeyValue == "ivr.conf" {
 		return rendered{doc: dialplan.IVRConf(s.opts, *req, snap, now)}, nil
 	}
-	return rendered{doc: dialplan.ConferenceConf(*req, snap)}, nil
+	return rendered{doc: dialplan.ConferenceConf(s.opts, *req, snap)}, nil
 }
 
 // renderCallcenter answers callcenter.conf: one queue from its tenant's

@@ -1,6 +1,7 @@
 package fsxml
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -38,7 +39,16 @@ type scopeGens struct {
 
 type scopeState struct {
 	gen uint64 // local generation
-	top int64  // newest change id seen
+	// seen are the latest change ids observed, so the same change
+	// arriving again (commit hook, notification, outbox subscriber, poll)
+	// moves the generation once. It is a set, not a high-water mark: ids
+	// may arrive out of order, and a notification from another
+	// installation sharing the Redis server can carry ids our database
+	// never gave out; a high-water mark would then hide later writes of
+	// our own. An id seen again after it left the set only costs one
+	// extra generation (a cache miss), never a stale answer.
+	seen    [seenIDs]int64
+	seenPos int
 	// recent are the latest bumps of this scope, oldest first, for
 	// updating a model in place instead of reading it again (patch.go).
 	recent []bump
@@ -53,6 +63,9 @@ type bump struct {
 
 // maxRecent bounds the bumps remembered per scope.
 const maxRecent = 16
+
+// seenIDs bounds the change ids remembered per scope for de-duplication.
+const seenIDs = 64
 
 func newScopeGens() *scopeGens {
 	g := &scopeGens{m: map[string]*scopeState{}}
@@ -82,10 +95,11 @@ func (g *scopeGens) observe(scope string, id int64, exts []string) bool {
 		st = &scopeState{}
 		g.m[scope] = st
 	}
-	if id <= st.top {
+	if slices.Contains(st.seen[:], id) {
 		return false
 	}
-	st.top = id
+	st.seen[st.seenPos] = id
+	st.seenPos = (st.seenPos + 1) % seenIDs
 	st.gen++
 	if len(st.recent) == maxRecent {
 		st.recent = append(st.recent[:0], st.recent[1:]...)

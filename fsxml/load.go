@@ -220,9 +220,34 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 	} else {
 		weights[0] = 0
 	}
+	mohWeight := 0
+	if needsMOHClasses(snap.Tenant, exts, m.allExtensions) {
+		// Directory users carry their hold music (the extension's or the
+		// tenant's class by name): read the classes, but only for tenants
+		// that name one, so other registrations still read four resources.
+		var err error
+		if snap.MusicOnHold, mohWeight, err = t.moh.query(ctx, db, byTenant, m.id); err != nil {
+			return nil, err
+		}
+	}
 	snap.Prepare()
-	m.snap, m.weight, m.extWeight = snap, 1+weights[0]+weights[1]+weights[2], weights[0]
+	m.snap, m.weight, m.extWeight = snap, 1+weights[0]+weights[1]+weights[2]+mohWeight, weights[0]
 	return m, nil
+}
+
+// needsMOHClasses reports whether a tenant's directory part must hold its
+// music-on-hold classes: the tenant or one of its extensions names one
+// (or its extensions are not held, and are read per fetch).
+func needsMOHClasses(t dialplan.Tenant, exts []dialplan.Extension, all bool) bool {
+	if t.MOHClassID != 0 || !all {
+		return true
+	}
+	for i := range exts {
+		if exts[i].MOHClassID != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // updateTenant returns tenant's model for the generations g: the previous
@@ -255,6 +280,10 @@ func (s *Service) patchExtensions(ctx context.Context, m *tenantModel, names []s
 	fresh, size, err := s.extensionsNamed(ctx, m, names...)
 	if err != nil {
 		return nil, err
+	}
+	if m.snap.MusicOnHold == nil && needsMOHClasses(m.snap.Tenant, fresh, true) {
+		// An extension now names a class the model did not read.
+		return s.buildTenant(ctx, m.snap.Tenant.Tenant)
 	}
 	changed := make(map[string]*dialplan.Extension, len(names))
 	for _, name := range names {

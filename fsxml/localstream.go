@@ -8,7 +8,8 @@ import (
 	"github.com/switchboard/switchboard/dialplan"
 )
 
-// localStreamConf answers local_stream.conf from the database. It is not
+// localStreamConf answers local_stream.conf from the database: the
+// platform's default stream and every tenant's classes. It is not
 // cached: mod_local_stream fetches it only at load and on a stream reload,
 // and its answer spans every tenant.
 func (s *Service) localStreamConf(ctx context.Context) ([]byte, error) {
@@ -32,5 +33,5 @@ func (s *Service) localStreamConf(ctx context.Context) ([]byte, error) {
 	if err := rows.Err(); err != nil {
 		return nil, fmt.Errorf("read music on hold: %w", err)
 	}
-	return dialplan.LocalStreamConf(s.cfg.MediaDir, s.opts.Media, classes), nil
+	return dialplan.LocalStreamConf(s.cfg.MediaDir, s.cfg.MOHDefaultDir, s.opts.Media, classes), nil
 }

@@ -1,11 +1,15 @@
 package fsxml_test
 
 import (
+	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/esl/fakefs"
@@ -197,4 +201,41 @@ func TestDirectoryWriteReadsOneExtension(t *testing.T) {
 			s.Do(t, "PUT", base+"/office_mode", s.Key, map[string]any{"mode": "night"}).Expect(t, 200)
 		}, func() { dir("1000") })
 	})
+}
+
+// TestForeignNotificationsNeverHideAWrite: a notification naming a change
+// id this replica's database never gave out (another installation on the
+// same Redis, or ids that arrive out of order) must not make the replica
+// ignore its own later writes. Seen in CI: packages on one Redis but each
+// on its own MySQL database, where a disabled trunk and a disabled DID
+// still routed on the next fetch.
+func TestForeignNotificationsNeverHideAWrite(t *testing.T) {
+	for _, e := range apptest.Envs(t) {
+		t.Run(e.Name, func(t *testing.T) {
+			m := miniredis.RunT(t)
+			e.RedisURL = "redis://" + m.Addr() + "/0"
+			a := apptest.Start(t, e, nil)
+			tenant := seedExtension(t, a)
+			user := "1000-" + tenant
+			directory := fakefs.FormWith(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test")
+			name := func() string { return fetchXML(t, a, directory).param("variable", "effective_caller_id_name") }
+			waitFor(t, func() bool { return fromMemory(func() { name() }) })
+
+			// Another installation's changes, with ids far above ours.
+			rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+			defer rdb.Close()
+			foreign := fmt.Sprintf(`{"from":"elsewhere","n":[{"s":"","id":%d},{"s":%q,"id":%d}]}`, int64(1)<<50, strings.ToLower(tenant), int64(1)<<50)
+			if err := rdb.Publish(context.Background(), "sb:xml:changes:0", foreign).Err(); err != nil {
+				t.Fatal(err)
+			}
+			waitFor(t, func() bool { return fromMemory(func() { name() }) })
+
+			for _, who := range []string{"Ann", "Ben", "Cat"} {
+				a.Do(t, "PUT", "/api/tenants/"+tenant+"/extensions/1000", a.Key, map[string]any{"callerid": who + " <1000>"}).Expect(t, 200)
+				if got := name(); got != who {
+					t.Fatalf("after the write the replica served %q, want %q", got, who)
+				}
+			}
+		})
+	}
 }

@@ -45,8 +45,13 @@ type Config struct {
 	// MediaDir is the media library as the nodes mount it: music-on-hold
 	// classes are the local_stream.conf directories <MediaDir>/<tenant>/moh/<name>.
 	MediaDir string
+	// MOHDefaultDir holds the platform's default hold music as the nodes
+	// see it (<dir>/8000, <dir>/16000): the local_stream.conf stream "moh".
+	MOHDefaultDir string
 	// SIPWSPort is the SIP-over-WebSocket port of internal profiles (0 = none).
 	SIPWSPort int
+	// SIPWSSPort is the secure SIP-over-WebSocket port of internal profiles (0 = none).
+	SIPWSSPort int
 	// MediaURL is /fs/media as the nodes reach it (prompts and chimes are
 	// rendered as signed http_cache:// URLs under it); "" renders paths
 	// under SoundsDir. MediaKey signs them.
@@ -131,6 +136,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 			MediaDir:        cfg.MediaDir,
 			DefaultTimezone: cfg.DefaultTimezone,
 			SIPWSPort:       cfg.SIPWSPort,
+			SIPWSSPort:      cfg.SIPWSSPort,
 			Media:           dialplan.MediaURLs{Base: cfg.MediaURL, Key: cfg.MediaKey},
 		},
 		log:      log,

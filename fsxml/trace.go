@@ -3,7 +3,6 @@ package fsxml
 import (
 	"context"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/switchboard/switchboard/dialplan"
@@ -30,7 +29,7 @@ func (s *Service) TraceTenant(ctx context.Context, tenant, from, to string, at t
 	if err != nil {
 		return nil, err
 	}
-	snap, err := s.snapshot(ctx, m, p, true, to, strings.TrimPrefix(to, "fail-"), from)
+	snap, err := s.snapshot(ctx, m, p, true, to, dialplan.DestinationExtension(to), from)
 	if err != nil {
 		return nil, err
 	}

@@ -73,3 +73,36 @@ func TestRoutingTrace(t *testing.T) {
 		})
 	})
 }
+
+// TestRoutingTraceParking: the park code, a slot after it, a slot BLF key's
+// park+<slot> and the timeout's park-return-<ext> each trace to the tenant's
+// own valet lot (another tenant's names its own), and the return reaches the
+// extension, read for the render although the number only contains it.
+func TestRoutingTraceParking(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := seedExtension(t, s)
+		other := s.Tenant(t, "prk")
+		type result struct {
+			Trace map[string]any `json:"trace"`
+			XML   string         `json:"xml"`
+		}
+		for _, tc := range []struct{ tenant, to, match, action string }{
+			{tenant, "%2A70", "feature", `application="valet_park" data="` + tenant + `_lot@sip.test auto in 1 20"`},
+			{tenant, "%2A705", "feature", `application="valet_park" data="` + tenant + `_lot@sip.test 5"`},
+			{tenant, "park%2B20", "feature", `application="valet_park" data="` + tenant + `_lot@sip.test 20"`},
+			{tenant, "park-return-1000", "park_return", `application="transfer" data="1000 XML ` + tenant + `"`},
+			{other, "%2A705", "feature", `application="valet_park" data="` + other + `_lot@sip.test 5"`},
+		} {
+			var r result
+			s.Do(t, "GET", "/api/tenants/"+tc.tenant+"/routing/trace?from=1000&to="+tc.to, s.Key, nil).Expect(t, 200).JSON(t, &r)
+			if r.Trace["match"] != tc.match || !strings.Contains(r.XML, tc.action) {
+				t.Errorf("%s to %s: trace %+v, xml lacks %s:\n%s", tc.tenant, tc.to, r.Trace, tc.action, r.XML)
+			}
+		}
+		var r result
+		s.Do(t, "GET", "/api/tenants/"+other+"/routing/trace?from=1000&to=park-return-1000", s.Key, nil).Expect(t, 200).JSON(t, &r)
+		if r.Trace["match"] != "" || strings.Contains(r.XML, "transfer") {
+			t.Errorf("another tenant returned a parked call to %s's extension: %+v\n%s", tenant, r.Trace, r.XML)
+		}
+	})
+}

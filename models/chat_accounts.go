@@ -8,7 +8,8 @@ import (
 )
 
 // Chat accounts record which extensions have an account on the chat
-// server. Only a bcrypt hash of the password is kept: the clear password
+// server. Only a hash of the password is kept (SHA-256 for a generated
+// one, bcrypt for one a client chose: chatPasswordHash): the clear password
 // is shown once, in the provisioning or rotate answer, and the chat server
 // holds its own SCRAM form.
 

@@ -102,6 +102,7 @@ func (scheduleHooks) beforeSave(_ context.Context, _ *txStore, _ Owner, old, pat
 var Permissions = []string{
 	"config.read", "config.write", "keys.manage", "calls.read", "calls.control",
 	"messaging.send", "connect.post", "connect.agents", "incoming_webhooks.manage",
+	"incoming_webhooks.manage_own",
 }
 
 // featureDefaults inserts the default star codes for a new tenant.

@@ -138,6 +138,10 @@ type Resource struct {
 	// WritePermission is what creating, changing or deleting needs
 	// instead of config.write.
 	WritePermission string
+	// OwnPermission, when set, is the narrower grant that covers only the
+	// objects the caller created, in chat channels it belongs to
+	// (incoming_webhooks.manage_own); routes check both.
+	OwnPermission string
 	// Singleton resources have one object per tenant (GET/PUT on the path).
 	Singleton bool
 	// Hooks adds behaviour beyond CRUD (see hooks.go).

@@ -235,6 +235,7 @@ var messagingChannelsResource = &Resource{
 var incomingWebhooksResource = &Resource{
 	Name: "incoming_webhooks", Title: "incoming webhook", Scope: TenantScope, Table: "incoming_webhooks",
 	WritePermission: "incoming_webhooks.manage",
+	OwnPermission:   "incoming_webhooks.manage_own",
 	Hooks:           incomingWebhookRules{},
 	Fields: []*Field{
 		{Name: "channel", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Doc: "a chat channel of the tenant, not archived"},

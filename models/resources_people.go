@@ -376,7 +376,7 @@ var musicOnHoldResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "music_on_hold", Title: "music-on-hold class", Scope: TenantScope, Table: "music_on_hold", Order: "name",
 	CloneFlag: "tenant_voiceprompts",
-	Hooks:     rules{checks: []check{intOneOf("rate", 8000, 16000, 32000, 48000)}},
+	Hooks:     mohHooks{rules{checks: []check{intOneOf("rate", 8000, 16000, 32000, 48000)}}},
 	Fields: []*Field{
 		{Name: "name", Type: String, Required: true, Pattern: `^[a-z0-9_]{1,32}$`, Doc: "rendered as local_stream://<tenant>_<name>"},
 		{Name: "files", Type: ObjectList, ReadOnly: true, Doc: "added by POST …/files", Props: []*Field{

@@ -38,6 +38,7 @@ var tenantsResource = &Resource{
 		enumField("recording_policy", "none", "none", "inbound", "outbound", "all"),
 		intField("recording_retention_days", 0, 36500, 0, "0 = keep"),
 		boolField("allow_sip_uri_endpoints", false, "gates special endpoints of type sip_uri"),
+		{Name: "moh_class_id", Type: Int, Ref: "music_on_hold", Doc: "the tenant's default hold music (one of its music-on-hold classes, set once the class exists): what a held caller hears from extensions without their own class, and queues and conference rooms without one; none: the platform's local_stream://moh"},
 		boolField("crm_caller_name_lookup", false, "inbound calls from a contact's number carry the contact's name as caller id name"),
 	},
 }

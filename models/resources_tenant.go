@@ -44,6 +44,7 @@ var extensionsResource = &Resource{
 		{Name: "accountcode", Type: String, MaxLen: 32, Pattern: `^[A-Za-z0-9_.-]{0,32}$`},
 		boolField("directory_visible", true, ""),
 		boolField("directory_extension_visible", true, ""),
+		{Name: "moh_class_id", Type: Int, Ref: "music_on_hold", Doc: "hold music a caller hears while this extension holds the call (its directory user's hold_music); default the tenant's"},
 		enabledField(),
 		{Name: "tags", Type: StringList, MaxItems: 20, MaxLen: 32},
 		descriptionField(),

@@ -98,6 +98,11 @@ func ParseDatabaseURL(raw string) (Dialect, string, string, error) {
 		}
 		cfg.Collation = "utf8mb4_unicode_ci"
 		cfg.MultiStatements = true
+		// Arguments are escaped into the statement on the client: a query
+		// is one round trip instead of three (prepare, execute, close),
+		// which is most of what a short request waits on. Safe with
+		// utf8mb4, the only character set used.
+		cfg.InterpolateParams = true
 		cfg.Params = map[string]string{"time_zone": "'+00:00'"}
 		cfg.Timeout = 5 * time.Second
 		return mysqlDialect, "mysql", cfg.FormatDSN(), nil

@@ -52,7 +52,54 @@ func (tenantHooks) beforeSave(ctx context.Context, ts *txStore, _ Owner, old, pa
 			return FieldError(flag, `must be "1" to copy`)
 		}
 	}
+	if err := ts.checkTenantMOH(ctx, old, patch); err != nil {
+		return err
+	}
 	return ts.checkResellerLimits(ctx, old, patch)
+}
+
+// checkTenantMOH: a tenant's default hold music is one of its own classes.
+// The tenant is a platform object naming a tenant object, which the refs
+// table does not track, so the class is checked here and its delete is
+// refused by mohHooks while a tenant names it. A new tenant has no class
+// yet.
+func (ts *txStore) checkTenantMOH(ctx context.Context, old, patch Record) error {
+	id, ok := patch["moh_class_id"]
+	if !ok || id == nil {
+		return nil
+	}
+	if old == nil {
+		return FieldError("moh_class_id", "a new tenant has no music-on-hold class yet: set it once the class exists")
+	}
+	o, err := ts.tenantOwner(ctx, ts.tx, old["tenant"].(string))
+	if err != nil {
+		return err
+	}
+	n, err := ts.count(ctx, "moh_class_id", "SELECT COUNT(*) FROM music_on_hold WHERE id = ? AND tenant_id = ?", id, o.TenantID)
+	if err != nil {
+		return err
+	}
+	if n == 0 {
+		return FieldError("moh_class_id", "music-on-hold class %v does not exist", id)
+	}
+	return nil
+}
+
+// mohHooks: a class that is its tenant's default hold music cannot be
+// deleted (409, like any referenced object).
+type mohHooks struct{ rules }
+
+var _ beforeDeleter = mohHooks{}
+
+func (mohHooks) beforeDelete(ctx context.Context, ts *txStore, o Owner, old Record) error {
+	n, err := ts.count(ctx, "moh_class_id", "SELECT COUNT(*) FROM tenants WHERE id = ? AND moh_class_id = ?", o.TenantID, old["id"])
+	if err != nil {
+		return err
+	}
+	if n > 0 {
+		return referencedError(musicOnHoldResource, old, "cannot be deleted", []string{"tenant " + o.Tenant + " (moh_class_id)"})
+	}
+	return nil
 }
 
 func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Record) error {
@@ -512,6 +559,11 @@ func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old R
 		return err
 	}
 	ts2 := now()
+	// The tenant names one of its classes as its hold music: cut that
+	// before the classes go.
+	if _, err := ts.tx.ExecContext(ctx, "UPDATE tenants SET moh_class_id = NULL WHERE id = ?", o.TenantID); err != nil {
+		return fmt.Errorf("delete tenant %s: hold music: %w", o.Tenant, ts.dialect.translate(err))
+	}
 	// DIDs reference inbound routes: release them before the routes go.
 	if _, err := ts.tx.ExecContext(ctx, "UPDATE dids SET tenant = NULL, inbound_route_id = NULL, updated_at = ? WHERE tenant = ?", ts2, o.Tenant); err != nil {
 		return fmt.Errorf("delete tenant %s: release DIDs: %w", o.Tenant, ts.dialect.translate(err))

@@ -5,6 +5,8 @@ import (
 	"encoding/xml"
 	"fmt"
 	"strings"
+
+	"github.com/switchboard/switchboard/dialplan"
 )
 
 // polycomMaster renders <mac>.cfg, the master file naming the files the
@@ -16,8 +18,9 @@ func polycomMaster(d Device) ([]byte, error) {
 	}, nil)
 }
 
-// Polycom attendant (BLF) and speed-dial keys are the key types Polycom
-// maps directly; the rest become speed dials of their value.
+// Polycom attendant (BLF) keys are the key types Polycom maps directly,
+// with park keys naming a slot of the lot (park+<slot>); the rest are not
+// rendered.
 var polycomAttendant = map[string]bool{"blf": true}
 
 // polycomPhone renders <mac>-phone.cfg: <polycomConfig> with reg.N.*
@@ -43,13 +46,17 @@ func polycomPhone(d Device) ([]byte, error) {
 	}
 	n := 0
 	for _, k := range d.Keys {
-		if !polycomAttendant[k.Type] {
+		address, label := k.Value, k.Label
+		if slot := parkSlot(k); slot != "" {
+			// A park slot is watched on valet's presence for it.
+			address, label = dialplan.ParkPresencePrefix+slot, parkKeyLabel(k, slot)
+		} else if !polycomAttendant[k.Type] {
 			continue
 		}
 		n++
 		p := fmt.Sprintf("attendant.resourceList.%d.", n)
-		a(&att, p+"address", k.Value)
-		a(&att, p+"label", k.Label)
+		a(&att, p+"address", address)
+		a(&att, p+"label", label)
 		a(&att, p+"type", "normal")
 	}
 	children := []xmlElement{{"reg", reg}}

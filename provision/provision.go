@@ -9,7 +9,10 @@ import (
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+
+	"github.com/switchboard/switchboard/dialplan"
 )
 
 // Device is what a phone's files are rendered from: the managed device and
@@ -40,8 +43,32 @@ type Line struct {
 type Key struct {
 	Position int
 	Type     string // blf, speed_dial, line, park, dnd, office_mode
-	Value    string
-	Label    string
+	// Value is the number a key watches or dials; for a park key a slot
+	// of the tenant's lot (see parkSlot) or the park code.
+	Value string
+	Label string
+}
+
+// parkSlot answers the slot a park key's value names ("" when it names
+// none): a number in the tenant's valet lot (dialplan.ParkSlotMin…Max). Such
+// a key is a BLF on valet's park+<slot> presence; pressed idle it dials
+// park+<slot>, which retrieves the call parked there, and pressed during a
+// call it transfers the call into the slot. Any other value keeps the
+// vendor's park key (a transfer to the value, such as the park code).
+func parkSlot(k Key) string {
+	if k.Type != "park" {
+		return ""
+	}
+	n, err := strconv.Atoi(k.Value)
+	if err != nil || strconv.Itoa(n) != k.Value || n < dialplan.ParkSlotMin || n > dialplan.ParkSlotMax {
+		return ""
+	}
+	return k.Value
+}
+
+// parkKeyLabel is a slot key's label: its own, else "Park <slot>".
+func parkKeyLabel(k Key, slot string) string {
+	return firstNonEmpty(k.Label, "Park "+slot)
 }
 
 // ErrNoFile means the vendor has no such file for a device.

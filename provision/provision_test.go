@@ -68,6 +68,46 @@ func TestGoldenFiles(t *testing.T) {
 	}
 }
 
+// TestParkKeys: a park key naming a slot of the lot is a BLF on valet's
+// park+<slot> presence (Yealink type 16, Poly attendant), labelled "Park
+// <slot>" unless it has a label; a park key with the park code, a slot
+// past the lot or a padded number stays Yealink's Call Park key (10) and is
+// no Poly attendant.
+func TestParkKeys(t *testing.T) {
+	keys := []Key{
+		{Position: 1, Type: "park", Value: "1"},
+		{Position: 2, Type: "park", Value: "20", Label: "Loading bay"},
+		{Position: 3, Type: "park", Value: "*70", Label: "Park"},
+		{Position: 4, Type: "park", Value: "21"},
+		{Position: 5, Type: "park", Value: "05"},
+		{Position: 6, Type: "blf", Value: "1003", Label: "Bob"},
+	}
+	for _, c := range []struct{ vendor, kind, file string }{
+		{"yealink", "main", "yealink-park.cfg"},
+		{"polycom", "phone", "polycom-park-phone.cfg"},
+	} {
+		t.Run(c.file, func(t *testing.T) {
+			d := device(c.vendor)
+			d.Keys = keys
+			got, _, err := Render(d, c.kind)
+			if err != nil {
+				t.Fatal(err)
+			}
+			golden(t, c.file, got)
+		})
+	}
+	d := device("yealink")
+	d.Keys = keys
+	y, _, _ := Render(d, "main")
+	for _, want := range []string{"linekey.1.type = 16\nlinekey.1.value = park+1\nlinekey.1.label = Park 1\n",
+		"linekey.2.type = 16\nlinekey.2.value = park+20\nlinekey.2.label = Loading bay\n",
+		"linekey.3.type = 10\nlinekey.3.value = *70\n", "linekey.4.type = 10\nlinekey.4.value = 21\n", "linekey.5.type = 10\nlinekey.5.value = 05\n"} {
+		if !strings.Contains(string(y), want) {
+			t.Errorf("yealink lacks %q:\n%s", want, y)
+		}
+	}
+}
+
 // hostile values try to start keys of their own and to leave the XML
 // attribute.
 var hostile = []string{

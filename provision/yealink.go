@@ -3,9 +3,12 @@ package provision
 import (
 	"fmt"
 	"strings"
+
+	"github.com/switchboard/switchboard/dialplan"
 )
 
-// Yealink DSS key types (linekey.N.type).
+// Yealink DSS key types (linekey.N.type). A park key naming a slot of the
+// lot is a BLF (16) on park+<slot>; other park keys are Call Park (10).
 var yealinkKeyTypes = map[string]int{"speed_dial": 13, "line": 15, "blf": 16, "park": 10, "dnd": 5, "office_mode": 13}
 
 // yealink renders <mac>.cfg: Yealink's "#!version:1.0.0.1" file of
@@ -31,9 +34,14 @@ func yealink(d Device) []byte {
 	}
 	for _, k := range d.Keys {
 		p := fmt.Sprintf("linekey.%d.", k.Position)
-		set(p+"type", yealinkKeyTypes[k.Type])
-		set(p+"value", k.Value)
-		set(p+"label", k.Label)
+		typ, value, label := yealinkKeyTypes[k.Type], k.Value, k.Label
+		if slot := parkSlot(k); slot != "" {
+			// A park slot is a BLF on valet's presence for it.
+			typ, value, label = yealinkKeyTypes["blf"], dialplan.ParkPresencePrefix+slot, parkKeyLabel(k, slot)
+		}
+		set(p+"type", typ)
+		set(p+"value", value)
+		set(p+"label", label)
 		set(p+"line", 1)
 	}
 	return []byte(b.String())

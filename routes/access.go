@@ -17,9 +17,13 @@ import (
 // route with Auth API or KeyOnly; handlers hold no access checks of their
 // own beyond data the route cannot see (which tenant a channel belongs to).
 type Access struct {
-	Perm  string // config.read, config.write, keys.manage, calls.read, calls.control; "" = any
-	Scope Scope
-	User  UserRule
+	Perm string // config.read, config.write, keys.manage, calls.read, calls.control; "" = any
+	// OwnPerm, when set, also lets a credential with only this grant in:
+	// the handler then acts only on what the caller created, in chat
+	// channels it belongs to (ownOnly; incoming_webhooks.manage_own).
+	OwnPerm string
+	Scope   Scope
+	User    UserRule
 }
 
 // Scope is where a route acts.
@@ -69,6 +73,9 @@ const (
 	// UserOwnMessages: chat messages sent as its own extension (the
 	// handler checks the sender and the channel's rules).
 	UserOwnMessages
+	// UserOwnObjects: with the route's OwnPerm granted explicitly, the
+	// objects the key created, in channels its extension belongs to.
+	UserOwnObjects
 )
 
 // phoneUserFields are the extension fields a user key may change.
@@ -81,6 +88,7 @@ var phoneUserFields = map[string]bool{
 const (
 	ownerKey       = "tenant_owner"
 	queryTenantKey = "query_tenant"
+	ownOnlyKey     = "own_only"
 )
 
 func forbidden(msg string) error { return newError(fiber.StatusForbidden, "forbidden", msg) }
@@ -93,7 +101,16 @@ func (s *server) authorize(r Route) fiber.Handler {
 		if p.mfaEnrolOnly && a.Scope != ScopeSelf {
 			return newError(fiber.StatusForbidden, "mfa_enrolment_required", "this administrator must enrol a TOTP authenticator first (POST /api/mfa)")
 		}
-		if a.Perm != "" && !p.Can(a.Perm) {
+		switch {
+		case a.OwnPerm != "" && (p.Kind == "user_key" || !p.Can(a.Perm)):
+			// A user key never manages others' objects; it needs the
+			// narrower grant given explicitly (its default is every grant).
+			explicit := p.Kind != "user_key" || p.perms[a.OwnPerm]
+			if !p.Can(a.OwnPerm) || !explicit {
+				return forbidden("this credential lacks the permission " + a.Perm + " (or " + a.OwnPerm + ")")
+			}
+			c.Locals(ownOnlyKey, true)
+		case a.Perm != "" && !p.Can(a.Perm):
 			return forbidden("this credential lacks the permission " + a.Perm)
 		}
 		if p.Kind == "user_key" {
@@ -147,7 +164,7 @@ func (s *server) authorize(r Route) fiber.Handler {
 // userAllowed applies a route's user-key rule.
 func userAllowed(c *fiber.Ctx, p *Principal, rule UserRule) error {
 	switch rule {
-	case UserOwnCalls, UserOwnMessages:
+	case UserOwnCalls, UserOwnMessages, UserOwnObjects:
 		return nil
 	case UserOwnExtension, UserPhoneSettings:
 		if c.Params("key") != p.Extension {

@@ -158,16 +158,20 @@ func (r *chatRoutes) channelFor(ctx context.Context, o models.Owner, name string
 	return recs[0], nil
 }
 
+// channel accepts a channel message. For tenant and platform keys the
+// channel's check (it exists here and is not archived) is part of the one
+// insert that queues the message; only a refusal reads the channel, to
+// say why. A user key's post reads the channel first (read-only and
+// private channels refuse it).
 func (r *chatRoutes) channel(c *fiber.Ctx, ctx context.Context, o models.Owner, in connectMessage) error {
-	ch, err := r.channelFor(ctx, o, in.To)
-	if err != nil {
-		return err
-	}
-	if archived, _ := ch["archived"].(bool); archived {
-		return newError(fiber.StatusGone, "channel_is_archived", "chat channel "+in.To+" is archived")
-	}
-	p := principal(c)
-	if p.Kind == "user_key" {
+	if p := principal(c); p.Kind == "user_key" {
+		ch, err := r.channelFor(ctx, o, in.To)
+		if err != nil {
+			return err
+		}
+		if err := channelRefusal(ch, in.To); err != nil {
+			return err
+		}
 		if ro, _ := ch["read_only"].(bool); ro {
 			return newError(fiber.StatusForbidden, "channel_read_only", "only administrators and integrations post in read-only channel "+in.To)
 		}
@@ -177,10 +181,35 @@ func (r *chatRoutes) channel(c *fiber.Ctx, ctx context.Context, o models.Owner, 
 	}
 	room := chat.RoomLocal(o.Tenant, in.To)
 	m := chat.ChannelMessage{Room: room, Body: in.Body, FromName: in.FromName, JSON: strings.EqualFold(in.BodyType, "json")}
-	if _, err := r.Queue.Enqueue(ctx, m, chat.Event{Tenant: o.Tenant, Channel: in.To, FromName: in.FromName, Body: in.Body}); err != nil {
-		return chatErr(err)
+	ev := chat.Event{Tenant: o.Tenant, Channel: in.To, FromName: in.FromName, Body: in.Body}
+	for attempt := 0; ; attempt++ {
+		_, ok, err := r.Queue.EnqueueIn(ctx, o.TenantID, m, ev)
+		if err != nil {
+			return chatErr(err)
+		}
+		if ok {
+			break
+		}
+		ch, err := r.channelFor(ctx, o, in.To)
+		if err != nil {
+			return err
+		}
+		if err := channelRefusal(ch, in.To); err != nil {
+			return err
+		}
+		if attempt > 0 { // unarchived between the insert and the read: once more, then give up
+			return newError(fiber.StatusConflict, "conflict", "chat channel "+in.To+" changed while posting; try again")
+		}
 	}
 	return c.JSON(fiber.Map{"status": "sent", "channel": in.To, "jid": r.Chat.RoomJID(room)})
+}
+
+// channelRefusal is why a channel takes no posts at all (archived).
+func channelRefusal(ch models.Record, name string) error {
+	if archived, _ := ch["archived"].(bool); archived {
+		return newError(fiber.StatusGone, "channel_is_archived", "chat channel "+name+" is archived")
+	}
+	return nil
 }
 
 // listHas reports whether a decoded JSON list holds the string s.
@@ -397,7 +426,9 @@ func (r *chatRoutes) rotate(c *fiber.Ctx) error {
 	if err := r.Store.SetChatPassword(ctx, o, ext, password, true); err != nil {
 		return err
 	}
-	b, err := r.bundle(ctx, o, ext, password, "rotated")
+	// The same bundle as provisioning (service interface: "same bundle
+	// with a new chat password"), status included.
+	b, err := r.bundle(ctx, o, ext, password, "provisioned")
 	if err != nil {
 		return err
 	}
@@ -410,7 +441,9 @@ func newChatPassword() string {
 	return strings.TrimPrefix(models.NewAPIKeyValue(), "sb_")[:24]
 }
 
-// bundle is the provisioning answer (spec §2, "Agent provisioning bundle").
+// bundle is the provisioning answer, exactly the fields of the service
+// interface's "Agent provisioning bundle" table (no more: the login JID is
+// connect.username at the chat domain).
 func (r *chatRoutes) bundle(ctx context.Context, o models.Owner, ext, password, status string) (fiber.Map, error) {
 	recs, err := r.Store.Records(ctx, r.Store.Registry().Resource("extensions"), o, map[string]any{"name": ext})
 	if err != nil {
@@ -428,7 +461,6 @@ func (r *chatRoutes) bundle(ctx context.Context, o models.Owner, ext, password, 
 		"connect": fiber.Map{
 			"username":      chat.UserLocal(o.Tenant, ext),
 			"password":      password,
-			"jid":           r.Chat.UserJID(chat.UserLocal(o.Tenant, ext)),
 			"websocket_url": cfg.WSURL,
 			"login_url":     r.BaseURL + "/chat/",
 		},

@@ -30,7 +30,7 @@ func ChatSchemas() map[string]any {
 		}},
 		"WebhookPayload": obj{"type": "object", "description": "Slack's incoming-webhook format, as JSON or in a form field payload", "properties": obj{
 			"text":   obj{"type": "string", "maxLength": 40000, "description": "links as <url|text>; Slack's three escapes (&amp; &lt; &gt;)"},
-			"mrkdwn": obj{"type": "boolean"},
+			"mrkdwn": obj{"type": "boolean", "description": "default true: *bold*, _italic_, ~strike~, `code`, ``` blocks and > quotes are rendered; false: the text is literal"},
 			"attachments": obj{"type": "array", "maxItems": 20, "items": obj{"type": "object", "properties": obj{
 				"fallback": str, "color": str, "pretext": str, "author_name": str, "author_link": url,
 				"title": str, "title_link": url, "text": obj{"type": "string", "description": "shown at the bottom of the attachment"},
@@ -38,6 +38,7 @@ func ChatSchemas() map[string]any {
 					"title": str, "value": str, "short": obj{"type": "boolean"},
 				}}},
 				"image_url": url, "thumb_url": url, "footer": str, "ts": obj{"oneOf": []obj{{"type": "integer"}, {"type": "string"}}},
+				"mrkdwn_in": obj{"type": "array", "items": obj{"type": "string", "enum": []string{"pretext", "text", "fields"}}, "description": "the parts of the attachment whose mrkdwn is rendered (none by default)"},
 			}}},
 		}},
 		"Empty": obj{"type": "object", "additionalProperties": false},
@@ -46,24 +47,32 @@ func ChatSchemas() map[string]any {
 			"domain":        obj{"type": "string", "description": "the users' XMPP domain"},
 			"muc_domain":    obj{"type": "string", "description": "the rooms' XMPP service"},
 		}},
-		"AgentBundle": obj{"type": "object", "properties": obj{
-			"status":    obj{"type": "string", "enum": []string{"provisioned", "rotated"}},
-			"tenant":    str,
-			"extension": str,
-			"connect": obj{"type": "object", "properties": obj{
-				"username":      obj{"type": "string", "description": "<tenant>-<extension>: chat web and XMPP login"},
-				"password":      obj{"type": "string", "description": "returned only here; stored hashed"},
-				"jid":           obj{"type": "string", "description": "<tenant>-<extension>@<chat domain>"},
-				"websocket_url": url,
-				"login_url":     url,
+		// Exactly the service interface's table: every field, no other.
+		"AgentBundle": obj{"type": "object", "additionalProperties": false,
+			"required": []string{"status", "tenant", "extension", "connect", "sip", "endpoints"},
+			"properties": obj{
+				"status":    obj{"type": "string", "enum": []string{"provisioned"}, "description": `"provisioned", on provisioning and on rotate (the same bundle with a new chat password)`},
+				"tenant":    str,
+				"extension": str,
+				"connect": obj{"type": "object", "additionalProperties": false,
+					"required": []string{"username", "password", "websocket_url", "login_url"},
+					"properties": obj{
+						"username":      obj{"type": "string", "description": "<tenant>-<extension>: chat web and XMPP login (the JID is <username>@<chat domain>)"},
+						"password":      obj{"type": "string", "description": "returned only here; stored hashed"},
+						"websocket_url": url,
+						"login_url":     url,
+					}},
+				"sip": obj{"type": "object", "additionalProperties": false,
+					"required": []string{"extension", "auth_id", "password", "domain", "websocket_url"},
+					"properties": obj{
+						"extension": str, "auth_id": obj{"type": "string", "description": "<extension>-<tenant>"},
+						"password": str, "domain": str, "websocket_url": url,
+					}},
+				"endpoints": obj{"type": "object", "additionalProperties": false,
+					"required": []string{"management", "messaging", "reporting", "media", "connect_ws"},
+					"properties": obj{
+						"management": url, "messaging": url, "reporting": url, "media": url, "connect_ws": url,
+					}},
 			}},
-			"sip": obj{"type": "object", "properties": obj{
-				"extension": str, "auth_id": obj{"type": "string", "description": "<extension>-<tenant>"},
-				"password": str, "domain": str, "websocket_url": url,
-			}},
-			"endpoints": obj{"type": "object", "properties": obj{
-				"management": url, "messaging": url, "reporting": url, "media": url, "connect_ws": url,
-			}},
-		}},
 	}
 }

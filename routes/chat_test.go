@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard/switchboard/app"
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/chat"
 	"github.com/switchboard/switchboard/chat/chattest"
@@ -265,6 +266,35 @@ func TestDirectMessageToOfflineUser(t *testing.T) {
 	})
 }
 
+// bundleFields checks a provisioning bundle has exactly the fields of the
+// service interface's table, each a non-empty string.
+func bundleFields(t *testing.T, b map[string]any) {
+	t.Helper()
+	want := map[string][]string{
+		"":          {"status", "tenant", "extension", "connect", "sip", "endpoints"},
+		"connect":   {"username", "password", "websocket_url", "login_url"},
+		"sip":       {"extension", "auth_id", "password", "domain", "websocket_url"},
+		"endpoints": {"management", "messaging", "reporting", "media", "connect_ws"},
+	}
+	for part, fields := range want {
+		m := b
+		if part != "" {
+			m, _ = b[part].(map[string]any)
+		}
+		if len(m) != len(fields) {
+			t.Errorf("bundle %q has fields %v, want exactly %v", part, m, fields)
+		}
+		for _, f := range fields {
+			if _, isObj := want[f]; part == "" && isObj {
+				continue
+			}
+			if v, _ := m[f].(string); v == "" {
+				t.Errorf("bundle %s.%s = %v, want a non-empty string", part, f, m[f])
+			}
+		}
+	}
+}
+
 func TestAgentProvisioningAndRotate(t *testing.T) {
 	eachChatEnv(t, func(t *testing.T, e *chatEnv) {
 		b := e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "2001", "first_name": "Ada", "sip_password": "sip-secret-2001-ok"}).Expect(t, 201).Map(t)
@@ -281,7 +311,7 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 			"sip.auth_id":           {sip["auth_id"], "2001-" + e.tenant},
 			"sip.password":          {sip["password"], "sip-secret-2001-ok"},
 			"sip.domain":            {sip["domain"], "sip.test"},
-			"sip.websocket_url":     {sip["websocket_url"], "ws://sip.test:5066"},
+			"sip.websocket_url":     {sip["websocket_url"], "wss://sip.test:7443"},
 			"endpoints.management":  {ep["management"], base + "/api"},
 			"endpoints.messaging":   {ep["messaging"], base + "/api/messaging"},
 			"endpoints.reporting":   {ep["reporting"], base + "/api/reports"},
@@ -293,6 +323,7 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 				t.Errorf("%s = %v, want %v", name, c[0], c[1])
 			}
 		}
+		bundleFields(t, b)
 		pw, _ := conn["password"].(string)
 		if len(pw) < 20 {
 			t.Fatalf("generated chat password %q", pw)
@@ -330,9 +361,10 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 
 		rot := e.Do(t, "POST", "/api/connect/agent/"+e.tenant+"/2001/rotate", e.Key, map[string]any{}).Expect(t, 200).Map(t)
 		newPw := rot["connect"].(map[string]any)["password"].(string)
-		if newPw == pw || rot["sip"].(map[string]any)["password"] != "sip-secret-2001-ok" {
+		if newPw == pw || rot["sip"].(map[string]any)["password"] != "sip-secret-2001-ok" || rot["status"] != "provisioned" {
 			t.Fatalf("rotate answer %v", rot)
 		}
+		bundleFields(t, rot)
 		login(t, e, rot).Close()
 		if _, err := chattest.Login(context.Background(), e.xmpp.WSURL, e.lower+"-2001@"+chatDomain, pw); err == nil {
 			t.Fatal("the old chat password still logs in after rotate")
@@ -460,4 +492,191 @@ func onceEach(t *testing.T, msgs []string) []string {
 		}
 	}
 	return out
+}
+
+// TestPrivateChannelKeepsNonMembersOut: a private channel's room on
+// ejabberd holds only its members (members-only, affiliation member), a
+// non-member's user key cannot post into it (403 not_in_channel) and its
+// XMPP account cannot read the room's archive; read-only channels refuse
+// user keys' posts and archived channels refuse every post.
+func TestPrivateChannelKeepsNonMembersOut(t *testing.T) {
+	eachChatEnv(t, func(t *testing.T, e *chatEnv) {
+		base := "/api/tenants/" + e.tenant + "/chat_channels/"
+		member, outsider := e.provision(t, "1001"), e.provision(t, "1002")
+		ch := e.Do(t, "POST", base, e.Key, map[string]any{"name": "secret", "visibility": "private", "members": []string{"1001"}}).Expect(t, 201).Map(t)
+		room := e.lower + "-secret"
+		roomJID := room + "@conference." + chatDomain
+		opts := e.waitRoom(t, room)
+		if opts["members_only"] != "true" || opts["public"] != "false" {
+			t.Fatalf("private channel's room options %v", opts)
+		}
+		e.waitMember(t, room, e.lower+"-1001@"+chatDomain)
+		affs, err := e.chat.RoomAffiliations(context.Background(), room)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, a := range affs {
+			if a.Username == e.lower+"-1002" {
+				t.Fatalf("non-member 1002 has affiliation %q in %s: %v", a.Affiliation, room, affs)
+			}
+		}
+
+		post := func(key, body string) *apptest.Response {
+			return e.Do(t, "POST", "/api/connect/message/"+e.tenant, key, map[string]any{"to": "secret", "body": body})
+		}
+		memberKey := e.KeyFor(t, map[string]any{"tenant": e.tenant, "extension": "1001"})
+		outsiderKey := e.KeyFor(t, map[string]any{"tenant": e.tenant, "extension": "1002"})
+		r := post(outsiderKey, "let me in").Expect(t, 403)
+		if c := r.Code(t); c != "not_in_channel" {
+			t.Fatalf("non-member's post: code %s", c)
+		}
+		if m := r.Map(t); !strings.Contains(m["error"].(string), "1002") || !strings.Contains(m["error"].(string), "secret") {
+			t.Fatalf("non-member's post: error %v", m)
+		}
+		post(memberKey, "from a member").Expect(t, 200)
+		post(e.Key, "from an integration").Expect(t, 200)
+
+		// On ejabberd: the member reads both posts, the outsider's account
+		// is refused the room's archive.
+		got := archiveOf(t, login(t, e, member), roomJID, 2)
+		if len(got) != 2 || !strings.Contains(got[0], "from a member") || !strings.Contains(got[1], "from an integration") {
+			t.Fatalf("member's view of the archive %v", got)
+		}
+		if msgs, err := login(t, e, outsider).Archive(context.Background(), roomJID); err == nil {
+			t.Fatalf("non-member read the private room's archive: %v", msgs)
+		}
+
+		// Read-only: members' user keys are refused, integrations post.
+		e.Do(t, "PUT", base+fmt.Sprint(ch["id"]), e.Key, map[string]any{"read_only": true}).Expect(t, 200)
+		if c := post(memberKey, "read-only?").Expect(t, 403).Code(t); c != "channel_read_only" {
+			t.Fatalf("member in read-only channel: code %s", c)
+		}
+		if c := post(outsiderKey, "read-only?").Expect(t, 403).Code(t); c != "channel_read_only" && c != "not_in_channel" {
+			t.Fatalf("non-member in read-only channel: code %s", c)
+		}
+		post(e.Key, "integration in read-only").Expect(t, 200)
+
+		// Archived: every post is refused, and none is kept.
+		e.Do(t, "PUT", base+fmt.Sprint(ch["id"]), e.Key, map[string]any{"archived": true}).Expect(t, 200)
+		for _, key := range []string{e.Key, memberKey} {
+			if c := post(key, "after archiving").Expect(t, 410).Code(t); c != "channel_is_archived" {
+				t.Fatalf("archived channel: code %s", c)
+			}
+		}
+		var queued int
+		if err := e.Store.DB().Get(&queued, "SELECT COUNT(*) FROM chat_outbox WHERE room = ? AND stanza LIKE ?", room, "%after archiving%"); err != nil || queued != 0 {
+			t.Fatalf("posts to the archived channel queued: %d (%v)", queued, err)
+		}
+		got = archiveOf(t, login(t, e, member), roomJID, 3)
+		if len(got) != 3 {
+			t.Fatalf("archive after the refusals has %d messages, want 3: %v", len(got), got)
+		}
+	})
+}
+
+// TestChatSyncCommandRepairsWhatEjabberdLost: `switchboard chat sync`
+// recreates a room ejabberd lost, restores a lost membership, removes a
+// room the database does not have, and reports on stderr an account
+// ejabberd lost (only a hash of its password is kept), which a rotate then
+// recreates.
+func TestChatSyncCommandRepairsWhatEjabberdLost(t *testing.T) {
+	eachChatEnv(t, func(t *testing.T, e *chatEnv) {
+		ctx := context.Background()
+		base := "/api/tenants/" + e.tenant + "/chat_channels/"
+		e.Do(t, "POST", base, e.Key, map[string]any{"name": "ops", "topic": "alerts"}).Expect(t, 201)
+		e.Do(t, "POST", base, e.Key, map[string]any{"name": "inner", "visibility": "private", "members": []string{"1001"}}).Expect(t, 201)
+		agent := e.provision(t, "1001")
+		e.provision(t, "1002")
+		ops, inner := e.lower+"-ops", e.lower+"-inner"
+		user1001, user1002 := e.lower+"-1001", e.lower+"-1002"
+		e.waitRoom(t, ops)
+		e.waitMember(t, ops, user1002+"@"+chatDomain)
+		e.waitMember(t, inner, user1001+"@"+chatDomain)
+
+		// ejabberd loses a room, a membership and an account, and has a
+		// room of the tenant that no channel names.
+		if err := e.chat.DestroyRoom(ctx, ops); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.chat.SetAffiliation(ctx, inner, user1001+"@"+chatDomain, "none"); err != nil {
+			t.Fatal(err)
+		}
+		if err := e.chat.Unregister(ctx, user1002); err != nil {
+			t.Fatal(err)
+		}
+		stray := e.lower + "-stray"
+		if err := e.chat.CreateRoom(ctx, stray, map[string]string{"persistent": "true"}); err != nil {
+			t.Fatal(err)
+		}
+
+		var stdout, stderr strings.Builder
+		env := map[string]string{
+			"SWITCHBOARD_DATABASE_URL": e.Cfg.DatabaseURL,
+			"SWITCHBOARD_SECRET_KEY":   apptest.TestSecretKey,
+			"SWITCHBOARD_CHAT_API_URL": e.xmpp.APIURL,
+			"SWITCHBOARD_CHAT_DOMAIN":  chatDomain,
+		}
+		err := app.Run(ctx, app.Env{Args: []string{"chat", "sync"}, Getenv: func(k string) string { return env[k] }, Stdin: strings.NewReader(""), Stdout: &stdout, Stderr: &stderr})
+		if err != nil {
+			t.Fatalf("chat sync: %v\nstderr: %s", err, stderr.String())
+		}
+		if strings.TrimSpace(stdout.String()) != "chat server is in sync" {
+			t.Fatalf("chat sync stdout %q", stdout.String())
+		}
+		if !strings.Contains(stderr.String(), "rotate its password") || !strings.Contains(stderr.String(), user1002) {
+			t.Fatalf("chat sync did not report the lost account %s: stderr %q", user1002, stderr.String())
+		}
+
+		// The command's work, read straight from ejabberd.
+		opts, err := e.chat.RoomOptions(ctx, ops)
+		if err != nil || opts["persistent"] != "true" || opts["members_only"] != "true" || opts["mam"] != "true" {
+			t.Fatalf("room %s after sync: %v %v", ops, opts, err)
+		}
+		memberOf := func(room, user string) bool {
+			affs, err := e.chat.RoomAffiliations(ctx, room)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, a := range affs {
+				if a.Username == user && a.Affiliation == "member" {
+					return true
+				}
+			}
+			return false
+		}
+		if !memberOf(inner, user1001) || !memberOf(ops, user1001) {
+			t.Fatalf("memberships of %s not restored", user1001)
+		}
+		rooms, err := e.chat.Rooms(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rooms {
+			if r == stray {
+				t.Fatalf("room %s that no channel names is still on ejabberd", stray)
+			}
+		}
+		if ok, err := e.chat.CheckAccount(ctx, user1001); err != nil || !ok {
+			t.Fatalf("account %s: %v %v", user1001, ok, err)
+		}
+		// The member posts and reads the recreated room again. (A probe of
+		// the server's that timed out while the sync kept ejabberd busy
+		// answers 503 for about a second: posts are refused, not kept.)
+		eventually(t, 10*time.Second, "a post into the recreated room", func() bool {
+			r := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "ops", "body": "after the sync"})
+			if r.Status == 503 && r.Code(t) == "chat_unavailable" {
+				time.Sleep(200 * time.Millisecond)
+				return false
+			}
+			r.Expect(t, 200)
+			return true
+		})
+		if got := archiveOf(t, login(t, e, agent), ops+"@conference."+chatDomain, 1); !strings.Contains(got[len(got)-1], "after the sync") {
+			t.Fatalf("recreated room's archive %v", got)
+		}
+		// The lost account comes back with a rotate, in its rooms.
+		b := e.Do(t, "POST", "/api/connect/agent/"+e.tenant+"/1002/rotate", e.Key, map[string]any{}).Expect(t, 200).Map(t)
+		login(t, e, b)
+		e.waitMember(t, ops, user1002+"@"+chatDomain)
+	})
 }

@@ -194,8 +194,10 @@ func TestChatWebClientLogin(t *testing.T) {
 }
 
 // TestBundleSIPWebSocketIsOnTheProfile: the bundle's sip.websocket_url
-// names the port of the ws-binding Switchboard renders on the internal
-// sofia profile FreeSWITCH fetches, both from SWITCHBOARD_SIP_WS_PORT.
+// names the port of the wss-binding Switchboard renders on the internal
+// sofia profile FreeSWITCH fetches (SWITCHBOARD_SIP_WSS_PORT; the SIP
+// domain is not loopback, so the URL is wss://), beside the plain
+// ws-binding (SWITCHBOARD_SIP_WS_PORT); the external profile has neither.
 func TestBundleSIPWebSocketIsOnTheProfile(t *testing.T) {
 	t.Parallel()
 	x := chattest.Start(t, chatDomain)
@@ -204,11 +206,12 @@ func TestBundleSIPWebSocketIsOnTheProfile(t *testing.T) {
 		"SWITCHBOARD_CHAT_DOMAIN":  chatDomain,
 		"SWITCHBOARD_CHAT_WS_URL":  x.WSURL,
 		"SWITCHBOARD_SIP_WS_PORT":  "5070",
+		"SWITCHBOARD_SIP_WSS_PORT": "7444",
 	})
 	tenant := s.Tenant(t, "sipws")
 	bundle := s.Do(t, "POST", "/api/connect/agent/"+tenant, s.Key, map[string]any{"extension": "1001"}).Expect(t, 201).Map(t)
 	sip := bundle["sip"].(map[string]any)
-	if sip["websocket_url"] != "ws://sip.test:5070" || sip["domain"] != "sip.test" || sip["auth_id"] != "1001-"+tenant {
+	if sip["websocket_url"] != "wss://sip.test:7444" || sip["domain"] != "sip.test" || sip["auth_id"] != "1001-"+tenant {
 		t.Fatalf("bundle sip block %v", sip)
 	}
 	doc := string(s.DoHeaders(t, "POST", "/fs/xml", map[string]string{"Content-Type": "application/x-www-form-urlencoded"},
@@ -219,6 +222,9 @@ func TestBundleSIPWebSocketIsOnTheProfile(t *testing.T) {
 	}
 	if !strings.Contains(internal, `<param name="ws-binding" value=":5070"/>`) || strings.Contains(external, "ws-binding") {
 		t.Fatalf("ws-binding not (only) on the internal profile:\n%s", doc)
+	}
+	if !strings.Contains(internal, `<param name="wss-binding" value=":7444"/>`) || strings.Contains(external, "wss-binding") {
+		t.Fatalf("wss-binding not (only) on the internal profile:\n%s", doc)
 	}
 }
 

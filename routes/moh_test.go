@@ -46,6 +46,11 @@ func TestMusicOnHoldReachesFreeSWITCH(t *testing.T) {
 		if !strings.Contains(string(conf.Body), wantDir) || !strings.Contains(string(conf.Body), `<param name="rate" value="16000"/>`) {
 			t.Fatalf("local_stream.conf lacks %s:\n%s", wantDir, conf.Body)
 		}
+		// The platform's default stream, which queues, rooms and phones
+		// without a class play (local_stream://moh).
+		if def := fmt.Sprintf(`<directory name="moh" path="%s/8000">`, e.Cfg.Media.MOHDefaultDir); e.Cfg.Media.MOHDefaultDir == "" || !strings.Contains(string(conf.Body), def) {
+			t.Fatalf("local_stream.conf lacks the default stream %s:\n%s", def, conf.Body)
+		}
 
 		// A file added to the class: converted to its rate into its
 		// directory, listed in files, the stream reloaded; idempotent.

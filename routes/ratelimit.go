@@ -41,10 +41,13 @@ func newLimiter(rdb redis.UniversalClient, l Limits) *limiter {
 
 const blockPrefix = "sb:authblock:"
 
+// blocks reports whether addresses are ever blocked (authBlocked asks Redis).
+func (l *limiter) blocks() bool { return l.rl != nil && l.limits.AuthFailuresPerMinute > 0 }
+
 // authBlocked reports whether the address is refused for failing too
 // often, and for how long. It runs before any key lookup or bcrypt check.
 func (l *limiter) authBlocked(ctx context.Context, addr string) (time.Duration, bool) {
-	if l.rl == nil || l.limits.AuthFailuresPerMinute <= 0 {
+	if !l.blocks() {
 		return 0, false
 	}
 	// The value is the end of the block (Unix ms), so a Redis that does

@@ -2,6 +2,7 @@ package routes
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
@@ -47,6 +48,9 @@ func crudAccess(res *models.Resource, op string) Access {
 		a.Perm = "config.write"
 		if res.WritePermission != "" {
 			a.Perm = res.WritePermission
+		}
+		if res.OwnPermission != "" {
+			a.OwnPerm, a.User = res.OwnPermission, UserOwnObjects
 		}
 	}
 	switch {
@@ -129,6 +133,9 @@ func (s *server) createObject(res *models.Resource) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		if err := s.ownOnly(c, res, o, "", in); err != nil {
+			return err
+		}
 		rec, err := s.Store.Create(models.WithActor(c.UserContext(), principal(c).Name), res, o, in)
 		if err != nil {
 			return err
@@ -144,6 +151,9 @@ func (s *server) updateObject(res *models.Resource) fiber.Handler {
 		if err != nil {
 			return err
 		}
+		if err := s.ownOnly(c, res, o, c.Params("key"), in); err != nil {
+			return err
+		}
 		rec, err := s.Store.Update(c.UserContext(), res, o, c.Params("key"), in)
 		if err != nil {
 			return err
@@ -156,6 +166,9 @@ func (s *server) deleteObject(res *models.Resource) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		o := tenantOwner(c)
 		key := c.Params("key")
+		if err := s.ownOnly(c, res, o, key, nil); err != nil {
+			return err
+		}
 		if err := s.Store.Delete(c.UserContext(), res, o, key); err != nil {
 			return err
 		}
@@ -282,4 +295,50 @@ func sendPage(c *fiber.Ctx, items any, total int, p models.Page) error {
 	}
 	c.Set("Access-Control-Expose-Headers", "X-Total-Count, Link")
 	return c.JSON(items)
+}
+
+// ownOnly applies a resource's OwnPermission when the caller holds only
+// that (authorize marked the request): the object (key, "" on create) must
+// be one the caller created, and the chat channel it names (in, or the
+// object's) one the caller belongs to: a public channel for any user key
+// of the tenant, a private one for its members. Other credentials belong
+// to no channel.
+func (s *server) ownOnly(c *fiber.Ctx, res *models.Resource, o models.Owner, key string, in map[string]any) error {
+	if own, _ := c.Locals(ownOnlyKey).(bool); !own || res.OwnPermission == "" {
+		return nil
+	}
+	return checkOwn(c.UserContext(), s.Store, principal(c), res, o, key, in)
+}
+
+func checkOwn(ctx context.Context, st *models.Store, p *Principal, res *models.Resource, o models.Owner, key string, in map[string]any) error {
+	channel, _ := in["channel"].(string)
+	if key != "" {
+		old, err := st.Get(ctx, res, o, key)
+		if err != nil {
+			return err
+		}
+		if by, _ := old["created_by"].(string); by != p.Name {
+			return newError(fiber.StatusForbidden, "not_owner", "this credential manages only the "+res.Title+"s it created ("+res.OwnPermission+")")
+		}
+		if channel == "" {
+			channel, _ = old["channel"].(string)
+		}
+	}
+	if channel == "" {
+		return nil // validation names the missing channel
+	}
+	if p.Kind != "user_key" {
+		return newError(fiber.StatusForbidden, "not_in_channel", "with "+res.OwnPermission+" only a user key, for chat channels its extension belongs to")
+	}
+	recs, err := st.Records(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": channel})
+	if err != nil {
+		return err
+	}
+	if len(recs) == 0 {
+		return nil // validation answers the unknown channel
+	}
+	if recs[0]["visibility"] == "private" && !listHas(recs[0]["members"], p.Extension) {
+		return newError(fiber.StatusForbidden, "not_in_channel", "extension "+p.Extension+" is not a member of private channel "+channel)
+	}
+	return nil
 }

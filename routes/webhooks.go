@@ -36,12 +36,18 @@ func WebhookRoutes(d ChatDeps) []Route {
 	r := &chatRoutes{d}
 	return []Route{
 		{Method: "POST", Path: "/integration/webhooks/:token", Summary: "Slack-compatible incoming webhook post into the webhook's chat channel: JSON, or a form field payload holding JSON; answers ok as plain text (Slack's error codes as plain text, or the JSON error shape with Accept: application/json)", Tag: "chat", Auth: AuthCustom, Request: "WebhookPayload", Produces: "text/plain", Handler: r.webhookPost},
-		{Method: "POST", Path: "/api/tenants/:tenant/incoming_webhooks/:id/regenerate", Summary: "New token and URL for an incoming webhook (the old URL stops working at once); the answer shows them once", Tag: "incoming_webhooks", Auth: AuthAPI, Access: Access{Perm: "incoming_webhooks.manage", Scope: ScopeTenant}, Request: "Empty", Response: "IncomingWebhookCreated", Handler: r.regenerate},
+		{Method: "POST", Path: "/api/tenants/:tenant/incoming_webhooks/:id/regenerate", Summary: "New token and URL for an incoming webhook (the old URL stops working at once); the answer shows them once", Tag: "incoming_webhooks", Auth: AuthAPI, Access: Access{Perm: "incoming_webhooks.manage", OwnPerm: "incoming_webhooks.manage_own", Scope: ScopeTenant, User: UserOwnObjects}, Request: "Empty", Response: "IncomingWebhookCreated", Handler: r.regenerate},
 	}
 }
 
 // regenerate replaces a webhook's token.
 func (r *chatRoutes) regenerate(c *fiber.Ctx) error {
+	if own, _ := c.Locals(ownOnlyKey).(bool); own {
+		res := r.Store.Registry().Resource("incoming_webhooks")
+		if err := checkOwn(c.UserContext(), r.Store, principal(c), res, tenantOwner(c), c.Params("id"), nil); err != nil {
+			return err
+		}
+	}
 	rec, err := r.Store.RegenerateWebhookToken(c.UserContext(), tenantOwner(c), c.Params("id"))
 	if err != nil {
 		return err
@@ -112,7 +118,7 @@ func (r *chatRoutes) webhookPost(c *fiber.Ctx) error {
 	out := chat.Render(payload)
 	actx, cancel := actionContext(c)
 	defer cancel()
-	m := chat.ChannelMessage{Room: chat.RoomLocal(o.Tenant, channel), Body: out.Body, HTML: out.HTML, FromName: name, Avatar: pic}
+	m := chat.ChannelMessage{Room: chat.RoomLocal(o.Tenant, channel), Body: out.Body, HTML: out.HTML, Unstyled: out.Unstyled, FromName: name, Avatar: pic}
 	if _, err := r.Queue.Enqueue(actx, m, chat.Event{Tenant: o.Tenant, Channel: channel, FromName: name, Body: out.Body}); err != nil {
 		log.Warn("webhook post not accepted", "error", err)
 		return slackError(c, fiber.StatusServiceUnavailable, "chat_unavailable", "the chat server is not reachable; try again later")

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/app/apptest"
 )
 
 // postHook sends a raw webhook post and returns status, content type and body.
@@ -210,5 +212,150 @@ func TestIncomingWebhookRateLimitAndPermission(t *testing.T) {
 		if s, _, b := postHook(t, e, token, "application/json", `{"text":"x"}`); s != 410 || b != "channel_is_archived" {
 			t.Fatalf("archived channel: %d %s", s, b)
 		}
+	})
+}
+
+// TestIncomingWebhookOversizeAndChatServerDown: a post over 256 KiB is
+// refused with 413 (Slack-style plain text, or the JSON error shape) and
+// nothing is posted; while the chat server is down posts answer 503
+// chat_unavailable and are not kept, posts accepted before the outage was
+// noticed are posted once it is back, and the hook's counter counts only
+// what was accepted.
+func TestIncomingWebhookOversizeAndChatServerDown(t *testing.T) {
+	eachChatEnv(t, func(t *testing.T, e *chatEnv) {
+		base := "/api/tenants/" + e.tenant
+		e.Do(t, "POST", base+"/chat_channels/", e.Key, map[string]any{"name": "alerts"}).Expect(t, 201)
+		room := e.lower + "-alerts"
+		e.waitRoom(t, room)
+		reader := e.provision(t, "1001")
+		e.waitMember(t, room, e.lower+"-1001@"+chatDomain)
+		hook := e.Do(t, "POST", base+"/incoming_webhooks/", e.Key, map[string]any{"channel": "alerts", "name": "Grafana"}).Expect(t, 201).Map(t)
+		token, id := hook["token"].(string), fmt.Sprint(hook["id"])
+		post := func(text string, headers ...string) (int, string, string) {
+			js, _ := json.Marshal(map[string]any{"text": text})
+			return postHook(t, e, token, "application/json", string(js), headers...)
+		}
+
+		// Over the limit: a 300 KiB body (attachments padded past 256 KiB).
+		big, _ := json.Marshal(map[string]any{"text": "too big", "attachments": []any{map[string]any{"fallback": strings.Repeat("x", 300<<10)}}})
+		status, ct, body := postHook(t, e, token, "application/json", string(big))
+		if status != 413 || body != "payload_too_large" || !strings.HasPrefix(ct, "text/plain") {
+			t.Fatalf("oversize post: %d %q %q", status, ct, body)
+		}
+		status, ct, body = postHook(t, e, token, "application/json", string(big), "Accept", "application/json")
+		var jerr map[string]any
+		if status != 413 || !strings.HasPrefix(ct, "application/json") || json.Unmarshal([]byte(body), &jerr) != nil || jerr["code"] != "payload_too_large" || jerr["error"] == "" {
+			t.Fatalf("oversize post asking for JSON: %d %q %q", status, ct, body)
+		}
+
+		if status, _, body := post("before the outage"); status != 200 || body != "ok" {
+			t.Fatalf("post: %d %q", status, body)
+		}
+		e.xmpp.Stop()
+		accepted := []string{"before the outage"}
+		eventually(t, 10*time.Second, "webhook posts answer 503 during the outage", func() bool {
+			text := fmt.Sprintf("during the outage %d", len(accepted))
+			status, ct, body := post(text)
+			if status == 200 {
+				accepted = append(accepted, text)
+				time.Sleep(200 * time.Millisecond)
+				return false
+			}
+			if status != 503 || body != "chat_unavailable" || !strings.HasPrefix(ct, "text/plain") {
+				t.Fatalf("post during the outage: %d %q %q", status, ct, body)
+			}
+			return true
+		})
+		if status, _, body := post("refused while down"); status != 503 || body != "chat_unavailable" {
+			t.Fatalf("post while down: %d %q", status, body)
+		}
+		status, ct, body = post("refused while down", "Accept", "application/json")
+		if status != 503 || !strings.Contains(body, `"code":"chat_unavailable"`) || !strings.HasPrefix(ct, "application/json") {
+			t.Fatalf("post while down asking for JSON: %d %q %q", status, ct, body)
+		}
+		e.xmpp.Restart()
+		eventually(t, 20*time.Second, "webhook posts accepted again", func() bool {
+			status, _, _ := post("after the outage")
+			if status == 200 {
+				accepted = append(accepted, "after the outage")
+			}
+			return status == 200
+		})
+
+		got := onceEach(t, archiveOf(t, login(t, e, reader), room+"@conference."+chatDomain, len(accepted)))
+		if len(got) != len(accepted) {
+			t.Fatalf("archive has %d messages, want the %d accepted: %q", len(got), len(accepted), got)
+		}
+		for i, want := range accepted {
+			if !strings.Contains(got[i], want) {
+				t.Fatalf("archive message %d %q, want %q", i, got[i], want)
+			}
+		}
+		for _, m := range got {
+			if strings.Contains(m, "refused while down") || strings.Contains(m, "too big") {
+				t.Fatalf("a refused post reached the room: %q", m)
+			}
+		}
+		h := e.Do(t, "GET", base+"/incoming_webhooks/"+id, e.Key, nil).Expect(t, 200).Map(t)
+		if fmt.Sprint(h["message_count"]) != fmt.Sprint(len(accepted)) {
+			t.Fatalf("message_count %v, want %d", h["message_count"], len(accepted))
+		}
+	})
+}
+
+// TestIncomingWebhookManageOwn: incoming_webhooks.manage_own lets a user
+// key create webhooks only for chat channels its extension belongs to, and
+// change, regenerate and delete only the webhooks it created; a user key
+// without the grant, and a tenant key with only it, manage none.
+func TestIncomingWebhookManageOwn(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := s.Tenant(t, "own")
+		base := "/api/tenants/" + tenant
+		for _, ext := range []string{"1001", "1002"} {
+			s.Do(t, "POST", base+"/extensions/", s.Key, map[string]any{"name": ext}).Expect(t, 201)
+		}
+		s.Do(t, "POST", base+"/chat_channels/", s.Key, map[string]any{"name": "open"}).Expect(t, 201)
+		s.Do(t, "POST", base+"/chat_channels/", s.Key, map[string]any{"name": "inner", "visibility": "private", "members": []string{"1001"}}).Expect(t, 201)
+		own := []string{"incoming_webhooks.manage_own"}
+		k1001 := s.KeyFor(t, map[string]any{"tenant": tenant, "extension": "1001", "permissions": own})
+		k1002 := s.KeyFor(t, map[string]any{"tenant": tenant, "extension": "1002", "permissions": own})
+		plainUser := s.KeyFor(t, map[string]any{"tenant": tenant, "extension": "1001"})
+		ownTenantKey := s.KeyFor(t, map[string]any{"tenant": tenant, "permissions": own})
+		hooks := base + "/incoming_webhooks/"
+		code := func(r *apptest.Response, status int, want string) {
+			t.Helper()
+			if c := r.Expect(t, status).Code(t); c != want {
+				t.Fatalf("code %q, want %q", c, want)
+			}
+		}
+
+		mine := s.Do(t, "POST", hooks, k1001, map[string]any{"channel": "inner", "name": "Mine"}).Expect(t, 201).Map(t)
+		if mine["created_by"] == nil || mine["url"] == nil {
+			t.Fatalf("create answer %v", mine)
+		}
+		s.Do(t, "POST", hooks, k1002, map[string]any{"channel": "open", "name": "Public one"}).Expect(t, 201)
+		code(s.Do(t, "POST", hooks, k1002, map[string]any{"channel": "inner", "name": "Sneaky"}), 403, "not_in_channel")
+		code(s.Do(t, "POST", hooks, ownTenantKey, map[string]any{"channel": "open", "name": "No channel of its own"}), 403, "not_in_channel")
+		code(s.Do(t, "POST", hooks, plainUser, map[string]any{"channel": "open", "name": "No grant"}), 403, "forbidden")
+
+		id := fmt.Sprint(mine["id"])
+		code(s.Do(t, "PUT", hooks+id, k1002, map[string]any{"name": "Taken"}), 403, "not_owner")
+		code(s.Do(t, "POST", hooks+id+"/regenerate", k1002, map[string]any{}), 403, "not_owner")
+		code(s.Do(t, "DELETE", hooks+id, k1002, nil), 403, "not_owner")
+		admins := s.Do(t, "POST", hooks, s.Key, map[string]any{"channel": "open", "name": "Admin's"}).Expect(t, 201).Map(t)
+		code(s.Do(t, "DELETE", hooks+fmt.Sprint(admins["id"]), k1001, nil), 403, "not_owner")
+
+		if got := s.Do(t, "PUT", hooks+id, k1001, map[string]any{"name": "Still mine"}).Expect(t, 200).Map(t); got["name"] != "Still mine" {
+			t.Fatalf("update answer %v", got)
+		}
+		code(s.Do(t, "PUT", hooks+id, k1002, map[string]any{"name": "x"}), 403, "not_owner")
+		regen := s.Do(t, "POST", hooks+id+"/regenerate", k1001, map[string]any{}).Expect(t, 200).Map(t)
+		if regen["token"] == nil {
+			t.Fatalf("regenerate answer %v", regen)
+		}
+		s.Do(t, "DELETE", hooks+id, k1001, nil).Expect(t, 204)
+		s.Do(t, "GET", hooks+id, s.Key, nil).Expect(t, 404)
+		// The full grant still covers every webhook of the tenant.
+		s.Do(t, "DELETE", hooks+fmt.Sprint(admins["id"]), s.Key, nil).Expect(t, 204)
 	})
 }

@@ -147,37 +147,39 @@ func (s *Service) Handle(ctx context.Context, c changes.Change) error {
 // idempotent.
 func (s *Service) HandleBatch(ctx context.Context, cs []changes.Change) error {
 	// A webhook written later in the batch is already in its new state in
-	// the database: the events before that write see it as it was then
-	// (the write's before).
+	// the database: an event before such a write sees the webhook as it
+	// was then, which is the before of the first write after the event.
+	// (Only the first write of the whole batch is not enough: with a
+	// disable, an event and an enable in one batch, the event would see
+	// the enabled webhook of the database.)
 	type write struct {
 		at      int
 		enabled bool
 		reason  bool
 	}
-	firstWrite := map[string]write{}
+	writes := map[string][]write{}
 	for i, c := range cs {
 		if slices.Contains(Kinds, c.Resource) && c.Op == changes.Update {
-			key := c.Resource + "/" + c.Key
-			if _, seen := firstWrite[key]; !seen {
-				var before struct {
-					Enabled bool    `json:"enabled"`
-					Reason  *string `json:"disabled_reason"`
-				}
-				_ = json.Unmarshal(c.Before, &before)
-				firstWrite[key] = write{at: i, enabled: before.Enabled, reason: before.Reason != nil && *before.Reason != ""}
+			var before struct {
+				Enabled bool    `json:"enabled"`
+				Reason  *string `json:"disabled_reason"`
 			}
+			_ = json.Unmarshal(c.Before, &before)
+			key := c.Resource + "/" + c.Key
+			writes[key] = append(writes[key], write{at: i, enabled: before.Enabled, reason: before.Reason != nil && *before.Reason != ""})
 		}
 	}
 	var rows []row
 	for i, c := range cs {
 		asOf := func(h *Hook) *Hook {
-			w, ok := firstWrite[h.Kind+"/"+strconv.FormatInt(h.ID, 10)]
-			if !ok || w.at < i {
-				return h
+			for _, w := range writes[h.Kind+"/"+strconv.FormatInt(h.ID, 10)] {
+				if w.at > i {
+					then := *h
+					then.Enabled, then.Suspended = w.enabled, !w.enabled && w.reason
+					return &then
+				}
 			}
-			then := *h
-			then.Enabled, then.Suspended = w.enabled, !w.enabled && w.reason
-			return &then
+			return h
 		}
 		if slices.Contains(Kinds, c.Resource) && c.Op != changes.Event {
 			// Webhook writes change what later events target: apply the

@@ -114,6 +114,7 @@ func benchChat(ctx context.Context, args []string) error {
 		return err
 	}
 	defer prof.stop()
+	cpu := startCPU()
 	start := time.Now()
 	ok, failed, elapsed := openLoop(*rate, *dur, func(int) error {
 		st, data, err := post(ctx, hc, msgURL, key, body)
@@ -123,7 +124,10 @@ func benchChat(ctx context.Context, args []string) error {
 		return err
 	})
 	fmt.Printf("chat: %d channel messages at %d/s open loop over %.1fs on %s (%d errors)\n", len(ok)+failed, *rate, elapsed.Seconds(), b.name, failed)
-	fmt.Printf("  POST /api/connect/message (200):  p50 %.2f ms  p99 %.2f ms  max %.2f ms\n", ms(pctl(ok, 0.5)), ms(pctl(ok, 0.99)), ms(pctl(ok, 1)))
+	fmt.Printf("  POST /api/connect/message (200):  p50 %.2f ms  p90 %.2f ms  p99 %.2f ms  max %.2f ms\n", ms(pctl(ok, 0.5)), ms(pctl(ok, 0.9)), ms(pctl(ok, 0.99)), ms(pctl(ok, 1)))
+	if *hold {
+		cpu.report(len(ok)) // acceptance alone: nothing was posted yet
+	}
 	if *hold {
 		if err := b.st.ReleaseOutboxLease(ctx, leaseName, holdHolder); err != nil {
 			return err
@@ -146,6 +150,9 @@ func benchChat(ctx context.Context, args []string) error {
 		time.Sleep(10 * time.Millisecond)
 	}
 	took := time.Since(start)
+	if !*hold {
+		cpu.report(len(ok)) // acceptance and posting, until the queue was empty
+	}
 	if err := prof.stop(); err != nil {
 		return err
 	}

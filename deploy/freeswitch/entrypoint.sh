@@ -38,4 +38,9 @@ for d in directory dialplan; do
   cp /switchboard/empty/00-empty.xml "$conf/$d/"
 done
 
+# The media library (/media) is shared with Switchboard (uid/gid 65532, the
+# volume's group with setgid): directories and files FreeSWITCH creates
+# there (voicemail boxes, faxes, recordings) stay group-writable.
+umask 0002
+
 exec freeswitch -nonat -nf -nc

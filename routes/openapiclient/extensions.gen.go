@@ -447,6 +447,9 @@ type Extension struct {
 	// Mobile the user's mobile; from of POST /api/telephony/call must equal it
 	Mobile *string `json:"mobile"`
 
+	// MohClassId hold music a caller hears while this extension holds the call (its directory user's hold_music); default the tenant's
+	MohClassId *int `json:"moh_class_id"`
+
 	// Name extension number; path id
 	Name             string             `json:"name"`
 	OutboundCallerid *string            `json:"outbound_callerid"`
@@ -524,6 +527,9 @@ type ExtensionCreate struct {
 
 	// Mobile the user's mobile; from of POST /api/telephony/call must equal it. Phone numbers: international (+…), or national read with the tenant's country; stored in E.164.
 	Mobile *string `json:"mobile,omitempty"`
+
+	// MohClassId hold music a caller hears while this extension holds the call (its directory user's hold_music); default the tenant's
+	MohClassId *int `json:"moh_class_id,omitempty"`
 
 	// Name extension number; path id
 	Name             string                   `json:"name"`
@@ -605,6 +611,9 @@ type ExtensionCreated struct {
 
 	// Mobile the user's mobile; from of POST /api/telephony/call must equal it
 	Mobile *string `json:"mobile"`
+
+	// MohClassId hold music a caller hears while this extension holds the call (its directory user's hold_music); default the tenant's
+	MohClassId *int `json:"moh_class_id"`
 
 	// Name extension number; path id
 	Name             string                    `json:"name"`
@@ -689,6 +698,9 @@ type ExtensionUpdate struct {
 
 	// Mobile the user's mobile; from of POST /api/telephony/call must equal it. Phone numbers: international (+…), or national read with the tenant's country; stored in E.164.
 	Mobile *string `json:"mobile,omitempty"`
+
+	// MohClassId hold music a caller hears while this extension holds the call (its directory user's hold_music); default the tenant's
+	MohClassId *int `json:"moh_class_id,omitempty"`
 
 	// Name extension number; path id
 	Name             *string                  `json:"name,omitempty"`
