@@ -67,10 +67,10 @@ type Server struct {
 	replies   []scripted
 	coreUUID  string
 	xmlCurl   string
-	cc        callcenter        // mod_callcenter's state (callcenter.go)
-	gateways  map[string]string // mod_sofia's gateways: name -> profile (sofia.go)
-	vm        []VMMessage       // mod_voicemail's voicemail_msgs (voicemail.go)
-	sent      []SentEvent       // events fired by clients with sendevent
+	cc        callcenter               // mod_callcenter's state (callcenter.go)
+	gateways  map[string]*sofiaGateway // mod_sofia's gateways by name (sofia.go)
+	vm        []VMMessage              // mod_voicemail's voicemail_msgs (voicemail.go)
+	sent      []SentEvent              // events fired by clients with sendevent
 	wg        sync.WaitGroup
 }
 
@@ -111,7 +111,7 @@ func New(opts Options) *Server {
 		conns:     make(map[int]*conn),
 		cmdNotify: make(chan struct{}),
 		channels:  make(map[string]*Channel),
-		gateways:  make(map[string]string),
+		gateways:  make(map[string]*sofiaGateway),
 	}
 }
 

@@ -22,6 +22,10 @@ import (
 //	sofia profile <name> startgw <gw>
 //
 // Anything else under "sofia profile <name>" is "-ERR Unknown command!".
+// Of "sofia xmlstatus" (mod_sofia.c cmd_xml_status) the gateway forms:
+//
+//	sofia xmlstatus gateway       every gateway of every running profile
+//	sofia xmlstatus gateway <gw>  one gateway (sofia_reg_find_gateway)
 
 const sofiaUsage = "USAGE:\n" +
 	"--------------------------------------------------------------------------------\n" +
@@ -43,6 +47,8 @@ func (s *Server) sofia(args string) string {
 		return sofiaUsage
 	case "profile":
 		return s.sofiaProfile(argv[1:])
+	case "xmlstatus":
+		return s.sofiaXMLStatus(argv[1:])
 	}
 	return "Unknown Command [" + argv[0] + "]\n"
 }
@@ -63,8 +69,8 @@ func (s *Server) sofiaProfile(argv []string) string {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if argv[2] == "_all_" {
-			for name, p := range s.gateways {
-				if p == profile {
+			for name, g := range s.gateways {
+				if g.profile == profile {
 					delete(s.gateways, name)
 				}
 			}
@@ -98,8 +104,8 @@ func (s *Server) Gateways() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var out []string
-	for name, p := range s.gateways {
-		out = append(out, p+"::"+name)
+	for name, g := range s.gateways {
+		out = append(out, g.profile+"::"+name)
 	}
 	slices.Sort(out)
 	return out
@@ -113,8 +119,10 @@ type sofiaDocument struct {
 			Profiles []struct {
 				Name     string `xml:"name,attr"`
 				Gateways []struct {
-					Name string `xml:"name,attr"`
+					Name   string       `xml:"name,attr"`
+					Params []xmlNameVal `xml:"param"`
 				} `xml:"gateways>gateway"`
+				Settings []xmlNameVal `xml:"settings>param"`
 			} `xml:"profiles>profile"`
 		} `xml:"configuration"`
 	} `xml:"section"`
@@ -160,7 +168,7 @@ func (s *Server) loadGateways(profile, only string) bool {
 						continue
 					}
 					if _, dup := s.gateways[g.Name]; !dup { // else "Ignoring duplicate gateway"
-						s.gateways[g.Name] = profile
+						s.gateways[g.Name] = newSofiaGateway(g.Name, profile, g.Params, p.Settings)
 					}
 				}
 			}

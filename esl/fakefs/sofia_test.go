@@ -67,3 +67,46 @@ func TestSofiaGatewayCommands(t *testing.T) {
 		t.Fatalf("gateways after killgw %q", got)
 	}
 }
+
+// TestSofiaXMLStatusGateway: "sofia xmlstatus gateway" lists every loaded
+// gateway as xml_gateway_status (mod_sofia.c) prints it, with the fields
+// parse_gateways derives from the params; one gateway by name, or
+// "Invalid Gateway!".
+func TestSofiaXMLStatusGateway(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		_, _ = w.Write([]byte(`<document type="freeswitch/xml"><section name="configuration"><configuration name="sofia.conf">` +
+			`<profiles><profile name="external"><gateways>` +
+			`<gateway name="carrier"><param name="proxy" value="sip.example:5070"/><param name="register" value="false"/>` +
+			`<param name="username" value="acme"/><param name="password" value="s3"/></gateway>` +
+			`</gateways><settings><param name="sip-ip" value="192.0.2.2"/><param name="sip-port" value="5080"/></settings>` +
+			`</profile></profiles></configuration></section></document>`))
+	}))
+	defer srv.Close()
+	s := startFake(t, Options{XMLCurlURL: srv.URL})
+	rc := dialRaw(t, s.Addr())
+	rc.auth()
+	if got, want := rc.api("sofia xmlstatus gateway"), "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<gateways>\n</gateways>\n"; got != want {
+		t.Errorf("no gateways: %q, want %q", got, want)
+	}
+	rc.api("sofia profile external rescan")
+	gw := "  <gateway>\n    <name>carrier</name>\n    <profile>external</profile>\n    <scheme>Digest</scheme>\n" +
+		"    <realm>sip.example:5070</realm>\n    <username>acme</username>\n    <password>yes</password>\n" +
+		"    <from>&lt;sip:acme@sip.example:5070&gt;</from>\n" +
+		"    <contact>&lt;sip:gw+carrier@192.0.2.2:5080;transport=udp;gw=carrier&gt;</contact>\n" +
+		"    <exten>acme</exten>\n    <to>sip:acme@sip.example:5070</to>\n    <proxy>sip:sip.example:5070</proxy>\n" +
+		"    <context>default</context>\n    <expires>3600</expires>\n    <freq>3600</freq>\n    <ping>0</ping>\n" +
+		"    <pingfreq>0</pingfreq>\n    <pingmin>0</pingmin>\n    <pingcount>0</pingcount>\n    <pingmax>0</pingmax>\n" +
+		"    <pingtime>0.00</pingtime>\n    <pinging>0</pinging>\n    <state>NOREG</state>\n    <status>UP</status>\n" +
+		"    <uptime-usec>1000000</uptime-usec>\n    <calls-in>0</calls-in>\n    <calls-out>0</calls-out>\n" +
+		"    <failed-calls-in>0</failed-calls-in>\n    <failed-calls-out>0</failed-calls-out>\n  </gateway>\n"
+	head := "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n"
+	if got, want := rc.api("sofia xmlstatus gateway"), head+"<gateways>\n"+gw+"</gateways>\n"; got != want {
+		t.Errorf("xmlstatus gateway:\n%s\nwant\n%s", got, want)
+	}
+	if got, want := rc.api("sofia xmlstatus gateway carrier"), head+gw; got != want {
+		t.Errorf("xmlstatus gateway carrier:\n%s\nwant\n%s", got, want)
+	}
+	if got := rc.api("sofia xmlstatus gateway nosuch"); got != "Invalid Gateway!\n" {
+		t.Errorf("unknown gateway: %q", got)
+	}
+}
