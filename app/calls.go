@@ -83,6 +83,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var pool *esl.Pool
 	var ccSync *callcenter.Sync
+	var gwSync *gateways.Sync
 	health := nodehealth.New(st, cfg.ServerDownAfter, log.With("component", "nodehealth"))
 	pool = esl.NewPool(nodes, esl.PoolOptions{
 		Logger:      log.With("component", "esl"),
@@ -145,9 +146,25 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 				}
 				log.Info("callcenter resync done", "node", node)
 			}()
+			// So did trunk changes: settle the node's sofia gateways.
+			go func() {
+				gctx, gcancel := context.WithTimeout(runCtx, time.Minute)
+				defer gcancel()
+				if err := gwSync.Resync(gctx, node); err != nil {
+					log.Warn("gateways resync", "node", node, "error", err)
+				}
+			}()
 		},
 	})
 	ccSync = callcenter.NewSync(pool, st, cfg.SIPDomain, log.With("component", "callcenter"))
+	gwSync = gateways.New(pool, log.With("component", "gateways")).WithResync(
+		func(ctx context.Context, node string) (map[string]string, error) {
+			conf, err := s.xml.SofiaConf(ctx, node)
+			if err != nil {
+				return nil, err
+			}
+			return gateways.Fingerprints(conf, gateways.Profile)
+		}, gateways.SQLLedger{DB: st.DB()})
 	// Servers written through the API connect or drop nodes when the change
 	// is delivered; every replica also re-reads them periodically.
 	reload := make(chan struct{}, 1)
@@ -176,8 +193,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	registerPoolMetrics(s.metrics, pool, events, log)
 
 	s.subscribers = append(s.subscribers, &media.VoicemailDelivery{Nodes: upNodes{pool}, Domain: cfg.SIPDomain, NodeDir: cfg.Media.NodeDir})
-	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool), ccSync,
-		gateways.New(pool, log.With("component", "gateways")))
+	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool), ccSync, gwSync)
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
 		Store:         st,
 		Redis:         rdb,

@@ -279,3 +279,22 @@ func ReadStats() Stats {
 		PlatformBuilds: stats.platformBuilds.Load(),
 	}
 }
+
+// SofiaConf renders, from the database as it is now, the sofia.conf
+// external profile that node (a pool node name) loads: the node is found
+// by the servers record of that name and rendered for its hostname, as
+// its own fetch is; a node without one gets what an unknown node gets.
+func (s *Service) SofiaConf(ctx context.Context, node string) ([]byte, error) {
+	p, err := s.buildPlatform(ctx)
+	if err != nil {
+		return nil, err
+	}
+	req := dialplan.Request{Section: "configuration", KeyValue: "sofia.conf", Profile: "external"}
+	for _, srv := range p.servers {
+		if srv.Name == node && srv.Hostname != "" {
+			req.Hostname = srv.Hostname
+			break
+		}
+	}
+	return dialplan.Sofia(s.opts, req, p.servers, p.trunks), nil
+}

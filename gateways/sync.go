@@ -22,6 +22,7 @@ import (
 	"log/slog"
 	"regexp"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard/switchboard/changes"
@@ -41,6 +42,12 @@ type Nodes interface {
 type Sync struct {
 	nodes Nodes
 	log   *slog.Logger
+	// desired and ledger are set by WithResync (resync.go).
+	desired Desired
+	ledger  Ledger
+	// mu serialises Handle and Resync, so a resync never undoes a change
+	// applied meanwhile, nor records fingerprints read before it.
+	mu sync.Mutex
 }
 
 // New returns the subscriber.
@@ -104,7 +111,8 @@ func Commands(c changes.Change) ([]string, error) {
 }
 
 // Handle applies one change on every node whose command connection is up
-// (a node that is down reads its gateways when its profile starts). The
+// (a node that is down gets it from Resync when it is back, resync.go),
+// and records what each node was then given. The
 // commands are safe to repeat, so a change that failed on one node is
 // retried whole by the dispatcher.
 func (s *Sync) Handle(ctx context.Context, c changes.Change) error {
@@ -112,16 +120,23 @@ func (s *Sync) Handle(ctx context.Context, c changes.Change) error {
 	if err != nil || len(cmds) == 0 {
 		return err
 	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	var errs []error
 	for _, n := range s.nodes.Nodes() {
 		if !n.Up {
 			continue
 		}
+		ok := true
 		for _, cmd := range cmds {
 			if err := s.send(ctx, n.Name, cmd); err != nil {
 				errs = append(errs, err)
+				ok = false
 				break
 			}
+		}
+		if ok {
+			s.record(ctx, n.Name)
 		}
 	}
 	return errors.Join(errs...)

@@ -1,0 +1,260 @@
+package gateways
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/xml"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/jmoiron/sqlx"
+)
+
+// A node whose command connection is down while a trunk is created,
+// changed or deleted misses the change (Handle only reaches connected
+// nodes), and mod_sofia would keep the old gateways until the profile
+// restarts. Resync settles that when the node's connection comes (back)
+// up: it reads the gateways the node holds ("sofia xmlstatus gateway"),
+// compares them with the gateways the node's own sofia.conf renders now,
+// kills the ones that are gone or changed and rescans.
+//
+// How a changed gateway is told from an unchanged one: by a fingerprint
+// (SHA-256 of the rendered <gateway> element, every param and variable)
+// of what each node was last given, kept in node_gateways. Comparing what
+// the node reports is not enough: xmlstatus shows realm, username, proxy,
+// from and the register state, but the password only as yes/no and none
+// of the codecs, DTMF mode, caller-id-in-from or transport variables, so
+// an edit of those would go unseen; and it would tie the comparison to
+// how parse_gateways derives each field. The fingerprint covers every
+// byte the node reads, and the row is written only after the node was
+// given that version (Handle's or Resync's rescan succeeded).
+//
+// A gateway the node holds with no stored fingerprint (first run after an
+// upgrade, a node first seen) is taken as current and its fingerprint
+// recorded: killing it would drop its registration and calls for nothing
+// in the usual case. A node whose FreeSWITCH restarted while away loaded
+// the current sofia.conf already; its gateways that changed meanwhile are
+// killed and re-added once more, which costs a re-registration only.
+
+// Desired returns, for a node, the gateways its external profile should
+// hold: name -> fingerprint (Fingerprints of the node's sofia.conf).
+type Desired func(ctx context.Context, node string) (map[string]string, error)
+
+// Ledger keeps, per node, the fingerprints of the gateways it was given.
+type Ledger interface {
+	Given(ctx context.Context, node string) (map[string]string, error)
+	SetGiven(ctx context.Context, node string, gws map[string]string) error
+}
+
+// WithResync enables Resync, and makes Handle record what each node was
+// given. Call before the subscriber runs.
+func (s *Sync) WithResync(desired Desired, ledger Ledger) *Sync {
+	s.desired, s.ledger = desired, ledger
+	return s
+}
+
+// Fingerprints reads a rendered sofia.conf and returns the gateways of
+// profile: name -> hex SHA-256 of the gateway element's content.
+func Fingerprints(sofiaConf []byte, profile string) (map[string]string, error) {
+	var doc struct {
+		Sections []struct {
+			Configurations []struct {
+				Name     string `xml:"name,attr"`
+				Profiles []struct {
+					Name     string `xml:"name,attr"`
+					Gateways []struct {
+						Name  string `xml:"name,attr"`
+						Inner []byte `xml:",innerxml"`
+					} `xml:"gateways>gateway"`
+				} `xml:"profiles>profile"`
+			} `xml:"configuration"`
+		} `xml:"section"`
+	}
+	if err := xml.Unmarshal(sofiaConf, &doc); err != nil {
+		return nil, fmt.Errorf("gateways: read sofia.conf: %w", err)
+	}
+	out := map[string]string{}
+	for _, sec := range doc.Sections {
+		for _, c := range sec.Configurations {
+			if c.Name != "sofia.conf" {
+				continue
+			}
+			for _, p := range c.Profiles {
+				if p.Name != profile {
+					continue
+				}
+				for _, g := range p.Gateways {
+					if nameRe.MatchString(g.Name) {
+						sum := sha256.Sum256(append([]byte(g.Name+"\n"), g.Inner...))
+						out[g.Name] = hex.EncodeToString(sum[:])
+					}
+				}
+			}
+		}
+	}
+	return out, nil
+}
+
+// Held parses "sofia xmlstatus gateway" (mod_sofia.c cmd_xml_status): an
+// XML header, "<gateways>", then per gateway of every running profile a
+// block of one element a line, "<name>" and "<profile>" first. The lines
+// are read rather than the XML: mod_sofia writes name, realm, username
+// and proxy unescaped, so an odd username would make the document
+// invalid; the name lines are gateway names (parse_gateways' check) and
+// cannot break the lines. It returns the names held on profile.
+func Held(reply, profile string) ([]string, error) {
+	if !strings.Contains(reply, "<gateways>") {
+		return nil, fmt.Errorf("gateways: unexpected xmlstatus reply %q", firstLine(reply))
+	}
+	var out []string
+	name := ""
+	for _, line := range strings.Split(reply, "\n") {
+		line = strings.TrimSpace(line)
+		switch {
+		case line == "<gateway>":
+			name = ""
+		case strings.HasPrefix(line, "<name>") && strings.HasSuffix(line, "</name>"):
+			name = strings.TrimSuffix(strings.TrimPrefix(line, "<name>"), "</name>")
+		case strings.HasPrefix(line, "<profile>") && strings.HasSuffix(line, "</profile>"):
+			if strings.TrimSuffix(strings.TrimPrefix(line, "<profile>"), "</profile>") == profile && name != "" {
+				out = append(out, name)
+			}
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out), nil
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+// Resync makes node's external profile hold exactly the gateways its
+// sofia.conf renders now (called when the node's command connection comes
+// up). Gateways that are unchanged are left alone.
+func (s *Sync) Resync(ctx context.Context, node string) error {
+	if s.desired == nil || s.ledger == nil {
+		return nil
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	want, err := s.desired(ctx, node)
+	if err != nil {
+		return fmt.Errorf("gateways resync %s: %w", node, err)
+	}
+	given, err := s.ledger.Given(ctx, node)
+	if err != nil {
+		return fmt.Errorf("gateways resync %s: %w", node, err)
+	}
+	reply, err := s.nodes.API(ctx, node, "sofia xmlstatus gateway")
+	if err != nil {
+		return fmt.Errorf("gateways resync %s: %w", node, err)
+	}
+	held, err := Held(reply, Profile)
+	if err != nil {
+		return fmt.Errorf("gateways resync %s: %w", node, err)
+	}
+	kill, rescan := Plan(held, given, want)
+	var cmds []string
+	for _, name := range kill {
+		cmds = append(cmds, "sofia profile "+Profile+" killgw "+name)
+	}
+	if rescan {
+		cmds = append(cmds, "sofia profile "+Profile+" rescan")
+	}
+	for _, cmd := range cmds {
+		if err := s.send(ctx, node, cmd); err != nil {
+			return err
+		}
+	}
+	s.log.Info("gateways resynced", "node", node, "killed", kill, "rescan", rescan)
+	return s.ledger.SetGiven(ctx, node, want)
+}
+
+// Plan is the resync's decision: the held gateways to kill (not wanted any
+// more, or wanted with another fingerprint than the node was given) and
+// whether to rescan (a wanted gateway is missing or was killed). A held
+// gateway with no given fingerprint is taken as current.
+func Plan(held []string, given, want map[string]string) (kill []string, rescan bool) {
+	holds := map[string]bool{}
+	for _, name := range held {
+		holds[name] = true
+		fp, wanted := want[name]
+		old, known := given[name]
+		if !wanted || known && old != fp {
+			kill = append(kill, name)
+			holds[name] = false
+		}
+	}
+	for name := range want {
+		if !holds[name] {
+			rescan = true
+		}
+	}
+	return kill, rescan
+}
+
+// record notes, after Handle applied a change on node, what the node was
+// given. A failure only means the next resync may kill and re-add.
+func (s *Sync) record(ctx context.Context, node string) {
+	if s.desired == nil || s.ledger == nil {
+		return
+	}
+	want, err := s.desired(ctx, node)
+	if err == nil {
+		err = s.ledger.SetGiven(ctx, node, want)
+	}
+	if err != nil {
+		s.log.Warn("gateways: given gateways not recorded", "node", node, "error", err)
+	}
+}
+
+// SQLLedger keeps the fingerprints in the node_gateways table.
+type SQLLedger struct{ DB *sqlx.DB }
+
+// Given returns the fingerprints recorded for node.
+func (l SQLLedger) Given(ctx context.Context, node string) (map[string]string, error) {
+	var rows []struct {
+		Gateway     string `db:"gateway"`
+		Fingerprint string `db:"fingerprint"`
+	}
+	if err := l.DB.SelectContext(ctx, &rows, "SELECT gateway, fingerprint FROM node_gateways WHERE node = ?", node); err != nil {
+		return nil, fmt.Errorf("node_gateways: %w", err)
+	}
+	out := make(map[string]string, len(rows))
+	for _, r := range rows {
+		out[r.Gateway] = r.Fingerprint
+	}
+	return out, nil
+}
+
+// SetGiven replaces node's fingerprints with gws.
+func (l SQLLedger) SetGiven(ctx context.Context, node string, gws map[string]string) (err error) {
+	tx, err := l.DB.BeginTxx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("node_gateways: %w", err)
+	}
+	defer func() {
+		if err != nil {
+			err = errors.Join(fmt.Errorf("node_gateways: %w", err), tx.Rollback())
+		}
+	}()
+	if _, err = tx.ExecContext(ctx, "DELETE FROM node_gateways WHERE node = ?", node); err != nil {
+		return err
+	}
+	names := make([]string, 0, len(gws))
+	for name := range gws {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	for _, name := range names {
+		if _, err = tx.ExecContext(ctx, "INSERT INTO node_gateways (node, gateway, fingerprint) VALUES (?, ?, ?)", node, name, gws[name]); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
+}
