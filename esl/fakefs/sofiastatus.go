@@ -181,3 +181,15 @@ func (s *Server) sofiaXMLStatus(argv []string) string {
 	}
 	return b.String()
 }
+
+// GatewayProxy returns a loaded gateway's proxy as xmlstatus reports it
+// ("sip:<proxy param>").
+func (s *Server) GatewayProxy(name string) (string, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	g, ok := s.gateways[name]
+	if !ok {
+		return "", false
+	}
+	return g.proxy, true
+}
