@@ -113,8 +113,9 @@ func TestSIPTrunkResyncAfterReconnect(t *testing.T) {
 		e.Do(t, "POST", "/api/sip_trunks/", e.Key, map[string]any{"name": fresh, "host": "carrier.example"}).Expect(t, 201)
 		e.Do(t, "PUT", fmt.Sprintf("/api/sip_trunks/%v", ids[edit]), e.Key, map[string]any{"host": "carrier2.example"}).Expect(t, 200)
 		e.Do(t, "DELETE", fmt.Sprintf("/api/sip_trunks/%v", ids[gone]), e.Key, nil).Expect(t, 204)
-		time.Sleep(500 * time.Millisecond)                                 // the changes are delivered (to no node)
-		if got := ours(); !slices.Equal(got, []string{gone, edit, keep}) { // sorted: rd_, re_, rk_
+		time.Sleep(500 * time.Millisecond) // the changes are delivered (to no node)
+		// Sorted by name: rd_, re_, rk_.
+		if got := ours(); !slices.Equal(got, []string{gone, edit, keep}) {
 			t.Fatalf("a node that was away changed its gateways: %q", got)
 		}
 		if err := e.fs.Restart(); err != nil {
