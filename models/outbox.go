@@ -227,6 +227,31 @@ func (s *Store) OutboxAfter(ctx context.Context, after int64, limit int) ([]chan
 	return out, nil
 }
 
+// OutboxUpdatesAfter returns the updates of the named resources with ids
+// above after, in order: what a subscriber handling older changes needs to
+// know of objects written since (their before images).
+func (s *Store) OutboxUpdatesAfter(ctx context.Context, after int64, resources []string) ([]changes.Change, error) {
+	if len(resources) == 0 {
+		return nil, nil
+	}
+	q, args, err := sqlx.In("SELECT id, resource, op, tenant, obj_key, before_json, after_json, created_at FROM outbox WHERE id > ? AND op = ? AND resource IN (?) ORDER BY id", after, string(changes.Update), resources)
+	if err != nil {
+		return nil, fmt.Errorf("read outbox updates: %w", err)
+	}
+	var rows []outboxRow
+	if err := s.db.SelectContext(ctx, &rows, s.db.Rebind(q), args...); err != nil {
+		return nil, fmt.Errorf("read outbox updates: %w", s.dialect.translate(err))
+	}
+	out := make([]changes.Change, len(rows))
+	for i, r := range rows {
+		out[i] = changes.Change{ID: r.ID, Resource: r.Resource, Op: changes.Op(r.Op), Tenant: r.Tenant, Key: r.Key}
+		if r.Before.Valid {
+			out[i].Before = json.RawMessage(r.Before.String)
+		}
+	}
+	return out, nil
+}
+
 // OutboxHead is the id of the last committed change (0 for none).
 func (s *Store) OutboxHead(ctx context.Context) (int64, error) {
 	var next int64

@@ -146,27 +146,38 @@ func (s *Service) Handle(ctx context.Context, c changes.Change) error {
 // INSERTs in one transaction (the dispatcher's batch); like Handle it is
 // idempotent.
 func (s *Service) HandleBatch(ctx context.Context, cs []changes.Change) error {
-	// A webhook written later in the batch is already in its new state in
-	// the database: an event before such a write sees the webhook as it
-	// was then, which is the before of the first write after the event.
-	// (Only the first write of the whole batch is not enough: with a
-	// disable, an event and an enable in one batch, the event would see
-	// the enabled webhook of the database.)
+	// A webhook written after an event is already in its new state in the
+	// database: the event sees the webhook as it was then, which is the
+	// before of the first write after the event, in this batch or after
+	// it (the dispatcher may take a disable and an event in one batch and
+	// the enable in the next, and the database already says enabled).
 	type write struct {
 		at      int
 		enabled bool
 		reason  bool
 	}
 	writes := map[string][]write{}
+	note := func(at int, c changes.Change) {
+		var before struct {
+			Enabled bool    `json:"enabled"`
+			Reason  *string `json:"disabled_reason"`
+		}
+		_ = json.Unmarshal(c.Before, &before)
+		key := c.Resource + "/" + c.Key
+		writes[key] = append(writes[key], write{at: at, enabled: before.Enabled, reason: before.Reason != nil && *before.Reason != ""})
+	}
 	for i, c := range cs {
 		if slices.Contains(Kinds, c.Resource) && c.Op == changes.Update {
-			var before struct {
-				Enabled bool    `json:"enabled"`
-				Reason  *string `json:"disabled_reason"`
-			}
-			_ = json.Unmarshal(c.Before, &before)
-			key := c.Resource + "/" + c.Key
-			writes[key] = append(writes[key], write{at: i, enabled: before.Enabled, reason: before.Reason != nil && *before.Reason != ""})
+			note(i, c)
+		}
+	}
+	if len(cs) > 0 {
+		later, err := s.st.OutboxUpdatesAfter(ctx, cs[len(cs)-1].ID, Kinds)
+		if err != nil {
+			return fmt.Errorf("webhooks: %w", err)
+		}
+		for _, c := range later {
+			note(len(cs), c)
 		}
 	}
 	var rows []row
