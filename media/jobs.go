@@ -354,8 +354,33 @@ func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch
 	return args, nil
 }
 
-// finish ends a job (done or failed) and releases its lease.
+// finish ends a job (done or failed) and releases its lease. A write that
+// fails (SQLite busy under concurrent imports, a deadlock) is tried again a
+// few times; if the job still cannot be ended, its lease is given up so the
+// next resume round ends it (it resumes after its last batch, at the end of
+// the file) instead of the job staying "running" until the lease lapses.
 func (s *Service) finish(ctx context.Context, j *Job, owner, status, msg string) {
+	var err error
+	for attempt := 0; attempt < 5; attempt++ {
+		if attempt > 0 {
+			select {
+			case <-ctx.Done():
+			case <-time.After(time.Duration(attempt) * 100 * time.Millisecond):
+			}
+		}
+		if err = s.finishOnce(ctx, j, owner, status, msg); err == nil || ctx.Err() != nil {
+			break
+		}
+	}
+	if err != nil {
+		s.log().Error("media: finishing an import job failed", "job", j.ID, "error", err)
+		if rerr := s.ReleaseJob(context.WithoutCancel(ctx), j.ID, owner); rerr != nil {
+			s.log().Warn("media: releasing an import job failed", "job", j.ID, "error", rerr)
+		}
+	}
+}
+
+func (s *Service) finishOnce(ctx context.Context, j *Job, owner, status, msg string) error {
 	stamp := models.FormatTime(s.now())
 	// The system event (import.completed or import.failed) commits with
 	// the job's end, once: only the runner that still holds the lease ends it.
@@ -379,11 +404,11 @@ func (s *Service) finish(ctx context.Context, j *Job, owner, status, msg string)
 		return []changes.Change{ev}, err
 	})
 	if err != nil {
-		s.log().Error("media: finishing an import job failed", "job", j.ID, "error", err)
-		return
+		return err
 	}
 	j.Status, j.Error, j.FinishedAt = status, msg, &stamp
 	s.dropSpooled(j.Source)
+	return nil
 }
 
 // ResumeJobs runs every unfinished job whose lease has lapsed (its runner

