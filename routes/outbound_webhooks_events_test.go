@@ -8,19 +8,13 @@ import (
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/messaging"
-	"github.com/switchboard/switchboard/messaging/providertest"
 )
 
 // An inbound SMS reaches a tenant webhook subscribed to message.received
 // once, signed, even when the provider delivers its callback twice; a
 // webhook of another event hears nothing of it.
 func TestOutboundWebhookMessageReceived(t *testing.T) {
-	tw := providertest.NewTwilio(twSid, twToken)
-	t.Cleanup(tw.Close)
-	env := map[string]string{"SWITCHBOARD_TWILIO_URL": tw.URL}
-	for k, v := range hookEnv {
-		env[k] = v
-	}
+	tw, env := twilioWithHooks(t)
 	apptest.EachSerial(t, env, func(t *testing.T, srv *apptest.Server) {
 		s := &msgServer{Server: srv, twilio: tw, tenant: srv.Tenant(t, "msgh")}
 		recv, other := newReceiver(t), newReceiver(t)

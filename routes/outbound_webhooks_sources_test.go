@@ -9,7 +9,6 @@ import (
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/messaging"
-	"github.com/switchboard/switchboard/messaging/providertest"
 	"github.com/switchboard/switchboard/models/storetest"
 )
 
@@ -94,12 +93,7 @@ func TestPlatformWebhookTenantFilter(t *testing.T) {
 // the message and its new status; a repeated report that changes nothing
 // sends nothing, the next status another event.
 func TestOutboundWebhookMessageStatus(t *testing.T) {
-	tw := providertest.NewTwilio(twSid, twToken)
-	t.Cleanup(tw.Close)
-	env := map[string]string{"SWITCHBOARD_TWILIO_URL": tw.URL}
-	for k, v := range hookEnv {
-		env[k] = v
-	}
+	tw, env := twilioWithHooks(t)
 	apptest.EachSerial(t, env, func(t *testing.T, srv *apptest.Server) {
 		s := &msgServer{Server: srv, twilio: tw, tenant: srv.Tenant(t, "msgst")}
 		recv := newReceiver(t)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -13,6 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/messaging/providertest"
 	"github.com/switchboard/switchboard/models/storetest"
 	"github.com/switchboard/switchboard/webhooks"
 )
@@ -457,4 +459,15 @@ func TestOutboundWebhookTimeoutAndResponseCap(t *testing.T) {
 			t.Fatalf("big answer: status %v, %d bytes kept", d["status"], len(b))
 		}
 	})
+}
+
+// twilioWithHooks starts a Twilio fake and returns it with the environment
+// of a server that sends through it and delivers webhooks quickly.
+func twilioWithHooks(t *testing.T) (*providertest.Twilio, map[string]string) {
+	t.Helper()
+	tw := providertest.NewTwilio(twSid, twToken)
+	t.Cleanup(tw.Close)
+	env := map[string]string{"SWITCHBOARD_TWILIO_URL": tw.URL}
+	maps.Copy(env, hookEnv)
+	return tw, env
 }
