@@ -26,7 +26,7 @@ test:
 	$(GO) vet ./...
 	$(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...
 	@echo "make test: the tests that hit a race inside eslgo v1.5.2, and the client generation (skipped above), without -race"
-	$(GO) test -count=1 -run '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls|TestSystemEventsNodeConnectionAndServer|TestSIPTrunkResyncAfterReconnect|TestGeneratedClientIsCurrent)$$' ./esl/... ./routes
+	$(GO) test -count=1 -run '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls|TestSystemEventsNodeConnectionAndServer|TestSIPTrunkResyncAfterReconnect|TestCallcenterResyncAfterReconnectAndTenantDelete|TestGeneratedClientIsCurrent)$$' ./esl/... ./routes
 	@$(MAKE) --no-print-directory test-cluster
 
 # The Redis-touching tests once more on a Redis Cluster named by

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/racecheck"
 	"github.com/switchboard/switchboard/media/mediatest"
 )
 
@@ -332,6 +333,13 @@ func TestFeatureCodesAct(t *testing.T) {
 // status and tier applied. Deleting the tenant then unloads its queues and
 // deletes its agents on the node.
 func TestCallcenterResyncAfterReconnectAndTenantDelete(t *testing.T) {
+	if racecheck.Enabled {
+		// The node's connections are dropped while the pool may be
+		// authenticating them; eslgo v1.5.2's own close then races its
+		// unlocked auth goroutine (seen in CI). `make test` runs this test
+		// again without -race.
+		t.Skip("skipped under -race: eslgo closing a connection mid-authentication races inside eslgo")
+	}
 	// Alone: a server connecting to its node resyncs every tenant's queues
 	// there, so parallel servers crowd the commands this test waits for.
 	eachCallEnvAlone(t, func(t *testing.T, e *callEnv) {
