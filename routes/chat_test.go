@@ -89,10 +89,13 @@ func (e *chatEnv) waitMember(t *testing.T, room, jid string) {
 
 // archiveOf waits until the room's archive holds at least n messages (a
 // channel message is accepted first and posted right after) and returns it.
-func archiveOf(t *testing.T, cl *chattest.Client, roomJID string, n int) []string {
+// On a timeout it shows what the server still has queued for the chat
+// server and what it logged about chat, so a failure says where the
+// messages stopped.
+func (e *chatEnv) archiveOf(t *testing.T, cl *chattest.Client, roomJID string, n int) []string {
 	t.Helper()
 	var msgs []string
-	deadline := time.Now().Add(20 * time.Second)
+	deadline := time.Now().Add(45 * time.Second)
 	for {
 		var err error
 		msgs, err = cl.Archive(context.Background(), roomJID)
@@ -100,7 +103,21 @@ func archiveOf(t *testing.T, cl *chattest.Client, roomJID string, n int) []strin
 			return msgs
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %d messages in the archive of %s; it has %d (%v): %q", n, roomJID, len(msgs), err, msgs)
+			var queued []struct {
+				Room      string `db:"room"`
+				Attempts  int    `db:"attempts"`
+				Next      string `db:"next_attempt_at"`
+				LastError string `db:"last_error"`
+			}
+			qerr := e.Store.DB().Select(&queued, `SELECT room, attempts, next_attempt_at, last_error FROM chat_outbox ORDER BY id`)
+			var chatLogs []string
+			for _, l := range e.Logs.Lines(t) {
+				if line := fmt.Sprint(l); strings.Contains(line, "chat") {
+					chatLogs = append(chatLogs, line)
+				}
+			}
+			t.Fatalf("timed out waiting for %d messages in the archive of %s; it has %d (%v): %q\nstill queued (%v): %+v\nchat log lines: %q",
+				n, roomJID, len(msgs), err, msgs, qerr, queued, chatLogs)
 		}
 		time.Sleep(10 * time.Millisecond)
 	}
@@ -164,7 +181,7 @@ func TestChannelMessageLandsInRoomArchive(t *testing.T) {
 		e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "ops", "body": `{"build": 42}`, "body_type": "JSON"}).Expect(t, 200)
 
 		cl := login(t, e, agent)
-		archived := archiveOf(t, cl, room+"@conference."+chatDomain, 2)
+		archived := e.archiveOf(t, cl, room+"@conference."+chatDomain, 2)
 		if len(archived) != 2 || !strings.Contains(archived[0], ">deploy &lt;done&gt; &amp; green</body>") || !strings.Contains(archived[0], ">CI bot</nick>") {
 			t.Fatalf("room archive %v", archived)
 		}
@@ -200,7 +217,7 @@ func TestChannelMessageLandsInRoomArchive(t *testing.T) {
 		if c := post(e.Key, map[string]any{"to": "ops", "body": "x"}).Expect(t, 410).Code(t); c != "channel_is_archived" {
 			t.Fatalf("archived code %s", c)
 		}
-		archived = archiveOf(t, cl, room+"@conference."+chatDomain, 4)
+		archived = e.archiveOf(t, cl, room+"@conference."+chatDomain, 4)
 		for _, m := range archived {
 			if strings.Contains(m, "cross") {
 				t.Fatalf("cross-tenant post reached the room: %v", m)
@@ -459,7 +476,7 @@ func TestChatServerOutage(t *testing.T) {
 		// it once.
 		cl := login(t, e, agent)
 		want := append([]string{"before the outage"}, accepted...)
-		got := onceEach(t, archiveOf(t, cl, e.lower+"-general@conference."+chatDomain, len(want)))
+		got := onceEach(t, e.archiveOf(t, cl, e.lower+"-general@conference."+chatDomain, len(want)))
 		if len(got) != len(want) {
 			t.Fatalf("archive has %d messages, want %d: %v", len(got), len(want), got)
 		}
@@ -468,7 +485,7 @@ func TestChatServerOutage(t *testing.T) {
 				t.Fatalf("archive message %d = %s, want %q", i, m, want[i])
 			}
 		}
-		archiveOf(t, cl, e.lower+"-later@conference."+chatDomain, 1)
+		e.archiveOf(t, cl, e.lower+"-later@conference."+chatDomain, 1)
 	})
 }
 
@@ -538,7 +555,7 @@ func TestPrivateChannelKeepsNonMembersOut(t *testing.T) {
 
 		// On ejabberd: the member reads both posts, the outsider's account
 		// is refused the room's archive.
-		got := archiveOf(t, login(t, e, member), roomJID, 2)
+		got := e.archiveOf(t, login(t, e, member), roomJID, 2)
 		if len(got) != 2 || !strings.Contains(got[0], "from a member") || !strings.Contains(got[1], "from an integration") {
 			t.Fatalf("member's view of the archive %v", got)
 		}
@@ -567,7 +584,7 @@ func TestPrivateChannelKeepsNonMembersOut(t *testing.T) {
 		if err := e.Store.DB().Get(&queued, "SELECT COUNT(*) FROM chat_outbox WHERE room = ? AND stanza LIKE ?", room, "%after archiving%"); err != nil || queued != 0 {
 			t.Fatalf("posts to the archived channel queued: %d (%v)", queued, err)
 		}
-		got = archiveOf(t, login(t, e, member), roomJID, 3)
+		got = e.archiveOf(t, login(t, e, member), roomJID, 3)
 		if len(got) != 3 {
 			t.Fatalf("archive after the refusals has %d messages, want 3: %v", len(got), got)
 		}
@@ -671,7 +688,7 @@ func TestChatSyncCommandRepairsWhatEjabberdLost(t *testing.T) {
 			r.Expect(t, 200)
 			return true
 		})
-		if got := archiveOf(t, login(t, e, agent), ops+"@conference."+chatDomain, 1); !strings.Contains(got[len(got)-1], "after the sync") {
+		if got := e.archiveOf(t, login(t, e, agent), ops+"@conference."+chatDomain, 1); !strings.Contains(got[len(got)-1], "after the sync") {
 			t.Fatalf("recreated room's archive %v", got)
 		}
 		// The lost account comes back with a rotate, in its rooms.

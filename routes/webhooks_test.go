@@ -75,7 +75,7 @@ func TestIncomingWebhookPostsIntoChannel(t *testing.T) {
 			t.Fatalf("post: %d %q %q", status, ct, body)
 		}
 		cl := login(t, e, reader)
-		arch := archiveOf(t, cl, room+"@conference."+chatDomain, 1)
+		arch := e.archiveOf(t, cl, room+"@conference."+chatDomain, 1)
 		if len(arch) != 1 {
 			t.Fatalf("archive %v", arch)
 		}
@@ -163,7 +163,7 @@ func TestIncomingWebhookPostsIntoChannel(t *testing.T) {
 				t.Fatalf("a webhook token was logged: %s", js)
 			}
 		}
-		arch = archiveOf(t, cl, room+"@conference."+chatDomain, 5)
+		arch = e.archiveOf(t, cl, room+"@conference."+chatDomain, 5)
 		joined := strings.Join(arch, "\n")
 		if len(arch) != 5 || strings.Contains(joined, "while disabled") || strings.Contains(joined, ">old<") {
 			t.Fatalf("archive after disabled/regenerate has %d messages: %s", len(arch), joined)
@@ -282,7 +282,7 @@ func TestIncomingWebhookOversizeAndChatServerDown(t *testing.T) {
 			return status == 200
 		})
 
-		got := onceEach(t, archiveOf(t, login(t, e, reader), room+"@conference."+chatDomain, len(accepted)))
+		got := onceEach(t, e.archiveOf(t, login(t, e, reader), room+"@conference."+chatDomain, len(accepted)))
 		if len(got) != len(accepted) {
 			t.Fatalf("archive has %d messages, want the %d accepted: %q", len(got), len(accepted), got)
 		}

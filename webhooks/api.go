@@ -123,18 +123,17 @@ func (s *Service) Test(ctx context.Context, kind, tenant string, hookID int64) (
 	if err != nil {
 		return nil, err
 	}
-	enabled := *h
-	enabled.Enabled = true // inserted pending, then taken out of the worker's way below
-	if err := s.insert(ctx, ev, body, []*Hook{&enabled}); err != nil {
+	// Inserted held, never pending: the worker only takes pending rows, so
+	// this call is the one attempt (inserting it pending and holding it
+	// after left a moment in which the worker sent it too).
+	held := *h
+	held.Enabled = false
+	if err := s.insert(ctx, ev, body, []*Hook{&held}); err != nil {
 		return nil, err
 	}
 	var d Delivery
 	if err := s.db.GetContext(ctx, &d, "SELECT "+deliveryColumns+" FROM webhook_deliveries WHERE hook_kind = ? AND hook_id = ? AND event_id = ?", kind, hookID, ev.ID); err != nil {
 		return nil, fmt.Errorf("webhooks: test delivery: %w", s.st.TranslateErr(err))
-	}
-	// Out of the worker's way while it is sent here: not pending.
-	if err := s.setStatus(ctx, d.ID, StatusHeld, ""); err != nil {
-		return nil, err
 	}
 	r := s.send(ctx, h, &d)
 	test := *h
