@@ -50,9 +50,10 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	}
 	replica := replicaID()
 	tenants := newTenantCache(st, time.Minute)
-	// A created (or renamed) tenant is no longer "not a tenant" once the
-	// change is delivered; replicas that do not run the dispatcher catch up
-	// within the negative TTL.
+	// A created (or renamed) tenant is no longer "not a tenant": on this
+	// replica before the write is answered (newTenantCache), on the others
+	// once the change is delivered, or within the negative TTL on replicas
+	// that do not run the dispatcher.
 	s.subscribers = append(s.subscribers, changes.Func{ID: "calls-tenant-cache", Fn: func(_ context.Context, c changes.Change) error {
 		if c.Resource == "tenants" {
 			tenants.forget(c.Key)
@@ -480,6 +481,9 @@ type tenantCache struct {
 	negTTL time.Duration
 	mu     sync.Mutex
 	m      map[string]tenantEntry
+	// gen counts forgets: a database answer read before a forget is not
+	// stored after it (it may predate the write the forget is about).
+	gen uint64
 }
 
 type tenantEntry struct {
@@ -487,8 +491,21 @@ type tenantEntry struct {
 	exp time.Time
 }
 
+// newTenantCache builds the cache and has this process's tenant writes
+// forget their names right after the commit, before the write is
+// answered: a call in a tenant's context just after the tenant was
+// created through this replica is that tenant's (seen in CI: the call
+// came before the change's delivery and was tenantless).
 func newTenantCache(st *models.Store, ttl time.Duration) *tenantCache {
-	return &tenantCache{st: st, ttl: ttl, negTTL: min(ttl, negativeTenantTTL), m: map[string]tenantEntry{}}
+	c := &tenantCache{st: st, ttl: ttl, negTTL: min(ttl, negativeTenantTTL), m: map[string]tenantEntry{}}
+	st.OnCommit(func(_ context.Context, chs []changes.Change) {
+		for _, ch := range chs {
+			if ch.Resource == "tenants" {
+				c.forget(ch.Key)
+			}
+		}
+	})
+	return c
 }
 
 // negativeTenantTTL bounds how long "not a tenant" is believed: a tenant
@@ -503,6 +520,7 @@ func (c *tenantCache) forget(name string) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
+	c.gen++
 	delete(c.m, strings.ToLower(name))
 }
 
@@ -510,6 +528,7 @@ func (c *tenantCache) exists(name string) bool {
 	key := strings.ToLower(name)
 	c.mu.Lock()
 	e, hit := c.m[key]
+	gen := c.gen
 	c.mu.Unlock()
 	if hit && time.Now().Before(e.exp) {
 		return e.ok
@@ -522,6 +541,10 @@ func (c *tenantCache) exists(name string) bool {
 		return hit && e.ok // database trouble: keep the last answer
 	}
 	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.gen != gen {
+		return ok // a tenant write came in between: answer, remember nothing
+	}
 	if len(c.m) > 10000 {
 		c.m = map[string]tenantEntry{}
 	}
@@ -530,7 +553,6 @@ func (c *tenantCache) exists(name string) bool {
 		ttl = c.negTTL
 	}
 	c.m[key] = tenantEntry{ok: ok, exp: time.Now().Add(ttl)}
-	c.mu.Unlock()
 	return ok
 }
 
