@@ -19,15 +19,33 @@ TEST_PARALLEL ?= 4
 # The test command: every package with the race detector on; store and
 # HTTP tests also run on MySQL/Redis when SWITCHBOARD_TEST_MYSQL_URL /
 # SWITCHBOARD_TEST_REDIS_URL are set (.ci/run sets them).
+#
+# Beside the -race pass, and on databases of their own
+# (SWITCHBOARD_TEST_DB_SUFFIX) so no server of one pass hears another's
+# changes, run: the tests that hit a race inside eslgo v1.5.2 and the client
+# generation (skipped under -race), without -race, on Redis database 1; and
+# the Redis Cluster pass. The -race pass waits on ejabberd, Kannel and
+# chromium for minutes, which leaves the CPU to the other two. Their output
+# follows the -race pass's.
+NORACE_TESTS := '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls|TestSystemEventsNodeConnectionAndServer|TestSIPTrunkResyncAfterReconnect|TestCallcenterResyncAfterReconnectAndTenantDelete|TestGeneratedClientIsCurrent|TestOpenAPIDocumentIsValid)$$'
 test:
 	@echo "make test: building first (a cold cache compiles for a few minutes, with no output), then vet and every package's tests"
 	$(GO) mod tidy -diff
 	$(GO) build ./...
 	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...
-	@echo "make test: the tests that hit a race inside eslgo v1.5.2, and the client generation (skipped above), without -race"
-	$(GO) test -count=1 -run '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls|TestSystemEventsNodeConnectionAndServer|TestSIPTrunkResyncAfterReconnect|TestCallcenterResyncAfterReconnectAndTenantDelete|TestGeneratedClientIsCurrent)$$' ./esl/... ./routes
-	@$(MAKE) --no-print-directory test-cluster
+	@logs=$$(mktemp -d); \
+	norace_redis=$$(printf '%s' "$$SWITCHBOARD_TEST_REDIS_URL" | sed -E 's#^(redis://[^/]*)(/[0-9]*)?$$#\1/1#'); \
+	( SWITCHBOARD_TEST_DB_SUFFIX=norace SWITCHBOARD_TEST_REDIS_URL="$$norace_redis" \
+	  $(GO) test -count=1 -run $(NORACE_TESTS) ./esl/... ./routes >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
+	( SWITCHBOARD_TEST_DB_SUFFIX=cluster $(MAKE) --no-print-directory test-cluster >$$logs/cluster 2>&1; echo $$? >$$logs/cluster.rc ) & \
+	echo "make test: every package with -race (the non-race tests and the Redis Cluster pass run beside it; their output comes after)"; \
+	$(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...; race=$$?; \
+	wait; \
+	echo "make test: the tests that hit a race inside eslgo v1.5.2, and the client generation, without -race"; cat $$logs/norace; \
+	cat $$logs/cluster; \
+	norace=$$(cat $$logs/norace.rc); cluster=$$(cat $$logs/cluster.rc); rm -rf $$logs; \
+	echo "make test: -race pass exit $$race, non-race tests exit $$norace, Redis Cluster pass exit $$cluster"; \
+	[ $$race -eq 0 ] && [ $$norace -eq 0 ] && [ $$cluster -eq 0 ]
 
 # The Redis-touching tests once more on a Redis Cluster named by
 # SWITCHBOARD_TEST_REDIS_CLUSTER_URL (redis+cluster://h1:7000,…; .ci/run

@@ -40,7 +40,8 @@ var (
 )
 
 // packageDatabase is the URL of this test binary's own MySQL database,
-// named after the configured one and the package (switchboard_ci_routes),
+// named after the configured one and the package (switchboard_ci_routes,
+// then _<SWITCHBOARD_TEST_DB_SUFFIX> when set),
 // created on first use. go test runs packages at the same time; every test
 // server dispatches all of its database's changes (webhooks, CRM activity,
 // FreeSWITCH commands) to its own subscribers, so packages sharing one
@@ -64,6 +65,11 @@ func packageDatabase(t testing.TB, base string) string {
 			}
 		}
 		db := strings.Trim(u.Path, "/") + "_" + name.String()
+		// make test runs passes side by side (-race, the non-race tests,
+		// the Redis Cluster pass); each names its own databases.
+		if pass := os.Getenv("SWITCHBOARD_TEST_DB_SUFFIX"); pass != "" {
+			db += "_" + pass
+		}
 		if len(db) > 64 {
 			db = db[:64]
 		}
