@@ -33,6 +33,9 @@ func TestCloneMenusQueuesPromptsRemapsReferences(t *testing.T) {
 			           {"digits":"2","destination":{"type":"prompt_then_hangup","target":"%s"}},
 			           {"digits":"3","destination":{"type":"extension","target":"1001"}}],
 			"exit_destination":{"type":"extension","target":"1001"}}`, jsonID(prompt), jsonID(other)))
+		if _, err := st.Update(ctx, st.Registry().Resource("tenants"), models.Owner{}, src.Tenant, decode(t, `{"moh_class_id":`+jsonID(moh)+`}`)); err != nil {
+			t.Fatal(err)
+		}
 
 		var seen []changes.Change
 		st.OnCommit(func(_ context.Context, chs []changes.Change) { seen = append(seen, chs...) })
@@ -66,6 +69,9 @@ func TestCloneMenusQueuesPromptsRemapsReferences(t *testing.T) {
 		if len(mohs) != 1 || len(queues) != 1 || queues[0]["moh_class_id"] != mohs[0]["id"] || queues[0]["greeting_prompt_id"] != prompts["Greeting"] {
 			t.Errorf("copied queue %v, music on hold %v", queues, mohs)
 		}
+		if created["moh_class_id"] != mohs[0]["id"] {
+			t.Errorf("the clone's hold music is class %v, want the copy %v of the source's", created["moh_class_id"], mohs[0]["id"])
+		}
 		menus := list("ivr_menus")
 		if len(menus) != 1 {
 			t.Fatalf("copied menus %v", menus)
@@ -95,6 +101,17 @@ func TestCloneMenusQueuesPromptsRemapsReferences(t *testing.T) {
 		// is refused like any referenced object.
 		if err := st.Delete(ctx, st.Registry().Resource("queues"), dst, fmt.Sprint(queues[0]["id"])); err == nil || !strings.Contains(err.Error(), "still used by IVR menu Main") {
 			t.Errorf("deleting the queue the copied menu uses: %v, want referenced", err)
+		}
+		// Without the classes the clone has no hold music of its own, and
+		// the report says so.
+		bare, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{
+			"tenant": storetest.Name("nomoh"), "tenant_to_clone": src.Tenant, "tenant_queues": "1",
+		})
+		if err != nil {
+			t.Fatalf("clone without prompts: %v", err)
+		}
+		if bare["moh_class_id"] != nil || !strings.Contains(fmt.Sprint(bare["clone_report"]), "moh_class_id cleared") {
+			t.Errorf("clone without its classes: moh_class_id %v, report %v", bare["moh_class_id"], bare["clone_report"])
 		}
 		var made []string
 		for _, c := range seen {

@@ -157,13 +157,43 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 		}
 	}
 	ts.cloning = true
-	report, err := ts.cloneResources(ctx, from, dst, flags)
+	report, copies, err := ts.cloneResources(ctx, from, dst, flags)
 	ts.cloning = false
 	if err != nil {
 		return fmt.Errorf("clone tenant %s: %w", src, err)
 	}
+	note, err := ts.cloneHoldMusic(ctx, src, dst, copies["music_on_hold"])
+	if err != nil {
+		return err
+	}
+	if note != "" {
+		report = append(report, note)
+	}
 	rec["clone_report"] = report
 	return nil
+}
+
+// cloneHoldMusic gives the clone the source tenant's default hold music:
+// the copy of its class when the classes were copied (copies maps the
+// source's class ids to the copies'), else none, with a note for the
+// clone report.
+func (ts *txStore) cloneHoldMusic(ctx context.Context, src string, dst Owner, copies map[int64]int64) (string, error) {
+	row, err := ts.getRow(ctx, ts.tx, tenantsResource, Owner{}, src)
+	if err != nil {
+		return "", err
+	}
+	old, ok := row["moh_class_id"].(int64)
+	if !ok {
+		return "", nil
+	}
+	id, copied := copies[old]
+	if !copied {
+		return fmt.Sprintf("tenants %s: moh_class_id cleared (music-on-hold class %d is not copied without tenant_voiceprompts)", src, old), nil
+	}
+	if _, err := ts.tx.ExecContext(ctx, "UPDATE tenants SET moh_class_id = ? WHERE id = ?", id, dst.TenantID); err != nil {
+		return "", fmt.Errorf("clone hold music: %w", ts.dialect.translate(err))
+	}
+	return "", nil
 }
 
 // singletonDefaults gives a new tenant its other singletons (branding,
@@ -193,39 +223,41 @@ type cloner interface{ cloneRecord(rec Record) }
 // copies and clearing (and reporting) references to objects that are not
 // copied. Later resources join cloning by declaring a CloneFlag: no code
 // here changes.
-func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map[string]bool) ([]string, error) {
+// It returns the report and, per copied resource, the copies' ids by the
+// originals'.
+func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map[string]bool) ([]string, map[string]map[int64]int64, error) {
 	report := []string{}
 	c := &cloneRun{ts: ts, flags: flags, idMap: map[string]map[int64]int64{}}
 	for _, res := range cloneOrder(ts.reg, flags) {
 		where, args := ownerWhere(res, from)
 		rows, err := ts.queryRecords(ctx, ts.tx, res, "SELECT "+strings.Join(ts.columns(res), ", ")+" FROM "+res.Table+" WHERE "+where+" ORDER BY id", args...)
 		if err != nil {
-			return nil, fmt.Errorf("read %s: %w", res.Name, err)
+			return nil, nil, fmt.Errorf("read %s: %w", res.Name, err)
 		}
 		c.idMap[res.Name] = map[int64]int64{}
 		for _, row := range rows {
 			oldID, _ := row["id"].(int64)
 			rec, notes, err := c.record(res, row)
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			for _, n := range notes {
 				report = append(report, fmt.Sprintf("%s %d: %s", res.Name, oldID, n))
 			}
 			copied, err := ts.copyAudio(ctx, res, from, to, rec)
 			if err != nil {
-				return nil, fmt.Errorf("copy %s %d: %w", res.Name, oldID, err)
+				return nil, nil, fmt.Errorf("copy %s %d: %w", res.Name, oldID, err)
 			}
 			newID, err := ts.insertRow(ctx, res, to, rec)
 			if err != nil {
-				return nil, fmt.Errorf("copy %s %d: %w", res.Name, oldID, err)
+				return nil, nil, fmt.Errorf("copy %s %d: %w", res.Name, oldID, err)
 			}
 			if err := ts.recordCreate(ctx, res, to, rec, newID); err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			owned, err := ts.copyOwnedFiles(ctx, res, from, to, oldID, newID, rec)
 			if err != nil {
-				return nil, fmt.Errorf("copy %s %d files: %w", res.Name, oldID, err)
+				return nil, nil, fmt.Errorf("copy %s %d files: %w", res.Name, oldID, err)
 			}
 			for _, f := range append(copied, owned...) {
 				report = append(report, fmt.Sprintf("%s %d: copied file %s", res.Name, oldID, f))
@@ -233,7 +265,7 @@ func (ts *txStore) cloneResources(ctx context.Context, from, to Owner, flags map
 			c.idMap[res.Name][oldID] = newID
 		}
 	}
-	return report, nil
+	return report, c.idMap, nil
 }
 
 // cloneOrder is the resources a clone copies, each after the resources it
