@@ -16,36 +16,48 @@ run: build
 # the 2 CPUs go test would take by default.
 TEST_PARALLEL ?= 4
 
-# The test command: every package with the race detector on; store and
-# HTTP tests also run on MySQL/Redis when SWITCHBOARD_TEST_MYSQL_URL /
-# SWITCHBOARD_TEST_REDIS_URL are set (.ci/run sets them).
-#
-# Beside the -race pass, and on databases of their own
-# (SWITCHBOARD_TEST_DB_SUFFIX) so no server of one pass hears another's
-# changes, run: the tests that hit a race inside eslgo v1.5.2 and the client
-# generation (skipped under -race), without -race, on Redis database 1; and
-# the Redis Cluster pass. The -race pass waits on ejabberd, Kannel and
-# chromium for minutes, which leaves the CPU to the other two. Their output
-# follows the -race pass's.
+# The test command. With MySQL configured (SWITCHBOARD_TEST_MYSQL_URL, and
+# Redis by SWITCHBOARD_TEST_REDIS_URL; .ci/run sets both), three passes run
+# side by side, each on databases of its own (SWITCHBOARD_TEST_DB_SUFFIX,
+# Redis database numbers), so no server of one pass hears another's changes:
+#   - every package with the race detector, on MySQL and Redis;
+#   - every package again without it, on SQLite (storetest's
+#     SWITCHBOARD_TEST_BACKENDS): SQLite is C translated to Go, which the race
+#     detector slows most and which holds no goroutines of ours; with them
+#     the tests that hit a race inside eslgo v1.5.2 (skipped under -race) on
+#     MySQL;
+#   - the Redis Cluster pass (test-cluster).
+# Without MySQL, every package runs with -race on SQLite, then those tests.
+# The -race pass waits on ejabberd, Kannel and chromium for minutes, which
+# leaves the CPU to the others. Their output follows the -race pass's.
 NORACE_TESTS := '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls|TestSystemEventsNodeConnectionAndServer|TestSIPTrunkResyncAfterReconnect|TestCallcenterResyncAfterReconnectAndTenantDelete|TestGeneratedClientIsCurrent|TestOpenAPIDocumentIsValid)$$'
 test:
 	@echo "make test: building first (a cold cache compiles for a few minutes, with no output), then vet and every package's tests"
 	$(GO) mod tidy -diff
 	$(GO) build ./...
 	$(GO) vet ./...
-	@logs=$$(mktemp -d); \
-	norace_redis=$$(printf '%s' "$$SWITCHBOARD_TEST_REDIS_URL" | sed -E 's#^(redis://[^/]*)(/[0-9]*)?$$#\1/1#'); \
-	( SWITCHBOARD_TEST_DB_SUFFIX=norace SWITCHBOARD_TEST_REDIS_URL="$$norace_redis" \
+	@if [ -z "$$SWITCHBOARD_TEST_MYSQL_URL" ]; then \
+	  echo "make test: SWITCHBOARD_TEST_MYSQL_URL unset: every package with -race on SQLite, then the tests -race skips"; \
+	  $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./... && \
+	  $(GO) test -count=1 -run $(NORACE_TESTS) ./esl/... ./routes; \
+	  exit $$?; \
+	fi; \
+	logs=$$(mktemp -d); \
+	redis_db() { printf '%s' "$$SWITCHBOARD_TEST_REDIS_URL" | sed -E "s#^(redis://[^/]*)(/[0-9]*)?\$$#\\1/$$1#"; }; \
+	( SWITCHBOARD_TEST_BACKENDS=sqlite SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 1)" \
+	  $(GO) test -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./... >$$logs/sqlite 2>&1; echo $$? >$$logs/sqlite.rc ) & \
+	( SWITCHBOARD_TEST_BACKENDS=mysql SWITCHBOARD_TEST_DB_SUFFIX=norace SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 2)" \
 	  $(GO) test -count=1 -run $(NORACE_TESTS) ./esl/... ./routes >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
 	( SWITCHBOARD_TEST_DB_SUFFIX=cluster $(MAKE) --no-print-directory test-cluster >$$logs/cluster 2>&1; echo $$? >$$logs/cluster.rc ) & \
-	echo "make test: every package with -race (the non-race tests and the Redis Cluster pass run beside it; their output comes after)"; \
-	$(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...; race=$$?; \
+	echo "make test: every package with -race on MySQL and Redis (the SQLite pass, the non-race tests and the Redis Cluster pass run beside it; their output comes after)"; \
+	SWITCHBOARD_TEST_BACKENDS=mysql $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...; race=$$?; \
 	wait; \
-	echo "make test: the tests that hit a race inside eslgo v1.5.2, and the client generation, without -race"; cat $$logs/norace; \
+	echo "make test: every package without -race on SQLite"; cat $$logs/sqlite; \
+	echo "make test: the tests that hit a race inside eslgo v1.5.2, and the client generation, without -race on MySQL"; cat $$logs/norace; \
 	cat $$logs/cluster; \
-	norace=$$(cat $$logs/norace.rc); cluster=$$(cat $$logs/cluster.rc); rm -rf $$logs; \
-	echo "make test: -race pass exit $$race, non-race tests exit $$norace, Redis Cluster pass exit $$cluster"; \
-	[ $$race -eq 0 ] && [ $$norace -eq 0 ] && [ $$cluster -eq 0 ]
+	sqlite=$$(cat $$logs/sqlite.rc); norace=$$(cat $$logs/norace.rc); cluster=$$(cat $$logs/cluster.rc); rm -rf $$logs; \
+	echo "make test: exit codes: -race on MySQL $$race, SQLite $$sqlite, non-race tests $$norace, Redis Cluster $$cluster"; \
+	[ $$race -eq 0 ] && [ $$sqlite -eq 0 ] && [ $$norace -eq 0 ] && [ $$cluster -eq 0 ]
 
 # The Redis-touching tests once more on a Redis Cluster named by
 # SWITCHBOARD_TEST_REDIS_CLUSTER_URL (redis+cluster://h1:7000,…; .ci/run

@@ -209,7 +209,7 @@ func TestQueueKeepsAMessageAStartingServerDidNotKnowHowToTake(t *testing.T) {
 		_, _ = w.Write([]byte(a.body))
 	}))
 	t.Cleanup(api.Close)
-	st := storetest.Open(t, storetest.Backends(t)[0])
+	st := storetest.Open(t, storetest.SQLite(t))
 	ctx := context.Background()
 	c := chat.NewClient(chat.Config{APIURL: api.URL, Domain: domain})
 	q := chat.NewQueue(c, st, chat.QueueOptions{Logger: quiet(), RetryMin: time.Millisecond, RetryMax: time.Millisecond})

@@ -35,7 +35,7 @@ func setup(t *testing.T) (*chattest.Server, *chat.Client, *models.Store, models.
 // acmeStore opens a store holding the tenant Acme.
 func acmeStore(t *testing.T, mucDomain string) (*models.Store, models.Owner) {
 	t.Helper()
-	st := storetest.Open(t, storetest.Backends(t)[0])
+	st := storetest.Open(t, storetest.SQLite(t))
 	st.SetChatMUCDomain(mucDomain)
 	ctx := context.Background()
 	if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": "Acme"}); err != nil {

@@ -10,6 +10,7 @@ import (
 	neturl "net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -25,13 +26,36 @@ type Backend struct {
 }
 
 // Backends lists the databases available to this test run.
+//
+// SWITCHBOARD_TEST_BACKENDS (a comma-separated list of backend names)
+// keeps only the named ones: make test runs the race detector on MySQL and
+// the SQLite runs without it (SQLite here is C translated to Go, which the
+// race detector slows most and which holds no goroutines of ours).
 func Backends(t testing.TB) []Backend {
 	t.Helper()
-	out := []Backend{{Name: "sqlite", URL: "sqlite:" + filepath.Join(t.TempDir(), "test.db")}}
-	if u := os.Getenv("SWITCHBOARD_TEST_MYSQL_URL"); u != "" {
+	only := os.Getenv("SWITCHBOARD_TEST_BACKENDS")
+	wanted := func(name string) bool {
+		return only == "" || slices.Contains(strings.Split(only, ","), name)
+	}
+	var out []Backend
+	if wanted("sqlite") {
+		out = append(out, SQLite(t))
+	}
+	if u := os.Getenv("SWITCHBOARD_TEST_MYSQL_URL"); u != "" && wanted("mysql") {
 		out = append(out, Backend{Name: "mysql", URL: packageDatabase(t, u)})
 	}
+	if len(out) == 0 {
+		t.Skipf("no test backend: SWITCHBOARD_TEST_BACKENDS=%q (mysql needs SWITCHBOARD_TEST_MYSQL_URL)", only)
+	}
 	return out
+}
+
+// SQLite is a private, empty SQLite database whatever
+// SWITCHBOARD_TEST_BACKENDS says, for a test that works with fixed names
+// and so cannot share the package's MySQL database.
+func SQLite(t testing.TB) Backend {
+	t.Helper()
+	return Backend{Name: "sqlite", URL: "sqlite:" + filepath.Join(t.TempDir(), "test.db")}
 }
 
 var (
