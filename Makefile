@@ -21,15 +21,20 @@ TEST_PARALLEL ?= 4
 # side by side, each on databases of its own (SWITCHBOARD_TEST_DB_SUFFIX,
 # Redis database numbers), so no server of one pass hears another's changes:
 #   - every package with the race detector, on MySQL and Redis;
-#   - every package again without it, on SQLite (storetest's
-#     SWITCHBOARD_TEST_BACKENDS): SQLite is C translated to Go, which the race
-#     detector slows most and which holds no goroutines of ours; with them
-#     the tests that hit a race inside eslgo v1.5.2 (skipped under -race) on
-#     MySQL;
+#   - the tests that run per backend again without it, on SQLite
+#     (storetest's SWITCHBOARD_TEST_BACKENDS and PerBackendOnly): SQLite is C
+#     translated to Go, which the race detector slows most and which holds
+#     no goroutines of ours; with them the tests that hit a race inside
+#     eslgo v1.5.2 (skipped under -race), on MySQL;
 #   - the Redis Cluster pass (test-cluster).
 # Without MySQL, every package runs with -race on SQLite, then those tests.
 # The -race pass waits on ejabberd, Kannel and chromium for minutes, which
 # leaves the CPU to the others. Their output follows the -race pass's.
+#
+# The packages with tests that run once per backend (storetest, apptest):
+# the SQLite pass runs only those, and in them skips the tests that run on
+# one backend of their choosing (storetest.PerBackendOnly).
+PER_BACKEND_PACKAGES = $(shell grep -rlE --include='*_test.go' '(storetest|apptest)\.' . | xargs -r -n1 dirname | sort -u)
 NORACE_TESTS := '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls|TestSystemEventsNodeConnectionAndServer|TestSIPTrunkResyncAfterReconnect|TestCallcenterResyncAfterReconnectAndTenantDelete|TestGeneratedClientIsCurrent|TestOpenAPIDocumentIsValid)$$'
 test:
 	@echo "make test: building first (a cold cache compiles for a few minutes, with no output), then vet and every package's tests"
@@ -44,15 +49,15 @@ test:
 	fi; \
 	logs=$$(mktemp -d); \
 	redis_db() { printf '%s' "$$SWITCHBOARD_TEST_REDIS_URL" | sed -E "s#^(redis://[^/]*)(/[0-9]*)?\$$#\\1/$$1#"; }; \
-	( SWITCHBOARD_TEST_BACKENDS=sqlite SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 1)" \
-	  $(GO) test -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./... >$$logs/sqlite 2>&1; echo $$? >$$logs/sqlite.rc ) & \
+	( SWITCHBOARD_TEST_BACKENDS=sqlite SWITCHBOARD_TEST_PER_BACKEND_ONLY=1 SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 1)" \
+	  $(GO) test -count=1 -timeout 20m -parallel $(TEST_PARALLEL) $(PER_BACKEND_PACKAGES) >$$logs/sqlite 2>&1; echo $$? >$$logs/sqlite.rc ) & \
 	( SWITCHBOARD_TEST_BACKENDS=mysql SWITCHBOARD_TEST_DB_SUFFIX=norace SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 2)" \
 	  $(GO) test -count=1 -run $(NORACE_TESTS) ./esl/... ./routes >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
 	( SWITCHBOARD_TEST_DB_SUFFIX=cluster $(MAKE) --no-print-directory test-cluster >$$logs/cluster 2>&1; echo $$? >$$logs/cluster.rc ) & \
 	echo "make test: every package with -race on MySQL and Redis (the SQLite pass, the non-race tests and the Redis Cluster pass run beside it; their output comes after)"; \
 	SWITCHBOARD_TEST_BACKENDS=mysql $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...; race=$$?; \
 	wait; \
-	echo "make test: every package without -race on SQLite"; cat $$logs/sqlite; \
+	echo "make test: the per-backend tests without -race on SQLite"; cat $$logs/sqlite; \
 	echo "make test: the tests that hit a race inside eslgo v1.5.2, and the client generation, without -race on MySQL"; cat $$logs/norace; \
 	cat $$logs/cluster; \
 	sqlite=$$(cat $$logs/sqlite.rc); norace=$$(cat $$logs/norace.rc); cluster=$$(cat $$logs/cluster.rc); rm -rf $$logs; \

@@ -46,12 +46,13 @@ func writesVisibleOnOtherReplica(t *testing.T, e apptest.Env) {
 		"match_destination":   map[string]any{"type": "extension", "target": "1000"},
 		"nomatch_destination": map[string]any{"type": "extension", "target": "1001"},
 	}).Expect(t, 201)
-	// warm fetches twice and checks that the second came from b's memory.
+	// warm fetches until b answers from its memory: b holds the old answer
+	// when the write comes. (One fetch was not always enough: seen once in
+	// a loaded CI run, b's first fetch after the previous round rendered
+	// again, which is allowed; serving an old answer is what is not.)
 	warm := func(body []byte) {
 		t.Helper()
-		if !fromMemory(func() { fetchXML(t, b, body) }) {
-			t.Fatal("the other replica did not answer from memory")
-		}
+		waitFor(t, func() bool { return fromMemory(func() { fetchXML(t, b, body) }) })
 	}
 	waitFor(t, func() bool { return fromMemory(func() { fetchXML(t, b, directory) }) }) // b trusts its memory
 	for round := 0; round < 5; round++ {

@@ -32,7 +32,7 @@ import (
 // every file from Switchboard itself.
 func TestChatWebClientFiles(t *testing.T) {
 	t.Parallel()
-	env := apptest.Envs(t)[0]
+	env := apptest.AnyEnv(t)
 	s := apptest.Start(t, env, map[string]string{
 		"SWITCHBOARD_CHAT_API_URL": "http://127.0.0.1:9/api", // not reached by these routes
 		"SWITCHBOARD_CHAT_DOMAIN":  "chat.example.net",
@@ -201,7 +201,7 @@ func TestChatWebClientLogin(t *testing.T) {
 func TestBundleSIPWebSocketIsOnTheProfile(t *testing.T) {
 	t.Parallel()
 	x := chattest.Start(t, chatDomain)
-	s := apptest.Start(t, apptest.Envs(t)[0], map[string]string{
+	s := apptest.Start(t, apptest.AnyEnv(t), map[string]string{
 		"SWITCHBOARD_CHAT_API_URL": x.APIURL,
 		"SWITCHBOARD_CHAT_DOMAIN":  chatDomain,
 		"SWITCHBOARD_CHAT_WS_URL":  x.WSURL,

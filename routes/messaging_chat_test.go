@@ -147,7 +147,7 @@ func startWithChat(t *testing.T, x *chattest.Server) (*apptest.Server, string) {
 	t.Helper()
 	port := providertest.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	return apptest.Start(t, apptest.Envs(t)[0], map[string]string{
+	return apptest.Start(t, apptest.AnyEnv(t), map[string]string{
 		"SWITCHBOARD_LISTEN":       fmt.Sprintf("127.0.0.1:%d", port),
 		"SWITCHBOARD_BASE_URL":     base,
 		"SWITCHBOARD_CHAT_API_URL": x.APIURL,

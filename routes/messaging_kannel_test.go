@@ -27,7 +27,7 @@ func TestKannelEndToEnd(t *testing.T) {
 		}
 		t.Skipf("kannel not installed: %v", err)
 	}
-	env := apptest.Envs(t)[0]
+	env := apptest.AnyEnv(t)
 	port := providertest.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
 	s := apptest.Start(t, env, map[string]string{"SWITCHBOARD_LISTEN": fmt.Sprintf("127.0.0.1:%d", port), "SWITCHBOARD_BASE_URL": base})

@@ -159,7 +159,7 @@ func TestSessionLogin(t *testing.T) {
 // Behind a public https base URL the cookie is Secure.
 func TestSessionCookieSecureOffLoopback(t *testing.T) {
 	t.Parallel()
-	e := apptest.Envs(t)[0]
+	e := apptest.AnyEnv(t)
 	s := apptest.Start(t, e, map[string]string{"SWITCHBOARD_BASE_URL": "https://switchboard.example.net"})
 	name := createAdmin(t, s, "platform_admin", nil)
 	c := setCookie(postLogin(t, s, loginBody(name, adminPassword, "", ""), nil).Expect(t, 303))

@@ -36,7 +36,7 @@ func startPagesEnv(t *testing.T) *pagesEnv {
 	// The pages' writes carry the browser's Origin, which must be the
 	// installation's base URL: the server listens where that says.
 	addr := freeAddr(t)
-	s := apptest.Start(t, apptest.Envs(t)[0], map[string]string{
+	s := apptest.Start(t, apptest.AnyEnv(t), map[string]string{
 		"SWITCHBOARD_ESL_NODES": fs.Addr(), "SWITCHBOARD_RECORDINGS_DIR": "/rec",
 		"SWITCHBOARD_LISTEN": addr, "SWITCHBOARD_BASE_URL": "http://" + addr,
 	})

@@ -109,6 +109,17 @@ func Envs(t testing.TB) []Env {
 	return out
 }
 
+// AnyEnv is the pairing for a test that needs a server but not every
+// backend: the first of Envs. It skips in a run that only repeats the
+// per-backend tests (storetest.PerBackendOnly).
+func AnyEnv(t testing.TB) Env {
+	t.Helper()
+	if storetest.PerBackendOnly() {
+		t.Skip("a test on one backend: it ran in the other pass")
+	}
+	return Envs(t)[0]
+}
+
 // Each runs fn once per backend pairing with a fresh server, in parallel
 // with the other tests that use Each (go test -parallel bounds how many
 // run at once): most of an HTTP test's time is spent waiting on its

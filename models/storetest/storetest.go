@@ -39,7 +39,7 @@ func Backends(t testing.TB) []Backend {
 	}
 	var out []Backend
 	if wanted("sqlite") {
-		out = append(out, SQLite(t))
+		out = append(out, Backend{Name: "sqlite", URL: "sqlite:" + filepath.Join(t.TempDir(), "test.db")})
 	}
 	if u := os.Getenv("SWITCHBOARD_TEST_MYSQL_URL"); u != "" && wanted("mysql") {
 		out = append(out, Backend{Name: "mysql", URL: packageDatabase(t, u)})
@@ -50,11 +50,20 @@ func Backends(t testing.TB) []Backend {
 	return out
 }
 
+// PerBackendOnly reports a run that repeats, on other backends, what
+// another run already did (SWITCHBOARD_TEST_PER_BACKEND_ONLY set: make
+// test's SQLite pass beside its -race pass on MySQL). Tests that run on
+// one backend of their choosing (SQLite, apptest.AnyEnv) skip in it.
+func PerBackendOnly() bool { return os.Getenv("SWITCHBOARD_TEST_PER_BACKEND_ONLY") != "" }
+
 // SQLite is a private, empty SQLite database whatever
 // SWITCHBOARD_TEST_BACKENDS says, for a test that works with fixed names
 // and so cannot share the package's MySQL database.
 func SQLite(t testing.TB) Backend {
 	t.Helper()
+	if PerBackendOnly() {
+		t.Skip("a test on one backend of its own: it ran in the other pass")
+	}
 	return Backend{Name: "sqlite", URL: "sqlite:" + filepath.Join(t.TempDir(), "test.db")}
 }
 
