@@ -198,6 +198,12 @@ func TestBrowserReferenceAndDashboard(t *testing.T) {
 			t.Errorf("stop-recording button sent %q", got)
 		}
 
+		// The row shows the recording stopped before the next click: the
+		// list is drawn again on every channel update, and a click while
+		// that happens can land on the row being replaced (seen in CI: the
+		// hang-up click sent nothing).
+		b.waitText(row+` button[data-action="record"]`, "Record")
+
 		// Hang up: FreeSWITCH is told, and both legs leave the page.
 		b.run(chromedp.Click(row+` button[data-action="hangup"]`, chromedp.ByQuery))
 		if got := e.waitCommand(t, "api uuid_kill"); got != "api uuid_kill "+a {
