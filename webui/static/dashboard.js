@@ -20,6 +20,7 @@
   var statusBox = document.getElementById('sb-status');
 
   var channels = new Map(); // id → channel
+  var rows = new Map(); // id → {sig, row}: the rows on the page (legRow)
   var ended = new Set(); // ids seen ending: a late list answer must not bring them back
   // The tenants counted: a scoped administrator's all along, others' once
   // a call of theirs was seen (a count drops to 0 rather than vanishing).
@@ -49,6 +50,7 @@
     if (!ch || !ch.id) return;
     ended.add(ch.id);
     channels.delete(ch.id);
+    rows.delete(ch.id);
     schedule();
   }
 
@@ -166,7 +168,21 @@
     return card;
   }
 
+  // legRow returns the channel's row: the one already on the page while
+  // nothing it shows has changed. The list is drawn again on every update;
+  // reusing the row (the same element, moved into the new list) keeps a
+  // click that is under way on its button, which a new element would lose.
   function legRow(ch) {
+    var sig = JSON.stringify([ch.state, !!ch.recording, ch.caller_id_name, ch.caller_id_number,
+      ch.destination, ch.direction, ch.uuid, ch.node, since(ch)]);
+    var kept = rows.get(ch.id);
+    if (kept && kept.sig === sig) return kept.row;
+    var row = newLegRow(ch);
+    rows.set(ch.id, { sig: sig, row: row });
+    return row;
+  }
+
+  function newLegRow(ch) {
     var row = el('tr', { 'data-channel': ch.id, 'data-state': ch.state });
     row.appendChild(el('td', { 'class': 'sb-id', 'title': ch.uuid + ' on ' + ch.node }, ch.id));
     row.appendChild(el('td', {}, ch.direction || ''));
