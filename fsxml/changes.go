@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"errors"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/changes"
+	"github.com/switchboard/switchboard/models"
 )
 
 // How committed changes reach the in-memory generations (gens.go) of
@@ -155,23 +155,28 @@ func (s *Service) publish(ctx context.Context, ns []notice, wait bool) error {
 	return nil
 }
 
-// ResetAll tells every replica using rdb to drop every model and document
-// it holds (as after a restart of all of them); the benchmark's cold modes
-// use it. It takes effect when the notification arrives.
-func ResetAll(ctx context.Context, rdb redis.UniversalClient) error {
+// ResetAll tells every replica of the installation on st using rdb to drop
+// every model and document it holds (as after a restart of all of them);
+// the benchmark's cold modes use it. It takes effect when the notification
+// arrives.
+func ResetAll(ctx context.Context, st *models.Store, rdb redis.UniversalClient) error {
+	channel, err := ChannelFor(ctx, st, rdb)
+	if err != nil {
+		return err
+	}
 	msg, _ := json.Marshal(envelope{Notices: []notice{{Reset: true}}})
-	return rdb.Publish(ctx, channelFor(rdb), msg).Err()
+	return rdb.Publish(ctx, channel, msg).Err()
 }
 
-// channelFor names the notification channel: pub/sub ignores the database
-// number, so installations sharing a Redis server on different databases
-// keep to their own.
-func channelFor(rdb redis.UniversalClient) string {
-	db := 0
-	if c, ok := rdb.(*redis.Client); ok {
-		db = c.Options().DB
+// ChannelFor names the notification channel of the installation on st:
+// its installation id, so installations sharing a Redis server (on one
+// database number or several: pub/sub ignores it) never hear each other.
+func ChannelFor(ctx context.Context, st *models.Store, rdb redis.UniversalClient) (string, error) {
+	id, err := st.InstallationID(ctx)
+	if err != nil {
+		return "", err
 	}
-	return "sb:xml:changes:" + strconv.Itoa(db)
+	return "sb:xml:changes:" + id, nil
 }
 
 // notifier keeps the subscription and says whether memory can be trusted.

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/esl/fakefs"
 	"github.com/switchboard/switchboard/fsxml"
+	"github.com/switchboard/switchboard/models/storetest"
 )
 
 // TestWritesVisibleOnOtherReplica: generations live in each replica's
@@ -226,7 +227,11 @@ func TestForeignNotificationsNeverHideAWrite(t *testing.T) {
 			rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 			defer rdb.Close()
 			foreign := fmt.Sprintf(`{"from":"elsewhere","n":[{"s":"","id":%d},{"s":%q,"id":%d}]}`, int64(1)<<50, strings.ToLower(tenant), int64(1)<<50)
-			if err := rdb.Publish(context.Background(), "sb:xml:changes:0", foreign).Err(); err != nil {
+			channel, err := fsxml.ChannelFor(context.Background(), a.Store, rdb)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if err := rdb.Publish(context.Background(), channel, foreign).Err(); err != nil {
 				t.Fatal(err)
 			}
 			waitFor(t, func() bool { return fromMemory(func() { name() }) })
@@ -240,3 +245,45 @@ func TestForeignNotificationsNeverHideAWrite(t *testing.T) {
 		})
 	}
 }
+
+// TestInstallationsOnOneRedisKeepToThemselves: replicas of one database
+// share a change channel; another database (another installation) on the
+// same Redis server has its own, so its writes never reach the first's
+// memory (seen in CI: a write of another package's test server made a
+// replica build a tenant's model again instead of patching it).
+func TestInstallationsOnOneRedisKeepToThemselves(t *testing.T) {
+	ctx := context.Background()
+	m := miniredis.RunT(t)
+	e := apptest.Env{Name: "sqlite", DB: storetest.SQLite(t), RedisURL: "redis://" + m.Addr() + "/0"}
+	other := apptest.Env{Name: "sqlite", DB: storetest.SQLite(t), RedisURL: e.RedisURL}
+	a1, a2, b := apptest.Start(t, e, nil), apptest.Start(t, e, nil), apptest.Start(t, other, nil)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	defer rdb.Close()
+	channel := func(s *apptest.Server) string {
+		c, err := fsxml.ChannelFor(ctx, s.Store, rdb)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	if channel(a1) != channel(a2) {
+		t.Errorf("replicas of one database on channels %q and %q", channel(a1), channel(a2))
+	}
+	if channel(a1) == channel(b) {
+		t.Errorf("two installations share the channel %q", channel(a1))
+	}
+	// What replicas actually subscribe to: one channel per installation.
+	subs := map[string]int{}
+	waitFor(t, func() bool {
+		subs = map[string]int{}
+		for _, c := range []string{channel(a1), channel(b)} {
+			n, err := rdb.PubSubNumSub(ctx, c).Result()
+			if err != nil {
+				t.Fatal(err)
+			}
+			subs[c] = int(n[c])
+		}
+		return subs[channel(a1)] == 2 && subs[channel(b)] == 1
+	})
+}
+

@@ -146,7 +146,18 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		stopPoll: stopPoll,
 	}
 	if st != nil && rdb != nil {
-		s.channel = channelFor(rdb)
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		channel, err := ChannelFor(ctx, st, rdb)
+		cancel()
+		if err != nil {
+			// The database answered the migrations a moment ago; should it
+			// not answer now, a channel of this process alone keeps the
+			// replica correct (other replicas' writes reach it through the
+			// outbox poll) until a restart.
+			log.Error("xml cache: no installation id; change notifications stay within this process", "error", err)
+			channel = "sb:xml:changes:process:" + newReplicaID()
+		}
+		s.channel = channel
 		s.note.id = newReplicaID()
 		go s.pollLoop(pollCtx)
 		go s.subscribe(pollCtx)

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/fsxml"
+	"github.com/switchboard/switchboard/models"
 )
 
 // The cold modes measure what FreeSWITCH meets when nothing it asks for
@@ -119,8 +120,8 @@ func a1Param(user string) []byte {
 // unusable at once, as after a restart of every replica: it publishes the
 // reset notification every replica drops its memory on, then waits a
 // moment for it to arrive.
-func invalidateAll(ctx context.Context, rdb redis.UniversalClient) error {
-	if err := fsxml.ResetAll(ctx, rdb); err != nil {
+func invalidateAll(ctx context.Context, st *models.Store, rdb redis.UniversalClient) error {
+	if err := fsxml.ResetAll(ctx, st, rdb); err != nil {
 		return err
 	}
 	time.Sleep(100 * time.Millisecond)

@@ -138,7 +138,7 @@ func benchXML(ctx context.Context, args []string) error {
 	}
 	// Directory, first fetch of each of the 50,000 users, in random order.
 	if !skip("first") {
-		if err := invalidateAll(ctx, b.rdb); err != nil {
+		if err := invalidateAll(ctx, b.st, b.rdb); err != nil {
 			return err
 		}
 		order := users(1)
@@ -154,7 +154,7 @@ func benchXML(ctx context.Context, args []string) error {
 	}
 	// Registration storm: every user's first sip_auth at once.
 	if !skip("storm") {
-		if err := invalidateAll(ctx, b.rdb); err != nil {
+		if err := invalidateAll(ctx, b.st, b.rdb); err != nil {
 			return err
 		}
 		order := users(2)
@@ -191,7 +191,7 @@ func benchXML(ctx context.Context, args []string) error {
 		randomStats = st.String()
 	}
 	if !skip("cold") {
-		if err := invalidateAll(ctx, b.rdb); err != nil {
+		if err := invalidateAll(ctx, b.st, b.rdb); err != nil {
 			return err
 		}
 		bareBefore("random from cold")

@@ -129,8 +129,10 @@ var Key = []byte("0123456789abcdef0123456789abcdef")
 // for each test costs most of a second under the race detector.
 func Open(t testing.TB, b Backend) *models.Store {
 	t.Helper()
+	copied := false
 	if b.Name == "sqlite" {
-		if err := copySQLiteTemplate(b.URL); err != nil {
+		var err error
+		if copied, err = copySQLiteTemplate(b.URL); err != nil {
 			t.Fatalf("sqlite template: %v", err)
 		}
 	}
@@ -144,6 +146,13 @@ func Open(t testing.TB, b Backend) *models.Store {
 	t.Cleanup(func() { st.Close() })
 	if err := st.Migrate(context.Background()); err != nil {
 		t.Fatalf("migrate %s: %v", b.Name, err)
+	}
+	if copied {
+		// A copy of the template is a database of its own: an installation
+		// of its own, as its own migration would have made it.
+		if _, err := st.DB().Exec("UPDATE installation SET installation_id = lower(hex(randomblob(16)))"); err != nil {
+			t.Fatalf("sqlite installation id: %v", err)
+		}
 	}
 	return st
 }
@@ -192,16 +201,18 @@ var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
 
 // copySQLiteTemplate writes the migrated template to the URL's file unless
 // it exists already (a second store on the same database).
-func copySQLiteTemplate(url string) error {
+//
+// It reports whether it made a copy (the file was not there yet).
+func copySQLiteTemplate(url string) (bool, error) {
 	path := strings.TrimPrefix(strings.TrimPrefix(url, "sqlite:"), "//")
 	if _, err := os.Stat(path); err == nil {
-		return nil
+		return false, nil
 	}
 	data, err := sqliteTemplate()
 	if err != nil {
-		return err
+		return false, err
 	}
-	return os.WriteFile(path, data, 0o600)
+	return true, os.WriteFile(path, data, 0o600)
 }
 
 // Each runs fn as a subtest once per backend.
