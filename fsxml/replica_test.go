@@ -286,4 +286,3 @@ func TestInstallationsOnOneRedisKeepToThemselves(t *testing.T) {
 		return subs[channel(a1)] == 2 && subs[channel(b)] == 1
 	})
 }
-
