@@ -160,7 +160,7 @@ func (s *Service) publish(ctx context.Context, ns []notice, wait bool) error {
 // the benchmark's cold modes use it. It takes effect when the notification
 // arrives.
 func ResetAll(ctx context.Context, st *models.Store, rdb redis.UniversalClient) error {
-	channel, err := ChannelFor(ctx, st, rdb)
+	channel, err := ChannelFor(ctx, st)
 	if err != nil {
 		return err
 	}
@@ -171,7 +171,7 @@ func ResetAll(ctx context.Context, st *models.Store, rdb redis.UniversalClient) 
 // ChannelFor names the notification channel of the installation on st:
 // its installation id, so installations sharing a Redis server (on one
 // database number or several: pub/sub ignores it) never hear each other.
-func ChannelFor(ctx context.Context, st *models.Store, rdb redis.UniversalClient) (string, error) {
+func ChannelFor(ctx context.Context, st *models.Store) (string, error) {
 	id, err := st.InstallationID(ctx)
 	if err != nil {
 		return "", err

@@ -227,7 +227,7 @@ func TestForeignNotificationsNeverHideAWrite(t *testing.T) {
 			rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 			defer rdb.Close()
 			foreign := fmt.Sprintf(`{"from":"elsewhere","n":[{"s":"","id":%d},{"s":%q,"id":%d}]}`, int64(1)<<50, strings.ToLower(tenant), int64(1)<<50)
-			channel, err := fsxml.ChannelFor(context.Background(), a.Store, rdb)
+			channel, err := fsxml.ChannelFor(context.Background(), a.Store)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -260,7 +260,7 @@ func TestInstallationsOnOneRedisKeepToThemselves(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
 	defer rdb.Close()
 	channel := func(s *apptest.Server) string {
-		c, err := fsxml.ChannelFor(ctx, s.Store, rdb)
+		c, err := fsxml.ChannelFor(ctx, s.Store)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -147,7 +147,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 	}
 	if st != nil && rdb != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		channel, err := ChannelFor(ctx, st, rdb)
+		channel, err := ChannelFor(ctx, st)
 		cancel()
 		if err != nil {
 			// The database answered the migrations a moment ago; should it

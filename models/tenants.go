@@ -162,38 +162,41 @@ func (tenantHooks) afterCreate(ctx context.Context, ts *txStore, _ Owner, rec Re
 	if err != nil {
 		return fmt.Errorf("clone tenant %s: %w", src, err)
 	}
-	note, err := ts.cloneHoldMusic(ctx, src, dst, copies["music_on_hold"])
+	notes, err := ts.cloneTenantRefs(ctx, src, dst, copies)
 	if err != nil {
 		return err
 	}
-	if note != "" {
-		report = append(report, note)
-	}
+	report = append(report, notes...)
 	rec["clone_report"] = report
 	return nil
 }
 
-// cloneHoldMusic gives the clone the source tenant's default hold music:
-// the copy of its class when the classes were copied (copies maps the
-// source's class ids to the copies'), else none, with a note for the
+// cloneTenantRefs gives the clone the source tenant's own references to
+// objects of the tenant (its default hold music, moh_class_id): each points at the
+// copy of its target when that was copied (copies: per resource, the
+// copies' ids by the originals'), else it stays empty, with a note for the
 // clone report.
-func (ts *txStore) cloneHoldMusic(ctx context.Context, src string, dst Owner, copies map[int64]int64) (string, error) {
+func (ts *txStore) cloneTenantRefs(ctx context.Context, src string, dst Owner, copies map[string]map[int64]int64) ([]string, error) {
 	row, err := ts.getRow(ctx, ts.tx, tenantsResource, Owner{}, src)
 	if err != nil {
-		return "", err
+		return nil, err
 	}
-	old, ok := row["moh_class_id"].(int64)
-	if !ok {
-		return "", nil
+	var notes []string
+	for _, f := range tenantsResource.Fields {
+		old, ok := row[f.Name].(int64)
+		if f.Ref == "" || !ok || ts.reg.Resource(f.Ref).Scope != TenantScope {
+			continue // platform objects (reseller, location) are the request's to name
+		}
+		id, copied := copies[f.Ref][old]
+		if !copied {
+			notes = append(notes, fmt.Sprintf("tenants %s: %s cleared (%s %d is not copied)", src, f.Name, f.Ref, old))
+			continue
+		}
+		if _, err := ts.tx.ExecContext(ctx, "UPDATE tenants SET "+f.Name+" = ? WHERE id = ?", id, dst.TenantID); err != nil {
+			return nil, fmt.Errorf("clone %s: %w", f.Name, ts.dialect.translate(err))
+		}
 	}
-	id, copied := copies[old]
-	if !copied {
-		return fmt.Sprintf("tenants %s: moh_class_id cleared (music-on-hold class %d is not copied without tenant_voiceprompts)", src, old), nil
-	}
-	if _, err := ts.tx.ExecContext(ctx, "UPDATE tenants SET moh_class_id = ? WHERE id = ?", id, dst.TenantID); err != nil {
-		return "", fmt.Errorf("clone hold music: %w", ts.dialect.translate(err))
-	}
-	return "", nil
+	return notes, nil
 }
 
 // singletonDefaults gives a new tenant its other singletons (branding,

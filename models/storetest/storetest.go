@@ -39,7 +39,7 @@ func Backends(t testing.TB) []Backend {
 	}
 	var out []Backend
 	if wanted("sqlite") {
-		out = append(out, Backend{Name: "sqlite", URL: "sqlite:" + filepath.Join(t.TempDir(), "test.db")})
+		out = append(out, newSQLite(t))
 	}
 	if u := os.Getenv("SWITCHBOARD_TEST_MYSQL_URL"); u != "" && wanted("mysql") {
 		out = append(out, Backend{Name: "mysql", URL: packageDatabase(t, u)})
@@ -64,6 +64,11 @@ func SQLite(t testing.TB) Backend {
 	if PerBackendOnly() {
 		t.Skip("a test on one backend of its own: it ran in the other pass")
 	}
+	return newSQLite(t)
+}
+
+// newSQLite names a new SQLite file in the test's temporary directory.
+func newSQLite(t testing.TB) Backend {
 	return Backend{Name: "sqlite", URL: "sqlite:" + filepath.Join(t.TempDir(), "test.db")}
 }
 
