@@ -180,8 +180,14 @@ func TestBrowserReferenceAndDashboard(t *testing.T) {
 		section := `section[data-tenant="` + tenant + `"]`
 		b.run(chromedp.WaitVisible(section+" "+row, chromedp.ByQuery))
 		b.waitText(`#sb-counts tr[data-tenant="`+tenant+`"] .sb-count`, "1")
+		// The legs arrive as two events: wait for the second.
 		var legs []string
-		b.run(chromedp.Evaluate(`Array.from(document.querySelectorAll('`+section+` tr[data-channel]')).map(r => r.dataset.channel)`, &legs))
+		for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+			b.run(chromedp.Evaluate(`Array.from(document.querySelectorAll('`+section+` tr[data-channel]')).map(r => r.dataset.channel)`, &legs))
+			if len(legs) == 2 || time.Now().After(deadline) {
+				break
+			}
+		}
 		if len(legs) != 2 {
 			t.Fatalf("the call shows legs %q, want both legs of the bridged call", legs)
 		}
