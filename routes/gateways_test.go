@@ -111,7 +111,7 @@ func TestSIPTrunkResyncAfterReconnect(t *testing.T) {
 		for _, name := range []string{keep, edit, gone} {
 			ids[name] = e.Do(t, "POST", "/api/sip_trunks/", e.Key, map[string]any{"name": name, "host": "carrier.example"}).Expect(t, 201).Map(t)["id"]
 		}
-		eventually(t, 10*time.Second, "the three gateways loaded", func() bool { return len(ours()) == 3 })
+		eventually(t, 60*time.Second, "the three gateways loaded", func() bool { return len(ours()) == 3 })
 
 		// The node goes away; trunks change; the node comes back.
 		if err := e.fs.Close(); err != nil {
