@@ -61,6 +61,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		return nil
 	}})
 	tracker := calls.NewTracker(rdb, calls.Options{
+		Prefix:       s.keyPrefix,
 		TenantExists: tenants.exists,
 		OnEnd: func(ctx context.Context, c calls.CDR) error {
 			return st.InsertCDR(ctx, modelCDR(c))
@@ -71,12 +72,14 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Logger: log.With("component", "calls"),
 	})
 	s.xml.SetRinging(ringingAt(tracker))
-	lease := esl.NewRedisLease(rdb, replica, 0)
+	adoptLegacyCDRs(ctx, tracker, log)
+	lease := esl.NewRedisLease(rdb, s.keyPrefix, replica, 0)
 	events := make(chan esl.Event, 8192)
 	// Feature codes (star codes) arrive as CUSTOM events and become store
 	// writes, applied one at a time off the event reader.
 	featureEvents := make(chan esl.Event, 256)
 	applier := features.New(st, rdb, log.With("component", "features"))
+	applier.KeyPrefix = s.keyPrefix
 	applier.MediaDir = cfg.Media.Dir // *732 recordings, written by the nodes into the library
 	// Special mailboxes' message-waiting reports, forwarded to their
 	// notify extensions off the event reader.
@@ -198,6 +201,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
 		Store:         st,
 		Redis:         rdb,
+		KeyPrefix:     s.keyPrefix,
 		Pool:          pool,
 		Tracker:       tracker,
 		Recordings:    cfg.Recordings,
@@ -608,5 +612,27 @@ func ringingAt(tracker *calls.Tracker) fsxml.RingingLookup {
 			out[i] = dialplan.RingingCall{UUID: ch.UUID, CallUUID: ch.CallUUID, Node: ch.Node}
 		}
 		return out, nil
+	}
+}
+
+// legacyCallsPrefix is where releases before the per-installation key
+// prefix kept the call tracker's keys (shared by every installation on the
+// Redis).
+const legacyCallsPrefix = "sb:{calls}:"
+
+// adoptLegacyCDRs takes over the CDRs and call events such a release left
+// queued, so an upgrade loses none. Live channels need no carrying over:
+// each node's state is read again from FreeSWITCH when its connection is
+// made. A Redis that does not answer now is logged, not waited on.
+func adoptLegacyCDRs(ctx context.Context, tracker *calls.Tracker, log *slog.Logger) {
+	actx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	n, err := tracker.AdoptPendingCDRs(actx, legacyCallsPrefix)
+	if err != nil {
+		log.Warn("CDRs queued by an earlier release were not taken over; they are tried again at the next start", "error", err)
+		return
+	}
+	if n > 0 {
+		log.Info("took over CDRs queued by an earlier release", "count", n)
 	}
 }

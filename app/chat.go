@@ -59,6 +59,7 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 	deps := routes.ChatDeps{
 		Store:     st,
 		Redis:     rdb,
+		KeyPrefix: s.keyPrefix,
 		Chat:      client,
 		Queue:     queue,
 		Sync:      sync,

@@ -24,6 +24,7 @@ func newMessagingService(ctx context.Context, s *services, cfg Config, st *model
 		Providers: messaging.Providers{Twilio: cfg.TwilioURL, Meta: cfg.MetaURL},
 		Logger:    log.With("component", "messaging"),
 		Replica:   replicaID(),
+		KeyPrefix: s.keyPrefix,
 		Group:     cfg.OutboxGroup,
 		Inbound:   inboundDeliverers(cfg, st),
 	})
@@ -33,7 +34,7 @@ func newMessagingService(ctx context.Context, s *services, cfg Config, st *model
 	wg.Add(1)
 	go func() { defer wg.Done(); svc.Run(runCtx) }()
 	s.stops = append(s.stops, func() { cancel(); wg.Wait() })
-	s.routes = append(s.routes, routes.MessagingRoutes(svc, st, rdb, cfg.BaseURL)...)
+	s.routes = append(s.routes, routes.MessagingRoutes(svc, st, rdb, s.keyPrefix, cfg.BaseURL)...)
 	for name, sch := range routes.MessagingSchemas() {
 		s.schemas[name] = sch
 	}

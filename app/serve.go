@@ -82,6 +82,7 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 	app := routes.New(routes.Deps{
 		Store:            st,
 		Redis:            rdb,
+		KeyPrefix:        parts.keyPrefix,
 		Logger:           log,
 		BaseURL:          cfg.BaseURL,
 		SIPDomain:        cfg.SIPDomain,

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 
 	"github.com/redis/go-redis/v9"
@@ -38,6 +39,9 @@ type services struct {
 	metrics *metrics.Metrics
 	// sessions are administrators' browser sessions.
 	sessions *websession.Store
+	// keyPrefix starts every Redis key of this installation
+	// (models.Store.KeyPrefix).
+	keyPrefix string
 }
 
 func (s *services) stop() {
@@ -47,7 +51,11 @@ func (s *services) stop() {
 }
 
 func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.UniversalClient, m *metrics.Metrics, log *slog.Logger) (*services, error) {
-	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}, metrics: m}
+	keyPrefix, err := st.KeyPrefix(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("redis key prefix: %w", err)
+	}
+	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}, metrics: m, keyPrefix: keyPrefix}
 	newXMLService(s, cfg, st, rdb, log)
 	newMediaService(ctx, s, cfg, st, log)
 	newFaxService(ctx, s, cfg, st, log)
@@ -71,7 +79,7 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 // newWebSessions keeps administrators' browser sessions in Redis and ends
 // them when their administrator's password changes or it is deleted.
 func newWebSessions(s *services, cfg Config, st *models.Store, rdb redis.UniversalClient) {
-	s.sessions = websession.New(rdb, cfg.SessionIdle, cfg.SessionMax)
+	s.sessions = websession.New(rdb, s.keyPrefix, cfg.SessionIdle, cfg.SessionMax)
 	s.subscribers = append(s.subscribers, websession.Revoker{Sessions: s.sessions, Admins: st})
 }
 

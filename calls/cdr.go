@@ -179,3 +179,28 @@ func (t *Tracker) PendingCDRs(ctx context.Context) (int64, error) {
 	}
 	return n, nil
 }
+
+// AdoptPendingCDRs moves the CDRs and call events that a tracker with key
+// prefix from left queued (a release that kept its keys elsewhere) to the
+// end of this tracker's list, where RetryPendingCDRs delivers them, so an
+// upgrade loses none. The two lists share the {calls} hash tag, so each move
+// is one atomic LMOVE even on a Redis Cluster. It answers how many moved.
+func (t *Tracker) AdoptPendingCDRs(ctx context.Context, from string) (int, error) {
+	if !hasHashTag(from) {
+		from += "{calls}:"
+	}
+	if from == t.prefix {
+		return 0, nil
+	}
+	moved := 0
+	for {
+		err := t.rdb.LMove(ctx, from+"cdr:pending", t.prefix+"cdr:pending", "LEFT", "RIGHT").Err()
+		if errors.Is(err, redis.Nil) {
+			return moved, nil
+		}
+		if err != nil {
+			return moved, fmt.Errorf("adopt pending cdrs from %q: %w", from, err)
+		}
+		moved++
+	}
+}

@@ -78,3 +78,46 @@ func TestCDRDurationsFallBackToTimes(t *testing.T) {
 		}
 	})
 }
+
+// TestPendingCDRsAdoptedAcrossPrefixes: a CDR queued under the key prefix
+// of an earlier release is delivered by a tracker with the new prefix once
+// it adopts the old list, and only once.
+func TestPendingCDRsAdoptedAcrossPrefixes(t *testing.T) {
+	forEachBackend(t, func(t *testing.T, b backend) {
+		ctx := t.Context()
+		sink := &cdrSink{}
+		now := fixedNow
+		clock := func() time.Time { return now }
+		old := NewTracker(b.rdb, Options{Prefix: b.prefix, OnEnd: sink.onEnd, Now: clock})
+		a := newCallback("fs1", "acme", 1).a
+		sink.fail.Store(true)
+		for i, name := range []string{"CHANNEL_CREATE", "CHANNEL_ANSWER", "CHANNEL_HANGUP_COMPLETE"} {
+			if err := old.Apply(ctx, a.ev(name, uint64(i+1))); err != nil {
+				t.Fatal(err)
+			}
+		}
+		sink.fail.Store(false)
+
+		// Same hash tag, as the release's prefixes have ({calls}).
+		upgraded := NewTracker(b.rdb, Options{Prefix: b.prefix + "installation:", OnEnd: sink.onEnd, Now: clock})
+		if n, _ := upgraded.PendingCDRs(ctx); n != 0 {
+			t.Fatalf("the new list holds %d before adoption", n)
+		}
+		if n, err := upgraded.AdoptPendingCDRs(ctx, b.prefix); err != nil || n != 1 {
+			t.Fatalf("adopted %d, %v; want 1", n, err)
+		}
+		if n, err := upgraded.AdoptPendingCDRs(ctx, b.prefix); err != nil || n != 0 {
+			t.Fatalf("second adoption moved %d, %v", n, err)
+		}
+		now = now.Add(2 * time.Minute)
+		if n, err := upgraded.RetryPendingCDRs(ctx); err != nil || n != 1 {
+			t.Fatalf("retry delivered %d, %v; want 1", n, err)
+		}
+		if n, _ := old.RetryPendingCDRs(ctx); n != 0 {
+			t.Fatalf("the old list still delivered %d", n)
+		}
+		if cdrs := sink.all(); len(cdrs) != 1 || cdrs[0].UUID != a.uuid {
+			t.Fatalf("CDRs = %+v", cdrs)
+		}
+	})
+}

@@ -17,7 +17,8 @@
 // name nor tenant may contain '-', so the identifier parses unambiguously.
 //
 // Redis layout (every key starts with Options.Prefix, "sb:{calls}:" by
-// default, shown here as sb:; a "member" is "<node>:<uuid>"):
+// default and "sb:<installation id>:{calls}:" in the server, shown here as
+// sb:; a "member" is "<node>:<uuid>"):
 //
 //	sb:ch:<node>:<uuid>       string "<Channel JSON>\n<merge state JSON>";
 //	                          TTL EndedTTL once ended (tombstone) or while it

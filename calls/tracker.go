@@ -23,7 +23,8 @@ var applySource string
 
 // Options configure a Tracker. The zero value is usable.
 type Options struct {
-	// Prefix starts every Redis key; default "sb:{calls}:". Its hash tag
+	// Prefix starts every Redis key; default "sb:{calls}:" (the server
+	// passes its installation's, "sb:<installation id>:"). Its hash tag
 	// ({…}) puts all of the tracker's keys in one Redis Cluster slot, as
 	// its scripts and transactions need; a prefix without one gets
 	// "{calls}:" appended. Tests use it to share one Redis.

@@ -27,7 +27,7 @@ end
 return 0`)
 
 // RedisLease decides which replica consumes a node's event stream: the
-// holder of the Redis key switchboard:esl:lease:<node>. It is taken with
+// holder of the Redis key <prefix>esl:lease:<node>. It is taken with
 // SET NX PX, renewed every TTL/3 by a compare-and-pexpire script and
 // released with compare-and-delete, so a replica never extends or drops a
 // lease another replica has taken over. When a holder dies its key expires
@@ -40,13 +40,18 @@ type RedisLease struct {
 }
 
 // NewRedisLease returns a lease keyed on replicaID, which must be unique per
-// running replica (e.g. hostname plus a random suffix). ttl <= 0 means
+// running replica (e.g. hostname plus a random suffix). keyPrefix starts
+// the lease keys (the installation's, so two installations sharing a Redis
+// each consume their own node "fs1"; "" means "sb:"). ttl <= 0 means
 // DefaultLeaseTTL.
-func NewRedisLease(client redis.UniversalClient, replicaID string, ttl time.Duration) *RedisLease {
+func NewRedisLease(client redis.UniversalClient, keyPrefix, replicaID string, ttl time.Duration) *RedisLease {
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
-	return &RedisLease{client: client, replica: replicaID, ttl: ttl, prefix: "switchboard:esl:lease:"}
+	if keyPrefix == "" {
+		keyPrefix = "sb:"
+	}
+	return &RedisLease{client: client, replica: replicaID, ttl: ttl, prefix: keyPrefix + "esl:lease:"}
 }
 
 // TTL returns the lease lifetime.

@@ -43,8 +43,8 @@ func TestRedisLease(t *testing.T) {
 			ctx := t.Context()
 			node := "fs-" + uuid.NewString()
 			const ttl = 300 * time.Millisecond
-			r1 := NewRedisLease(b.client, "replica-1", ttl)
-			r2 := NewRedisLease(b.client, "replica-2", ttl)
+			r1 := NewRedisLease(b.client, "", "replica-1", ttl)
+			r2 := NewRedisLease(b.client, "", "replica-2", ttl)
 			t.Cleanup(func() { b.client.Del(context.Background(), r1.Key(node)) })
 
 			steps := []struct {
@@ -108,10 +108,10 @@ func TestOnlyOneReplicaConsumesEvents(t *testing.T) {
 			for i := range pools {
 				opts := fastOptions()
 				opts.OnEvent = sinks[i].add
-				opts.EventLease = NewRedisLease(b.client, "replica-"+uuid.NewString(), ttl)
+				opts.EventLease = NewRedisLease(b.client, "", "replica-"+uuid.NewString(), ttl)
 				pools[i], stops[i] = startPool(t, []NodeConfig{node}, opts)
 			}
-			t.Cleanup(func() { b.client.Del(context.Background(), "switchboard:esl:lease:"+node.Name) })
+			t.Cleanup(func() { b.client.Del(context.Background(), "sb:esl:lease:"+node.Name) })
 			holder := -1
 			eventually(t, 3*time.Second, "one holder", func() bool {
 				h0, h1 := pools[0].Nodes()[0].EventsHeld, pools[1].Nodes()[0].EventsHeld
@@ -168,13 +168,13 @@ func TestTakeoverAfterHolderCrash(t *testing.T) {
 	fs := startFake(t, fakefs.Options{})
 	const ttl = 300 * time.Millisecond
 	// A replica that died without releasing still owns the key.
-	if err := client.Set(t.Context(), "switchboard:esl:lease:fs1", "dead-replica", ttl).Err(); err != nil {
+	if err := client.Set(t.Context(), "sb:esl:lease:fs1", "dead-replica", ttl).Err(); err != nil {
 		t.Fatal(err)
 	}
 	var connects counter
 	opts := fastOptions()
 	opts.OnConnect = connects.inc
-	opts.EventLease = NewRedisLease(client, "replica-b", ttl)
+	opts.EventLease = NewRedisLease(client, "", "replica-b", ttl)
 	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, opts)
 	eventually(t, 3*time.Second, "command connection", func() bool { return p.Nodes()[0].Up })
 	if p.Nodes()[0].EventsHeld || fullSubscribers(fs) != 0 || connects.get() != 0 {
@@ -184,7 +184,25 @@ func TestTakeoverAfterHolderCrash(t *testing.T) {
 	eventually(t, 3*time.Second, "takeover", func() bool {
 		return p.Nodes()[0].EventsHeld && fullSubscribers(fs) == 1 && connects.get() == 1
 	})
-	if v, _ := client.Get(t.Context(), "switchboard:esl:lease:fs1").Result(); v != "replica-b" {
+	if v, _ := client.Get(t.Context(), "sb:esl:lease:fs1").Result(); v != "replica-b" {
 		t.Errorf("lease holder %q", v)
+	}
+}
+
+// TestLeasesOfTwoInstallationsOnOneRedis: installations sharing a Redis
+// both name a node "fs1"; each takes its own node's lease.
+func TestLeasesOfTwoInstallationsOnOneRedis(t *testing.T) {
+	for _, b := range redisBackends(t) {
+		t.Run(b.name, func(t *testing.T) {
+			node := "fs-" + uuid.NewString()
+			a := NewRedisLease(b.client, "sb:"+uuid.NewString()+":", "replica-a", time.Minute)
+			other := NewRedisLease(b.client, "sb:"+uuid.NewString()+":", "replica-b", time.Minute)
+			t.Cleanup(func() { b.client.Del(context.Background(), a.Key(node), other.Key(node)) })
+			for _, l := range []*RedisLease{a, other} {
+				if ok, err := l.Acquire(t.Context(), node); err != nil || !ok {
+					t.Fatalf("%s: acquire = %v, %v; want its own installation's lease", l.Replica(), ok, err)
+				}
+			}
+		})
 	}
 }

@@ -43,6 +43,10 @@ type Applier struct {
 	// (SWITCHBOARD_MEDIA_DIR), which the nodes mount: *732 recordings are
 	// read from <MediaDir>/<tenant>/phone/<call uuid>.wav. "" refuses them.
 	MediaDir string
+	// KeyPrefix starts the once-guards' Redis keys: the installation's
+	// (models.Store.KeyPrefix), so installations whose nodes share a Redis
+	// each apply their own events. "" means "sb:".
+	KeyPrefix string
 }
 
 // New returns an Applier; rdb may be nil (no once-guard).
@@ -139,7 +143,7 @@ func (a *Applier) once(ctx context.Context, e esl.Event) (bool, error) {
 	if a.rdb == nil {
 		return true, nil
 	}
-	ok, err := a.rdb.SetNX(ctx, guardKey(e), e.Node, guardTTL).Result()
+	ok, err := a.rdb.SetNX(ctx, a.guardKey(e), e.Node, guardTTL).Result()
 	if err != nil {
 		a.log.Warn("feature once-guard unavailable", "error", err)
 		return true, nil
@@ -147,13 +151,17 @@ func (a *Applier) once(ctx context.Context, e esl.Event) (bool, error) {
 	return ok, nil
 }
 
-func guardKey(e esl.Event) string {
-	return "sb:feature:" + e.Get("Core-UUID") + ":" + e.Get("Event-Sequence")
+func (a *Applier) guardKey(e esl.Event) string {
+	prefix := a.KeyPrefix
+	if prefix == "" {
+		prefix = "sb:"
+	}
+	return prefix + "feature:" + e.Get("Core-UUID") + ":" + e.Get("Event-Sequence")
 }
 
 func (a *Applier) release(ctx context.Context, e esl.Event) {
 	if a.rdb != nil {
-		a.rdb.Del(context.WithoutCancel(ctx), guardKey(e))
+		a.rdb.Del(context.WithoutCancel(ctx), a.guardKey(e))
 	}
 }
 

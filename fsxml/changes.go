@@ -172,12 +172,15 @@ func ResetAll(ctx context.Context, st *models.Store, rdb redis.UniversalClient) 
 // its installation id, so installations sharing a Redis server (on one
 // database number or several: pub/sub ignores it) never hear each other.
 func ChannelFor(ctx context.Context, st *models.Store) (string, error) {
-	id, err := st.InstallationID(ctx)
+	prefix, err := st.KeyPrefix(ctx)
 	if err != nil {
 		return "", err
 	}
-	return "sb:xml:changes:" + id, nil
+	return prefix + changesChannel, nil
 }
+
+// changesChannel follows the installation's key prefix in the channel name.
+const changesChannel = "xml:changes"
 
 // notifier keeps the subscription and says whether memory can be trusted.
 type notifier struct {

@@ -293,9 +293,9 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 // call (renewed by each call).
 const huntTurnTTL = 90 * 24 * time.Hour
 
-// HuntTurnKey is the Redis counter of calls to a round-robin hunt group.
-func HuntTurnKey(tenant string, group int64) string {
-	return "sb:hunt:rr:" + tenant + ":" + strconv.FormatInt(group, 10)
+// huntTurnKey is the Redis counter of calls to a round-robin hunt group.
+func (s *Service) huntTurnKey(tenant string, group int64) string {
+	return s.keyPrefix + "hunt:rr:" + tenant + ":" + strconv.FormatInt(group, 10)
 }
 
 // withHuntTurn gives a call to a random or round-robin hunt group its
@@ -311,7 +311,7 @@ func (s *Service) withHuntTurn(ctx context.Context, snap *dialplan.TenantSnapsho
 	}
 	n := mrand.Uint64()
 	if strategy == "round_robin" && s.rdb != nil && s.redisUp() {
-		key := HuntTurnKey(snap.Tenant.Tenant, id)
+		key := s.huntTurnKey(snap.Tenant.Tenant, id)
 		var err error
 		if call {
 			var incr *redis.IntCmd

@@ -6,7 +6,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/alicebob/miniredis/v2"
+
 	"github.com/switchboard/switchboard/app/apptest"
+	"github.com/switchboard/switchboard/models/storetest"
 )
 
 // TestHuntGroupReachesFreeSWITCH: a hunt group created over the API is
@@ -133,4 +136,41 @@ func TestHuntGroupTurns(t *testing.T) {
 			t.Fatalf("random group: first members over 40 calls %v", seen)
 		}
 	})
+}
+
+// TestHuntTurnsKeepToTheirInstallation: two installations on one Redis,
+// each with tenant "acme" and its round-robin group 1 (their databases
+// number alike). Calls on one never move the other's turn.
+func TestHuntTurnsKeepToTheirInstallation(t *testing.T) {
+	m := miniredis.RunT(t)
+	url := "redis://" + m.Addr() + "/0"
+	var servers []*apptest.Server
+	for range 2 {
+		s := apptest.Start(t, apptest.Env{Name: "sqlite", DB: storetest.SQLite(t), RedisURL: url}, nil)
+		s.Do(t, "POST", "/api/tenants/", s.Key, map[string]any{"tenant": "acme", "callerid": "+27110000000"}).Expect(t, 201)
+		members := []any{}
+		for _, n := range []string{"1000", "1001"} {
+			s.Do(t, "POST", "/api/tenants/acme/extensions/", s.Key, map[string]any{"name": n}).Expect(t, 201)
+			members = append(members, map[string]any{"type": "extension", "target": n})
+		}
+		g := s.Do(t, "POST", "/api/tenants/acme/hunt_groups/", s.Key, map[string]any{"name": "rr", "number": "620", "strategy": "round_robin", "members": members}).Expect(t, 201).Map(t)
+		if fmt.Sprint(g["id"]) != "1" {
+			t.Skipf("the group's id is %v: the installations do not number alike, so this cannot show a shared turn", g["id"])
+		}
+		servers = append(servers, s)
+	}
+	firstMember := func(s *apptest.Server) string {
+		t.Helper()
+		for _, a := range fetchXML(t, s, callBody(t, "acme", "620", "1000")).actions() {
+			if rest, ok := strings.CutPrefix(a, "bridge "); ok {
+				return strings.TrimSuffix(strings.SplitN(strings.Split(rest, "|")[0], "user/", 2)[1], "-acme@sip.test")
+			}
+		}
+		t.Fatal("no bridge")
+		return ""
+	}
+	a, b := servers[0], servers[1]
+	if got := []string{firstMember(a), firstMember(a), firstMember(b), firstMember(a)}; !slices.Equal(got, []string{"1000", "1001", "1000", "1000"}) {
+		t.Fatalf("calls start at %q on a, a, b, a; want 1000, 1001 on a, b's own first turn 1000, then a's third 1000", got)
+	}
 }

@@ -83,9 +83,11 @@ type Service struct {
 	gens *scopeGens
 	// note keeps the change notifications coming (changes.go); channel is
 	// their Redis channel.
-	note     notifier
-	channel  string
-	stopPoll context.CancelFunc
+	note    notifier
+	channel string
+	// keyPrefix starts this installation's Redis keys (Store.KeyPrefix).
+	keyPrefix string
+	stopPoll  context.CancelFunc
 
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
@@ -139,25 +141,27 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 			SIPWSSPort:      cfg.SIPWSSPort,
 			Media:           dialplan.MediaURLs{Base: cfg.MediaURL, Key: cfg.MediaKey},
 		},
-		log:      log,
-		now:      time.Now,
-		local:    newLocalDocs(cfg.DocBytes),
-		gens:     newScopeGens(),
-		stopPoll: stopPoll,
+		log:       log,
+		now:       time.Now,
+		local:     newLocalDocs(cfg.DocBytes),
+		gens:      newScopeGens(),
+		stopPoll:  stopPoll,
+		keyPrefix: "sb:",
 	}
 	if st != nil && rdb != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		channel, err := ChannelFor(ctx, st)
+		prefix, err := st.KeyPrefix(ctx)
 		cancel()
 		if err != nil {
 			// The database answered the migrations a moment ago; should it
-			// not answer now, a channel of this process alone keeps the
-			// replica correct (other replicas' writes reach it through the
-			// outbox poll) until a restart.
+			// not answer now, keys of this process alone keep the replica
+			// correct (other replicas' writes reach it through the outbox
+			// poll; hunt groups' turns are kept per process) until a restart.
 			log.Error("xml cache: no installation id; change notifications stay within this process", "error", err)
-			channel = "sb:xml:changes:process:" + newReplicaID()
+			prefix = "sb:process:" + newReplicaID() + ":"
 		}
-		s.channel = channel
+		s.keyPrefix = prefix
+		s.channel = prefix + changesChannel
 		s.note.id = newReplicaID()
 		go s.pollLoop(pollCtx)
 		go s.subscribe(pollCtx)

@@ -26,6 +26,9 @@ type Config struct {
 	Logger    *slog.Logger
 	// Replica names this process in outbox leases.
 	Replica string
+	// KeyPrefix starts the Redis keys of the per-channel send rate: the
+	// installation's (models.Store.KeyPrefix); "" means "sb:".
+	KeyPrefix string
 	// Group keeps servers that share a database without being replicas
 	// of one installation apart (tests): the worker sends only the
 	// messages queued in its group. Replicas share one (default "").
@@ -58,6 +61,9 @@ type Service struct {
 func New(st *models.Store, rdb redis.UniversalClient, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
+	}
+	if cfg.KeyPrefix == "" {
+		cfg.KeyPrefix = "sb:"
 	}
 	if cfg.Providers.Client == nil {
 		cfg.Providers.Client = &http.Client{Timeout: 15 * time.Second}

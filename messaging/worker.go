@@ -186,7 +186,7 @@ func (s *Service) retryOutcome(c claimed, se *SendError) outcome {
 func (s *Service) allow(ctx context.Context, ch *Channel) (bool, time.Duration) {
 	now := time.Now()
 	sec := now.Unix()
-	key := "sb:msg:rate:" + strconv.FormatInt(ch.ID, 10) + ":" + strconv.FormatInt(sec, 10)
+	key := s.cfg.KeyPrefix + "msg:rate:" + strconv.FormatInt(ch.ID, 10) + ":" + strconv.FormatInt(sec, 10)
 	pipe := s.rdb.TxPipeline()
 	incr := pipe.Incr(ctx, key)
 	pipe.Expire(ctx, key, 2*time.Second)

@@ -16,3 +16,15 @@ func (s *Store) InstallationID(ctx context.Context) (string, error) {
 	}
 	return id, nil
 }
+
+// KeyPrefix starts every Redis key and channel of the installation on
+// this database: "sb:<installation id>:". Installations sharing a Redis
+// server (a Redis Cluster has one database) then never read, count or
+// lock each other's state, even where their database ids coincide.
+func (s *Store) KeyPrefix(ctx context.Context) (string, error) {
+	id, err := s.InstallationID(ctx)
+	if err != nil {
+		return "", err
+	}
+	return "sb:" + id + ":", nil
+}

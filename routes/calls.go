@@ -19,10 +19,12 @@ import (
 
 // CallDeps is what the live-call routes need from the wiring in app.
 type CallDeps struct {
-	Store   *models.Store
-	Redis   redis.UniversalClient
-	Pool    *esl.Pool
-	Tracker *calls.Tracker
+	Store *models.Store
+	Redis redis.UniversalClient
+	// KeyPrefix starts every Redis key (models.Store.KeyPrefix).
+	KeyPrefix string
+	Pool      *esl.Pool
+	Tracker   *calls.Tracker
 	// Recordings is the directory on the FreeSWITCH nodes where the record
 	// endpoint writes (<Recordings>/<tenant>/<file>.wav).
 	Recordings string
@@ -69,8 +71,8 @@ func CallRoutes(d CallDeps) []Route {
 	if d.StreamsPerKey <= 0 {
 		d.StreamsPerKey = 10
 	}
-	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, ttl: 24 * time.Hour},
-		streams: &streamLimiter{max: d.StreamsPerKey, open: map[string]int{}}, limit: newLimiter(d.Redis, Limits{})}
+	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, prefix: d.KeyPrefix, ttl: 24 * time.Hour},
+		streams: &streamLimiter{max: d.StreamsPerKey, open: map[string]int{}}, limit: newLimiter(d.Redis, d.KeyPrefix, Limits{})}
 	return append(r.widgetRoutes(), []Route{
 		{Method: "GET", Path: "/api/telephony/channels", Summary: "List live channels (tenant keys: their tenant; platform: all or ?tenant=)", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Response: "ChannelList", Query: []string{"tenant", "limit", "offset"}, Handler: r.listChannels},
 		{Method: "GET", Path: "/api/telephony/channels/*", Wildcard: "id", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopeCalls, User: UserOwnCalls}, Response: "Channel", Handler: r.getChannel},

@@ -20,6 +20,8 @@ import (
 type ChatDeps struct {
 	Store *models.Store
 	Redis redis.UniversalClient
+	// KeyPrefix starts every Redis key (models.Store.KeyPrefix).
+	KeyPrefix string
 	// Chat is the chat server's client; with no chat server configured
 	// every endpoint that needs it answers 503 chat_unavailable.
 	Chat *chat.Client

@@ -37,7 +37,9 @@ type loginAttempt struct {
 type loginFailures struct {
 	store *models.Store
 	rdb   redis.UniversalClient
-	log   *slog.Logger
+	// prefix starts the Redis keys (the installation's).
+	prefix string
+	log    *slog.Logger
 
 	mu    sync.Mutex
 	local map[string]*localWindow
@@ -48,7 +50,8 @@ type localWindow struct {
 	held  int64
 }
 
-const loginFailPrefix = "sb:loginfail:"
+// loginFailPrefix follows the installation's key prefix.
+const loginFailPrefix = "loginfail:"
 
 // record notes one failed sign-in as username (known: an administrator of
 // that name exists) and emits the event when its window is open. Failing
@@ -85,9 +88,9 @@ func (f *loginFailures) open(ctx context.Context, bucket string) (int64, bool) {
 		// The window is the clock's minute, in the key's name: a Redis that
 		// does not expire keys on time (the embedded one) still moves on.
 		minute := time.Now().Unix() / int64(loginFailureWindow/time.Second)
-		opened, err := f.rdb.SetNX(ctx, fmt.Sprintf("%swin:%s:%d", loginFailPrefix, bucket, minute), 1, 2*loginFailureWindow).Result()
+		opened, err := f.rdb.SetNX(ctx, fmt.Sprintf("%s%swin:%s:%d", f.prefix, loginFailPrefix, bucket, minute), 1, 2*loginFailureWindow).Result()
 		if err == nil {
-			held := loginFailPrefix + "held:" + bucket
+			held := f.prefix + loginFailPrefix + "held:" + bucket
 			if !opened {
 				f.rdb.Incr(ctx, held)
 				f.rdb.Expire(ctx, held, 24*time.Hour)

@@ -25,8 +25,8 @@ type messagingRoutes struct {
 
 // MessagingRoutes declares the messaging endpoints for Deps.Extra. baseURL
 // is the public URL providers call back on (Twilio signs it).
-func MessagingRoutes(svc *messaging.Service, st *models.Store, rdb redis.UniversalClient, baseURL string) []Route {
-	r := &messagingRoutes{svc: svc, store: st, baseURL: strings.TrimRight(baseURL, "/"), idem: &idempotency{rdb: rdb, ttl: 24 * time.Hour}}
+func MessagingRoutes(svc *messaging.Service, st *models.Store, rdb redis.UniversalClient, keyPrefix, baseURL string) []Route {
+	r := &messagingRoutes{svc: svc, store: st, baseURL: strings.TrimRight(baseURL, "/"), idem: &idempotency{rdb: rdb, prefix: keyPrefix, ttl: 24 * time.Hour}}
 	return []Route{
 		{Method: "POST", Path: "/api/messaging/send", Summary: "Queue an SMS or WhatsApp message (202; sent by the outbox worker; Idempotency-Key honoured; permission messaging.send)", Tag: "messaging", Auth: AuthKeyOnly, Access: messagingSend, Request: "MessageSend", Response: "MessageQueued", Status: 202, Handler: r.idem.wrap(r.send)},
 		{Method: "GET", Path: "/api/messaging/messages", Summary: "Messages sent and received, newest first; from/to (RFC 3339) bound created_at", Tag: "messaging", Auth: AuthAPI, Access: messagingList, Response: "MessageList", Query: []string{"tenant", "channel_id", "status", "direction", "from", "to", "limit", "offset"}, Handler: r.list},

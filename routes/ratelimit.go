@@ -30,16 +30,25 @@ type limiter struct {
 	rdb    redis.UniversalClient
 	rl     *redis_rate.Limiter
 	limits Limits
+	// prefix starts every key: the installation's, so installations
+	// sharing a Redis never count each other's key ids or addresses.
+	prefix string
 }
 
-func newLimiter(rdb redis.UniversalClient, l Limits) *limiter {
+func newLimiter(rdb redis.UniversalClient, keyPrefix string, l Limits) *limiter {
 	if rdb == nil {
 		return &limiter{}
 	}
-	return &limiter{rdb: rdb, rl: redis_rate.NewLimiter(rdb), limits: l}
+	return &limiter{rdb: rdb, rl: redis_rate.NewLimiter(rdb), limits: l, prefix: orDefaultPrefix(keyPrefix)}
 }
 
-const blockPrefix = "sb:authblock:"
+// orDefaultPrefix is keyPrefix, or "sb:" for wiring that names none.
+func orDefaultPrefix(keyPrefix string) string {
+	if keyPrefix == "" {
+		return "sb:"
+	}
+	return keyPrefix
+}
 
 // blocks reports whether addresses are ever blocked (authBlocked asks Redis).
 func (l *limiter) blocks() bool { return l.rl != nil && l.limits.AuthFailuresPerMinute > 0 }
@@ -53,7 +62,7 @@ func (l *limiter) authBlocked(ctx context.Context, addr string) (time.Duration, 
 	// The value is the end of the block (Unix ms), so a Redis that does
 	// not expire keys on time (the embedded one under test) cannot block
 	// an address for longer.
-	until, err := l.rdb.Get(ctx, blockPrefix+addr).Int64()
+	until, err := l.rdb.Get(ctx, l.prefix+"authblock:"+addr).Int64()
 	if err != nil {
 		return 0, false
 	}
@@ -68,12 +77,12 @@ func (l *limiter) authFailed(ctx context.Context, addr string) (time.Duration, b
 		return 0, false
 	}
 	n := l.limits.AuthFailuresPerMinute
-	res, err := l.rl.Allow(ctx, "authfail:"+addr, redis_rate.Limit{Rate: n, Burst: n, Period: time.Minute})
+	res, err := l.rl.Allow(ctx, l.prefix+"authfail:"+addr, redis_rate.Limit{Rate: n, Burst: n, Period: time.Minute})
 	if err != nil || res.Allowed > 0 {
 		return 0, false
 	}
 	retry := max(res.RetryAfter, time.Second)
-	l.rdb.Set(ctx, blockPrefix+addr, time.Now().Add(retry).UnixMilli(), retry)
+	l.rdb.Set(ctx, l.prefix+"authblock:"+addr, time.Now().Add(retry).UnixMilli(), retry)
 	return retry, true
 }
 
@@ -83,7 +92,7 @@ func (l *limiter) request(ctx context.Context, credential string) (time.Duration
 		return 0, true
 	}
 	burst := max(l.limits.Burst, l.limits.RequestsPerSecond)
-	res, err := l.rl.Allow(ctx, "req:"+credential, redis_rate.Limit{Rate: l.limits.RequestsPerSecond, Burst: burst, Period: time.Second})
+	res, err := l.rl.Allow(ctx, l.prefix+"req:"+credential, redis_rate.Limit{Rate: l.limits.RequestsPerSecond, Burst: burst, Period: time.Second})
 	if err != nil || res.Allowed > 0 {
 		return 0, true
 	}
@@ -102,7 +111,7 @@ func (l *limiter) perHour(ctx context.Context, key string, n int) (time.Duration
 	if l.rl == nil || n <= 0 {
 		return 0, true
 	}
-	res, err := l.rl.Allow(ctx, key, redis_rate.Limit{Rate: n, Burst: n, Period: time.Hour})
+	res, err := l.rl.Allow(ctx, l.prefix+key, redis_rate.Limit{Rate: n, Burst: n, Period: time.Hour})
 	if err != nil || res.Allowed > 0 {
 		return 0, true
 	}

@@ -24,10 +24,13 @@ import (
 
 // Deps is what the HTTP layer needs from the wiring in app.
 type Deps struct {
-	Store   *models.Store
-	Redis   redis.UniversalClient
-	Logger  *slog.Logger
-	BaseURL string
+	Store *models.Store
+	Redis redis.UniversalClient
+	// KeyPrefix starts every Redis key (models.Store.KeyPrefix; "" means
+	// "sb:").
+	KeyPrefix string
+	Logger    *slog.Logger
+	BaseURL   string
 	// BodyLimit caps request bodies (413 beyond it).
 	BodyLimit int
 	// Extra lets other areas (FreeSWITCH XML, live calls) add their routes.
@@ -126,10 +129,10 @@ func New(d Deps) *fiber.App {
 		d.BodyLimit = 1 << 20
 	}
 	if d.Sessions == nil {
-		d.Sessions = websession.New(d.Redis, DefaultSessionIdle, DefaultSessionMax)
+		d.Sessions = websession.New(d.Redis, d.KeyPrefix, DefaultSessionIdle, DefaultSessionMax)
 	}
-	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(d.Metrics), limit: newLimiter(d.Redis, d.Limits), sessions: d.Sessions,
-		failures: &loginFailures{store: d.Store, rdb: d.Redis, log: d.Logger}}}
+	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(d.Metrics), limit: newLimiter(d.Redis, d.KeyPrefix, d.Limits), sessions: d.Sessions,
+		failures: &loginFailures{store: d.Store, rdb: d.Redis, prefix: orDefaultPrefix(d.KeyPrefix), log: d.Logger}}}
 	var doc *openAPIDoc
 	routes := append(append(s.routeTable(), s.opsRoutes()...), docRoutes(&doc)...)
 	app := fiber.New(fiber.Config{

@@ -320,7 +320,11 @@ func TestSessionRotation(t *testing.T) {
 // administrator in Redis.
 func waitSessions(t *testing.T, s *apptest.Server, id string, n int64) {
 	t.Helper()
-	key := "sb:{websession}:admin:" + id
+	prefix, err := s.Store.KeyPrefix(t.Context())
+	if err != nil {
+		t.Fatal(err)
+	}
+	key := prefix + "{websession}:admin:" + id
 	deadline := time.Now().Add(10 * time.Second)
 	for {
 		got, err := s.Redis.SCard(t.Context(), key).Result()

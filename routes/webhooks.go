@@ -178,7 +178,7 @@ return 0`)
 // through (the limit protects the channel, not the server).
 func (r *chatRoutes) allow(ctx context.Context, id int64) (time.Duration, bool) {
 	now := time.Now().UnixMilli()
-	wait, err := gcra.Run(ctx, r.Redis, []string{"sb:webhook:rate:" + strconv.FormatInt(id, 10)}, now, webhookInterval.Milliseconds(), webhookBurst).Int64()
+	wait, err := gcra.Run(ctx, r.Redis, []string{orDefaultPrefix(r.KeyPrefix) + "webhook:rate:" + strconv.FormatInt(id, 10)}, now, webhookInterval.Milliseconds(), webhookBurst).Int64()
 	if err != nil {
 		slog.WarnContext(ctx, "webhook rate limit unavailable", "error", err)
 		return 0, true

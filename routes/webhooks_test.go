@@ -200,7 +200,7 @@ func TestIncomingWebhookRateLimitAndPermission(t *testing.T) {
 			accepted++
 		}
 		if accepted < 10 || accepted > 10+int(time.Since(start).Seconds())+1 {
-			t.Fatalf("%d posts accepted in a burst of %s, want 10 (plus one per second it took)", accepted, time.Since(start))
+			t.Fatalf("%d posts accepted in a burst of %s, want 10 (plus one per second it took); the first refused answered %d %q", accepted, time.Since(start), s, b)
 		}
 		if s != 429 || b != "rate_limited" || !strings.HasSuffix(ct, "|1") {
 			t.Fatalf("post after the burst: %d %q %q", s, ct, b)

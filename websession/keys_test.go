@@ -9,5 +9,6 @@ import (
 // TestKeysShareOneSlot: a session record and its administrator's index
 // change in one MULTI, which Redis Cluster takes only within one slot.
 func TestKeysShareOneSlot(t *testing.T) {
-	redistest.SameSlot(t, recordKey("a-session-id"), recordKey("another"), adminKey(1), adminKey(42))
+	s := New(nil, "sb:0f1e2d3c4b5a69788796a5b4c3d2e1f0:", 0, 0)
+	redistest.SameSlot(t, s.recordKey("a-session-id"), s.recordKey("another"), s.adminKey(1), s.adminKey(42))
 }

@@ -22,10 +22,11 @@ import (
 // ErrNoSession is a missing, expired or revoked session.
 var ErrNoSession = errors.New("no such session")
 
-// prefix names every session key. One hash tag puts a session and its
-// administrator's index in one Redis Cluster slot, so they change in one
-// transaction (sessions are administrators' browsers: few).
-const prefix = "sb:{websession}:"
+// sessionsTag follows the installation's key prefix in every session key.
+// One hash tag puts a session and its administrator's index in one Redis
+// Cluster slot, so they change in one transaction (sessions are
+// administrators' browsers: few).
+const sessionsTag = "{websession}:"
 
 // Session is one administrator's signed-in browser.
 type Session struct {
@@ -46,6 +47,9 @@ type Session struct {
 // Store creates, reads and revokes sessions.
 type Store struct {
 	rdb redis.UniversalClient
+	// prefix starts every key: the installation's, so a session of one
+	// installation is no session at another sharing the Redis.
+	prefix string
 	// Idle ends a session unused this long; Absolute ends it this long
 	// after sign-in whatever its use.
 	Idle, Absolute time.Duration
@@ -53,9 +57,13 @@ type Store struct {
 	Now func() time.Time
 }
 
-// New returns a store over rdb.
-func New(rdb redis.UniversalClient, idle, absolute time.Duration) *Store {
-	return &Store{rdb: rdb, Idle: idle, Absolute: absolute, Now: time.Now}
+// New returns a store over rdb whose keys start with keyPrefix (the
+// installation's, models.Store.KeyPrefix; "" means "sb:").
+func New(rdb redis.UniversalClient, keyPrefix string, idle, absolute time.Duration) *Store {
+	if keyPrefix == "" {
+		keyPrefix = "sb:"
+	}
+	return &Store{rdb: rdb, prefix: keyPrefix + sessionsTag, Idle: idle, Absolute: absolute, Now: time.Now}
 }
 
 // Fingerprint names a password hash without revealing it.
@@ -64,12 +72,14 @@ func Fingerprint(passwordHash string) string {
 	return hex.EncodeToString(sum[:16])
 }
 
-func recordKey(id string) string {
+func (s *Store) recordKey(id string) string {
 	sum := sha256.Sum256([]byte(id))
-	return prefix + hex.EncodeToString(sum[:])
+	return s.prefix + hex.EncodeToString(sum[:])
 }
 
-func adminKey(adminID int64) string { return prefix + "admin:" + strconv.FormatInt(adminID, 10) }
+func (s *Store) adminKey(adminID int64) string {
+	return s.prefix + "admin:" + strconv.FormatInt(adminID, 10)
+}
 
 func randomToken() (string, error) {
 	b := make([]byte, 32)
@@ -91,13 +101,13 @@ func (s *Store) Create(ctx context.Context, adminID int64, passwordFingerprint s
 		return "", nil, err
 	}
 	now := s.Now()
-	sess := &Session{AdminID: adminID, Password: passwordFingerprint, CSRF: csrf, Created: now, Seen: now, key: recordKey(id)}
+	sess := &Session{AdminID: adminID, Password: passwordFingerprint, CSRF: csrf, Created: now, Seen: now, key: s.recordKey(id)}
 	_, err = s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HSet(ctx, sess.key, "admin", adminID, "pw", passwordFingerprint, "csrf", csrf,
 			"created", now.UnixMilli(), "seen", now.UnixMilli())
 		p.PExpire(ctx, sess.key, s.ttl(sess, now))
-		p.SAdd(ctx, adminKey(adminID), sess.key)
-		p.PExpire(ctx, adminKey(adminID), s.Absolute)
+		p.SAdd(ctx, s.adminKey(adminID), sess.key)
+		p.PExpire(ctx, s.adminKey(adminID), s.Absolute)
 		return nil
 	})
 	if err != nil {
@@ -118,7 +128,7 @@ func (s *Store) Get(ctx context.Context, id string) (*Session, error) {
 	if id == "" || len(id) > 100 {
 		return nil, ErrNoSession
 	}
-	key := recordKey(id)
+	key := s.recordKey(id)
 	sess, err := s.load(ctx, key)
 	if err != nil {
 		return nil, err
@@ -161,7 +171,7 @@ func (s *Store) load(ctx context.Context, key string) (*Session, error) {
 
 // Delete ends the session with this id (logout, rotation at sign-in).
 func (s *Store) Delete(ctx context.Context, id string) error {
-	sess, err := s.load(ctx, recordKey(id))
+	sess, err := s.load(ctx, s.recordKey(id))
 	if errors.Is(err, ErrNoSession) {
 		return nil
 	}
@@ -177,7 +187,7 @@ func (s *Store) End(ctx context.Context, sess *Session) error { return s.drop(ct
 func (s *Store) drop(ctx context.Context, sess *Session) error {
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.Del(ctx, sess.key)
-		p.SRem(ctx, adminKey(sess.AdminID), sess.key)
+		p.SRem(ctx, s.adminKey(sess.AdminID), sess.key)
 		return nil
 	})
 	if err != nil {
@@ -189,7 +199,7 @@ func (s *Store) drop(ctx context.Context, sess *Session) error {
 // RevokeAdmin ends the administrator's sessions for which keep (nil: none)
 // returns false, and reports how many it ended.
 func (s *Store) RevokeAdmin(ctx context.Context, adminID int64, keep func(*Session) bool) (int, error) {
-	keys, err := s.rdb.SMembers(ctx, adminKey(adminID)).Result()
+	keys, err := s.rdb.SMembers(ctx, s.adminKey(adminID)).Result()
 	if err != nil {
 		return 0, fmt.Errorf("list sessions of administrator %d: %w", adminID, err)
 	}
@@ -217,7 +227,7 @@ func (s *Store) RevokeAdmin(ctx context.Context, adminID int64, keep func(*Sessi
 // Count is the number of live sessions an administrator holds in Redis
 // (expired records Redis has not removed yet included).
 func (s *Store) Count(ctx context.Context, adminID int64) (int64, error) {
-	n, err := s.rdb.SCard(ctx, adminKey(adminID)).Result()
+	n, err := s.rdb.SCard(ctx, s.adminKey(adminID)).Result()
 	if err != nil {
 		return 0, fmt.Errorf("count sessions: %w", err)
 	}

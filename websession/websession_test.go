@@ -28,7 +28,7 @@ func newStore(t *testing.T, idle, absolute time.Duration) (*websession.Store, *c
 		url = "redis://" + miniredis.RunT(t).Addr() + "/0"
 	}
 	rdb := apptest.OpenRedis(t, url)
-	s := websession.New(rdb, idle, absolute)
+	s := websession.New(rdb, "", idle, absolute)
 	c := &clock{now: time.Now()}
 	s.Now = c.Now
 	return s, c, rdb
@@ -68,6 +68,30 @@ func TestExpiry(t *testing.T) {
 	}
 	if _, err := s.Get(ctx, "not-a-session"); err != websession.ErrNoSession {
 		t.Fatalf("unknown id: %v", err)
+	}
+}
+
+// A session of one installation is no session at another sharing the
+// Redis, though both have an administrator 7.
+func TestSessionsKeepToTheirInstallation(t *testing.T) {
+	ctx := context.Background()
+	s, _, rdb := newStore(t, time.Minute, time.Hour)
+	other := websession.New(rdb, "sb:another-installation:", time.Minute, time.Hour)
+	id, _, err := s.Create(ctx, 7, "fp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := other.Get(ctx, id); err != websession.ErrNoSession {
+		t.Fatalf("the other installation read the session: %v", err)
+	}
+	if n, err := other.Count(ctx, 7); err != nil || n != 0 {
+		t.Fatalf("the other installation counts %d sessions of its administrator 7 (%v)", n, err)
+	}
+	if _, err := other.RevokeAdmin(ctx, 7, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(ctx, id); err != nil {
+		t.Fatalf("revoked by the other installation: %v", err)
 	}
 }
 
