@@ -149,7 +149,10 @@ func (e *callEnv) waitChannel(t *testing.T, uuid string) string {
 // waitCommand returns the next command the fake received with prefix.
 func waitCommand(t *testing.T, fs *fakefs.Server, prefix string) string {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	// Generous: a change reaches the node through the outbox, which each
+	// test server reads for the whole shared CI database; under -race on
+	// two busy cores that took over 5 s once.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	cmd, err := fs.WaitCommand(ctx, prefix)
 	if err != nil {
