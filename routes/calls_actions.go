@@ -122,7 +122,7 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 	}
 	node, ok := r.Pool.FirstUp()
 	if !ok {
-		return newError(fiber.StatusServiceUnavailable, "freeswitch_unavailable", "no FreeSWITCH node is connected; try again later")
+		return errNoNodeUp
 	}
 	userVars, err := r.UserVars(ctx, tenant, ext)
 	if err != nil {

@@ -202,8 +202,8 @@ func TestChannelActionErrors(t *testing.T) {
 			return e.Do(t, "POST", "/api/telephony/hangup", e.user, map[string]any{"channel": id}).Status == 503
 		})
 		r := e.Do(t, "POST", "/api/telephony/call", e.user, map[string]any{"from": testMobile, "to": "1002"}).Expect(t, 503)
-		if r.Code(t) != "freeswitch_unavailable" {
-			t.Errorf("code %q", r.Code(t))
+		if r.Code(t) != "freeswitch_unavailable" || r.Header.Get("Retry-After") != "5" {
+			t.Errorf("code %q, Retry-After %q", r.Code(t), r.Header.Get("Retry-After"))
 		}
 		// Reads and configuration still work (channel lists need a tenant
 		// credential: a user key sees only its own extension).

@@ -74,17 +74,34 @@ func (e *chatEnv) waitRoom(t *testing.T, room string) map[string]string {
 }
 
 // waitMember waits until the room lists the JID as a member.
+// On a timeout it shows the room's affiliations and the server's chat log
+// lines.
 func (e *chatEnv) waitMember(t *testing.T, room, jid string) {
 	t.Helper()
-	eventually(t, 20*time.Second, jid+" member of "+room, func() bool {
+	deadline := time.Now().Add(45 * time.Second)
+	for {
 		affs, err := e.chat.RoomAffiliations(context.Background(), room)
 		for _, a := range affs {
-			if a.Username+"@"+a.Domain == jid && a.Affiliation == "member" {
-				return err == nil
+			if a.Username+"@"+a.Domain == jid && a.Affiliation == "member" && err == nil {
+				return
 			}
 		}
-		return false
-	})
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s as a member of %s; its affiliations (%v): %+v\nchat log lines: %q", jid, room, err, affs, e.chatLogLines(t))
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+// chatLogLines are the server's log lines about chat.
+func (e *chatEnv) chatLogLines(t *testing.T) []string {
+	var lines []string
+	for _, l := range e.Logs.Lines(t) {
+		if line := fmt.Sprint(l); strings.Contains(line, "chat") {
+			lines = append(lines, line)
+		}
+	}
+	return lines
 }
 
 // archiveOf waits until the room's archive holds at least n messages (a
@@ -110,12 +127,7 @@ func (e *chatEnv) archiveOf(t *testing.T, cl *chattest.Client, roomJID string, n
 				LastError string `db:"last_error"`
 			}
 			qerr := e.Store.DB().Select(&queued, `SELECT room, attempts, next_attempt_at, last_error FROM chat_outbox ORDER BY id`)
-			var chatLogs []string
-			for _, l := range e.Logs.Lines(t) {
-				if line := fmt.Sprint(l); strings.Contains(line, "chat") {
-					chatLogs = append(chatLogs, line)
-				}
-			}
+			chatLogs := e.chatLogLines(t)
 			t.Fatalf("timed out waiting for %d messages in the archive of %s; it has %d (%v): %q\nstill queued (%v): %+v\nchat log lines: %q",
 				n, roomJID, len(msgs), err, msgs, qerr, queued, chatLogs)
 		}
@@ -143,8 +155,8 @@ func TestChatWithoutServer(t *testing.T) {
 			t.Fatalf("jid without a chat server = %v", ch["jid"])
 		}
 		r := s.Do(t, "POST", "/api/connect/message/"+tenant, s.Key, map[string]any{"to": "general", "body": "hi"}).Expect(t, 503)
-		if r.Code(t) != "chat_unavailable" {
-			t.Fatalf("code %s", r.Code(t))
+		if r.Code(t) != "chat_unavailable" || r.Header.Get("Retry-After") != "" {
+			t.Fatalf("code %s, Retry-After %q (none: retrying does not configure a chat server)", r.Code(t), r.Header.Get("Retry-After"))
 		}
 		s.Do(t, "POST", "/api/connect/agent/"+tenant, s.Key, map[string]any{"extension": "1001"}).Expect(t, 503)
 		s.Do(t, "GET", "/api/tenants/"+tenant+"/extensions/1001", s.Key, nil).Expect(t, 404)
@@ -454,7 +466,9 @@ func TestChatServerOutage(t *testing.T) {
 			}
 			return true
 		})
-		e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "general", "body": "refused"}).Expect(t, 503)
+		if r := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "general", "body": "refused"}).Expect(t, 503); r.Header.Get("Retry-After") != "5" {
+			t.Fatalf("Retry-After %q during the outage, want 5", r.Header.Get("Retry-After"))
+		}
 		e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"target": "user", "to": "1001", "from_ext": "1001", "body": "hi"}).Expect(t, 503)
 		e.Do(t, "POST", "/api/connect/agent/"+e.tenant, e.Key, map[string]any{"extension": "1002"}).Expect(t, 503)
 		e.Do(t, "GET", "/api/tenants/"+e.tenant+"/extensions/1002", e.Key, nil).Expect(t, 404)

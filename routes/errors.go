@@ -2,10 +2,14 @@ package routes
 
 import (
 	"errors"
+	"fmt"
 	"log/slog"
+	"strconv"
+	"time"
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/switchboard/switchboard/chat"
 	"github.com/switchboard/switchboard/esl"
 	"github.com/switchboard/switchboard/models"
 )
@@ -39,6 +43,7 @@ func errorHandler(c *fiber.Ctx, err error) error {
 	} else {
 		logger(c).Debug("request refused", "status", status, "error", err)
 	}
+	setRetryAfter(c, err)
 	if status == fiber.StatusUnauthorized && c.Locals(basicChallengeKey) != nil {
 		c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="switchboard", charset="UTF-8"`)
 	}
@@ -98,3 +103,21 @@ func fiberCode(status int) string {
 }
 
 var _ = slog.LevelDebug
+
+// errNoNodeUp refuses a call while no FreeSWITCH node is connected.
+var errNoNodeUp = fmt.Errorf("%w: %w", newError(fiber.StatusServiceUnavailable, "freeswitch_unavailable", "no FreeSWITCH node is connected; try again later"), esl.ErrNoNode)
+
+// outageRetry is the Retry-After of answers refused during an outage of a
+// part that comes back on its own: the chat server is probed every second
+// while down and a FreeSWITCH connection is redialled within seconds, so
+// a client waiting this long usually finds it back.
+const outageRetry = 5 * time.Second
+
+// setRetryAfter sets Retry-After when err is such an outage. A chat server
+// that is not configured, or a node that does not exist, is no outage:
+// trying again does not help.
+func setRetryAfter(c *fiber.Ctx, err error) {
+	if errors.Is(err, chat.ErrUnavailable) || errors.Is(err, esl.ErrNoNode) || errors.Is(err, esl.ErrDisconnected) {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(outageRetry/time.Second)))
+	}
+}

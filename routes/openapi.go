@@ -124,6 +124,10 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 			"schemas": schemas,
 			"responses": obj{
 				"Error": obj{"description": "the request was refused or failed", "content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}}},
+				// The default answer: the statuses no route names (413, 429,
+				// 5xx), the ones a client may retry among them.
+				"OtherError": obj{"description": "any other refusal or failure (413, 429, 5xx)", "content": obj{"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error"}}},
+					"headers": obj{"Retry-After": obj{"description": "on 429, and on 503 while a chat server or FreeSWITCH node is down: seconds to wait before trying again", "schema": obj{"type": "integer", "minimum": 1}}}},
 			},
 			"securitySchemes": obj{
 				"apiKey":    obj{"type": "apiKey", "in": "header", "name": "X-API-Key"},
@@ -316,7 +320,7 @@ func operation(r Route, schemas obj) obj {
 		responses["422"] = obj{"$ref": "#/components/responses/Error", "description": "a tenant limit (code tenant_limit_reached) or its reseller's limit " +
 			"(code reseller_limit_reached) does not allow the write; the message names the limit and its value, nothing is stored"}
 	}
-	responses["default"] = obj{"$ref": "#/components/responses/Error"}
+	responses["default"] = obj{"$ref": "#/components/responses/OtherError"}
 	op["responses"] = responses
 	return op
 }

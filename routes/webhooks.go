@@ -121,6 +121,7 @@ func (r *chatRoutes) webhookPost(c *fiber.Ctx) error {
 	m := chat.ChannelMessage{Room: chat.RoomLocal(o.Tenant, channel), Body: out.Body, HTML: out.HTML, Unstyled: out.Unstyled, FromName: name, Avatar: pic}
 	if _, err := r.Queue.Enqueue(actx, m, chat.Event{Tenant: o.Tenant, Channel: channel, FromName: name, Body: out.Body}); err != nil {
 		log.Warn("webhook post not accepted", "error", err)
+		setRetryAfter(c, err)
 		return slackError(c, fiber.StatusServiceUnavailable, "chat_unavailable", "the chat server is not reachable; try again later")
 	}
 	if err := r.Store.WebhookUsed(context.WithoutCancel(ctx), o, id); err != nil {

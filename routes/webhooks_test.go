@@ -261,16 +261,16 @@ func TestIncomingWebhookOversizeAndChatServerDown(t *testing.T) {
 				time.Sleep(200 * time.Millisecond)
 				return false
 			}
-			if status != 503 || body != "chat_unavailable" || !strings.HasPrefix(ct, "text/plain") {
+			if status != 503 || body != "chat_unavailable" || !strings.HasPrefix(ct, "text/plain") || !strings.HasSuffix(ct, "|5") {
 				t.Fatalf("post during the outage: %d %q %q", status, ct, body)
 			}
 			return true
 		})
-		if status, _, body := post("refused while down"); status != 503 || body != "chat_unavailable" {
-			t.Fatalf("post while down: %d %q", status, body)
+		if status, ct, body := post("refused while down"); status != 503 || body != "chat_unavailable" || !strings.HasSuffix(ct, "|5") {
+			t.Fatalf("post while down: %d %q (content type|Retry-After %q)", status, body, ct)
 		}
 		status, ct, body = post("refused while down", "Accept", "application/json")
-		if status != 503 || !strings.Contains(body, `"code":"chat_unavailable"`) || !strings.HasPrefix(ct, "application/json") {
+		if status != 503 || !strings.Contains(body, `"code":"chat_unavailable"`) || !strings.HasPrefix(ct, "application/json") || !strings.HasSuffix(ct, "|5") {
 			t.Fatalf("post while down asking for JSON: %d %q %q", status, ct, body)
 		}
 		e.xmpp.Restart()

@@ -188,7 +188,7 @@ func (r *callRoutes) widgetCall(c *fiber.Ctx) error {
 	}
 	node, ok := r.Pool.FirstUp()
 	if !ok {
-		return newError(fiber.StatusServiceUnavailable, "freeswitch_unavailable", "no FreeSWITCH node is connected; try again later")
+		return errNoNodeUp
 	}
 	if _, err := r.originate(c, calls.Call{ID: id, Node: node, Tenant: o.Tenant, From: number, To: target}, target, cmd); err != nil {
 		return err

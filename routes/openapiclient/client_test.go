@@ -95,6 +95,38 @@ func TestGeneratedClient(t *testing.T) {
 	})
 }
 
+// TestGeneratedClientReadsRetryAfter: a refusal the client may retry (429
+// here) reaches the generated client as the Error body with its parsed
+// Retry-After.
+func TestGeneratedClientReadsRetryAfter(t *testing.T) {
+	s := apptest.Start(t, apptest.AnyEnv(t), map[string]string{"SWITCHBOARD_RATE_LIMIT": "1", "SWITCHBOARD_RATE_BURST": "1"})
+	tenant := s.Tenant(t, "gen")
+	c, err := openapiclient.NewClientWithResponses(s.URL,
+		openapiclient.WithHTTPClient(contractDoer{t: t, s: s}),
+		openapiclient.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			req.Header.Set("X-API-Key", s.Key)
+			return nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for range 10 {
+		list, err := c.ListExtensionsWithResponse(context.Background(), tenant, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if list.StatusCode() == 200 {
+			continue
+		}
+		if list.StatusCode() != 429 || list.JSONDefault == nil || list.JSONDefault.Code != "rate_limited" ||
+			list.HeadersDefault == nil || list.HeadersDefault.RetryAfter == nil || *list.HeadersDefault.RetryAfter != 1 {
+			t.Fatalf("refusal: %d %s, headers %+v", list.StatusCode(), list.Body, list.HeadersDefault)
+		}
+		return
+	}
+	t.Fatal("ten requests at one a second were all answered 200")
+}
+
 func ptrInt(v int) *int { return &v }
 
 // contractDoer sends the generated client's requests through the test

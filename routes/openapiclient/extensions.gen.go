@@ -737,6 +737,9 @@ type ExtensionUpdateRecord string
 // ExtensionUpdateType defines model for ExtensionUpdate.Type.
 type ExtensionUpdateType string
 
+// OtherError defines model for OtherError.
+type OtherError = Error
+
 // ListExtensionsParams defines parameters for ListExtensions.
 type ListExtensionsParams struct {
 	Limit  *int `form:"limit,omitempty" json:"limit,omitempty"`
@@ -1336,6 +1339,11 @@ type ListExtensionsResponse200Headers struct {
 	XTotalCount int
 }
 
+// ListExtensionsResponseDefaultHeaders the declared response headers of an HTTP default response for ListExtensions
+type ListExtensionsResponseDefaultHeaders struct {
+	RetryAfter *int
+}
+
 type ListExtensionsResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1350,9 +1358,11 @@ type ListExtensionsResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
 	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
+	JSONDefault *OtherError
 	// Headers200 the parsed response headers for an HTTP 200 response
 	Headers200 *ListExtensionsResponse200Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *ListExtensionsResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1381,7 +1391,7 @@ func (r ListExtensionsResponse) GetJSON404() *Error {
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r ListExtensionsResponse) GetJSONDefault() *Error {
+func (r ListExtensionsResponse) GetJSONDefault() *OtherError {
 	return r.JSONDefault
 }
 
@@ -1419,6 +1429,11 @@ type CreateExtensionResponse201Headers struct {
 	Location *string
 }
 
+// CreateExtensionResponseDefaultHeaders the declared response headers of an HTTP default response for CreateExtension
+type CreateExtensionResponseDefaultHeaders struct {
+	RetryAfter *int
+}
+
 type CreateExtensionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1437,9 +1452,11 @@ type CreateExtensionResponse struct {
 	// JSON422 the response for an HTTP 422 `application/json` response
 	JSON422 *Error
 	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
+	JSONDefault *OtherError
 	// Headers201 the parsed response headers for an HTTP 201 response
 	Headers201 *CreateExtensionResponse201Headers
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *CreateExtensionResponseDefaultHeaders
 }
 
 // GetJSON201 returns the response for an HTTP 201 `application/json` response
@@ -1478,7 +1495,7 @@ func (r CreateExtensionResponse) GetJSON422() *Error {
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r CreateExtensionResponse) GetJSONDefault() *Error {
+func (r CreateExtensionResponse) GetJSONDefault() *OtherError {
 	return r.JSONDefault
 }
 
@@ -1511,6 +1528,11 @@ func (r CreateExtensionResponse) ContentType() string {
 	return ""
 }
 
+// DeleteExtensionResponseDefaultHeaders the declared response headers of an HTTP default response for DeleteExtension
+type DeleteExtensionResponseDefaultHeaders struct {
+	RetryAfter *int
+}
+
 type DeleteExtensionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1525,7 +1547,9 @@ type DeleteExtensionResponse struct {
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Error
 	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
+	JSONDefault *OtherError
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *DeleteExtensionResponseDefaultHeaders
 }
 
 // GetJSON400 returns the response for an HTTP 400 `application/json` response
@@ -1554,7 +1578,7 @@ func (r DeleteExtensionResponse) GetJSON409() *Error {
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r DeleteExtensionResponse) GetJSONDefault() *Error {
+func (r DeleteExtensionResponse) GetJSONDefault() *OtherError {
 	return r.JSONDefault
 }
 
@@ -1587,6 +1611,11 @@ func (r DeleteExtensionResponse) ContentType() string {
 	return ""
 }
 
+// GetExtensionResponseDefaultHeaders the declared response headers of an HTTP default response for GetExtension
+type GetExtensionResponseDefaultHeaders struct {
+	RetryAfter *int
+}
+
 type GetExtensionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1601,7 +1630,9 @@ type GetExtensionResponse struct {
 	// JSON404 the response for an HTTP 404 `application/json` response
 	JSON404 *Error
 	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
+	JSONDefault *OtherError
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *GetExtensionResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1630,7 +1661,7 @@ func (r GetExtensionResponse) GetJSON404() *Error {
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r GetExtensionResponse) GetJSONDefault() *Error {
+func (r GetExtensionResponse) GetJSONDefault() *OtherError {
 	return r.JSONDefault
 }
 
@@ -1663,6 +1694,11 @@ func (r GetExtensionResponse) ContentType() string {
 	return ""
 }
 
+// UpdateExtensionResponseDefaultHeaders the declared response headers of an HTTP default response for UpdateExtension
+type UpdateExtensionResponseDefaultHeaders struct {
+	RetryAfter *int
+}
+
 type UpdateExtensionResponse struct {
 	Body         []byte
 	HTTPResponse *http.Response
@@ -1679,7 +1715,9 @@ type UpdateExtensionResponse struct {
 	// JSON409 the response for an HTTP 409 `application/json` response
 	JSON409 *Error
 	// JSONDefault the response for an HTTP default `application/json` response
-	JSONDefault *Error
+	JSONDefault *OtherError
+	// HeadersDefault the parsed response headers for an HTTP default response
+	HeadersDefault *UpdateExtensionResponseDefaultHeaders
 }
 
 // GetJSON200 returns the response for an HTTP 200 `application/json` response
@@ -1713,7 +1751,7 @@ func (r UpdateExtensionResponse) GetJSON409() *Error {
 }
 
 // GetJSONDefault returns the response for an HTTP default `application/json` response
-func (r UpdateExtensionResponse) GetJSONDefault() *Error {
+func (r UpdateExtensionResponse) GetJSONDefault() *OtherError {
 	return r.JSONDefault
 }
 
@@ -1887,7 +1925,7 @@ func ParseListExtensionsResponse(rsp *http.Response) (*ListExtensionsResponse, e
 		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
-		var dest Error
+		var dest OtherError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -1913,6 +1951,16 @@ func ParseListExtensionsResponse(rsp *http.Response) (*ListExtensionsResponse, e
 			headers.XTotalCount = value
 		}
 		response.Headers200 = &headers
+	case true:
+		var headers ListExtensionsResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -1982,7 +2030,7 @@ func ParseCreateExtensionResponse(rsp *http.Response) (*CreateExtensionResponse,
 		response.JSON422 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
-		var dest Error
+		var dest OtherError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
@@ -2001,6 +2049,16 @@ func ParseCreateExtensionResponse(rsp *http.Response) (*CreateExtensionResponse,
 			headers.Location = &value
 		}
 		response.Headers201 = &headers
+	case true:
+		var headers CreateExtensionResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -2059,12 +2117,25 @@ func ParseDeleteExtensionResponse(rsp *http.Response) (*DeleteExtensionResponse,
 		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
-		var dest Error
+		var dest OtherError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers DeleteExtensionResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -2120,12 +2191,25 @@ func ParseGetExtensionResponse(rsp *http.Response) (*GetExtensionResponse, error
 		response.JSON404 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
-		var dest Error
+		var dest OtherError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers GetExtensionResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
@@ -2188,12 +2272,25 @@ func ParseUpdateExtensionResponse(rsp *http.Response) (*UpdateExtensionResponse,
 		response.JSON409 = &dest
 
 	case strings.Contains(rsp.Header.Get("Content-Type"), "json") && true:
-		var dest Error
+		var dest OtherError
 		if err := json.Unmarshal(bodyBytes, &dest); err != nil {
 			return nil, err
 		}
 		response.JSONDefault = &dest
 
+	}
+
+	switch {
+	case true:
+		var headers UpdateExtensionResponseDefaultHeaders
+		if values := rsp.Header.Values("Retry-After"); len(values) > 0 {
+			var value int
+			if err := runtime.BindStyledParameterWithOptions("simple", "Retry-After", values[0], &value, runtime.BindStyledParameterOptions{ParamLocation: runtime.ParamLocationHeader, Explode: false, Required: false, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			}
+			headers.RetryAfter = &value
+		}
+		response.HeadersDefault = &headers
 	}
 
 	return response, nil
