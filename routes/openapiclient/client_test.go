@@ -18,15 +18,7 @@ import (
 func TestGeneratedClient(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
 		tenant := s.Tenant(t, "gen")
-		c, err := openapiclient.NewClientWithResponses(s.URL,
-			openapiclient.WithHTTPClient(contractDoer{t: t, s: s}),
-			openapiclient.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-				req.Header.Set("X-API-Key", s.Key)
-				return nil
-			}))
-		if err != nil {
-			t.Fatal(err)
-		}
+		c := newClient(t, s)
 		ctx := context.Background()
 		str := func(v string) *string { return &v }
 
@@ -101,15 +93,7 @@ func TestGeneratedClient(t *testing.T) {
 func TestGeneratedClientReadsRetryAfter(t *testing.T) {
 	s := apptest.Start(t, apptest.AnyEnv(t), map[string]string{"SWITCHBOARD_RATE_LIMIT": "1", "SWITCHBOARD_RATE_BURST": "1"})
 	tenant := s.Tenant(t, "gen")
-	c, err := openapiclient.NewClientWithResponses(s.URL,
-		openapiclient.WithHTTPClient(contractDoer{t: t, s: s}),
-		openapiclient.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
-			req.Header.Set("X-API-Key", s.Key)
-			return nil
-		}))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := newClient(t, s)
 	for range 10 {
 		list, err := c.ListExtensionsWithResponse(context.Background(), tenant, nil)
 		if err != nil {
@@ -128,6 +112,22 @@ func TestGeneratedClientReadsRetryAfter(t *testing.T) {
 }
 
 func ptrInt(v int) *int { return &v }
+
+// newClient is the generated client for s, with its platform key, sending
+// through contractDoer.
+func newClient(t *testing.T, s *apptest.Server) *openapiclient.ClientWithResponses {
+	t.Helper()
+	c, err := openapiclient.NewClientWithResponses(s.URL,
+		openapiclient.WithHTTPClient(contractDoer{t: t, s: s}),
+		openapiclient.WithRequestEditorFn(func(_ context.Context, req *http.Request) error {
+			req.Header.Set("X-API-Key", s.Key)
+			return nil
+		}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
 
 // contractDoer sends the generated client's requests through the test
 // server's helper, so they are checked against the document like any other.
