@@ -55,11 +55,14 @@ func (p *planner) conferenceActions(c *ConferenceRoom) []action {
 		// mod_conference makes a member moderator by the moderator PIN,
 		// but ends the conference on a member's exit only by the endconf
 		// member flag, which the conference application's data sets before
-		// it asks for a PIN. So the PIN is asked here (digits only), and
+		// it asks for a PIN. So the PIN is asked here, three tries at most,
+		// accepting only the PINs mod_conference accepts, and
 		// conference-pin-<number> joins with the flags that PIN earns;
-		// mod_conference checks it again (supplied_pin).
+		// mod_conference checks it again (supplied_pin). Were a wrong PIN
+		// let through, mod_conference would ask again itself and admit the
+		// moderator PIN there without endconf.
 		return append(acts,
-			act("play_and_get_digits", "3 10 3 10000 # conference/conf-pin.wav conference/conf-bad-pin.wav "+confPINVar+" ^[0-9]{3,10}$ 5000"),
+			act("play_and_get_digits", "3 10 3 10000 # conference/conf-pin.wav conference/conf-bad-pin.wav "+confPINVar+" "+roomPINsExpr(c)+" 5000"),
 			p.transfer(confPINPrefix+c.Number))
 	}
 	return append(acts, act("conference", data))
@@ -81,10 +84,21 @@ func moderatedRoom(c *ConferenceRoom) bool {
 	return c.EndWhenModeratorLeaves && conferencePIN(c.ModeratorPIN)
 }
 
+// roomPINsExpr matches the PINs mod_conference admits to a moderated room:
+// the moderator PIN, and the member PIN when the room has one (with none,
+// mod_conference admits only the moderator PIN).
+func roomPINsExpr(c *ConferenceRoom) string {
+	if conferencePIN(c.PIN) {
+		return "^(?:" + regexQuote(c.PIN) + "|" + regexQuote(c.ModeratorPIN) + ")$"
+	}
+	return numberExpr(c.ModeratorPIN)
+}
+
 // conferencePINCheck renders "conference-pin-<number>": the moderator PIN
 // joins with moderator|endconf (the conference ends when a moderator
-// leaves), anything else joins as a member, mod_conference checking the
-// PIN (supplied_pin) and asking again when it is wrong.
+// leaves), the member PIN as a member (mod_conference checks either again
+// through supplied_pin, so it never asks itself), and anything else (the
+// caller failed the three tries) is refused.
 func (p *planner) conferencePINCheck(num string) *ext {
 	c := p.snap.conferenceRoom(num)
 	if !validNumber(num) || c == nil || !c.Enabled || !moderatedRoom(c) {
@@ -98,12 +112,17 @@ func (p *planner) conferencePINCheck(num string) *ext {
 	}
 	supplied := set("supplied_pin", "${"+confPINVar+"}")
 	self := numberExpr(confPINPrefix + num)
-	return &ext{name: confPINPrefix + num, conds: []cond{
+	conds := []cond{
 		{field: "destination_number", expr: self},
 		{field: "${" + confPINVar + "}", expr: numberExpr(c.ModeratorPIN), brk: "on-true",
 			actions: []action{supplied, act("conference", name+"@"+name+"+flags{moderator|endconf}")}},
-		{field: "destination_number", expr: self, actions: []action{supplied, act("conference", member)}},
-	}}
+	}
+	if conferencePIN(c.PIN) {
+		conds = append(conds, cond{field: "${" + confPINVar + "}", expr: numberExpr(c.PIN), brk: "on-true",
+			actions: []action{supplied, act("conference", member)}})
+	}
+	return &ext{name: confPINPrefix + num, conds: append(conds,
+		cond{field: "destination_number", expr: self, actions: []action{act("hangup", "CALL_REJECTED")}})}
 }
 
 // conferencePIN matches ^[0-9]{3,10}$ (the registry's rule).

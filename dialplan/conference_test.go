@@ -76,9 +76,10 @@ func moderatedRoom91(s *TenantSnapshot) {
 }
 
 // TestConferenceModeratedGolden: a room that ends when its moderator
-// leaves asks the PIN in the dialplan and transfers to conference-pin-900,
-// where the moderator PIN joins with moderator|endconf and anything else
-// as a member (mod_conference checks the PIN again through supplied_pin);
+// leaves asks the PIN in the dialplan (only the room's PINs pass) and
+// transfers to conference-pin-900, where the moderator PIN joins with
+// moderator|endconf, the member PIN as a member, and anything else is
+// refused (mod_conference checks the PIN again through supplied_pin);
 // its profile records into the tenant's recordings and plays the room's
 // class while a member is alone.
 func TestConferenceModeratedGolden(t *testing.T) {
@@ -105,6 +106,18 @@ func TestConferenceModeratedGolden(t *testing.T) {
 	}
 	if got := tree.find("param", "name", "moh-sound", "value"); len(got) != 1 || got[0] != "local_stream://acme_jazz" {
 		t.Fatalf("moh-sound %q", got)
+	}
+
+	// Without a member PIN mod_conference admits only the moderator PIN,
+	// and so does the prompt; nobody joins as a member.
+	noPIN := loadSnap(t)
+	moderatedRoom91(noPIN)
+	noPIN.ConferenceRooms[0].PIN = ""
+	if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "900"), noPIN, now); !strings.Contains(string(doc), "sb_conf_pin ^98765&#36; 5000") {
+		t.Errorf("the prompt of a room without a member PIN:\n%s", doc)
+	}
+	if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "conference-pin-900"), noPIN, now); strings.Count(string(doc), `application="conference"`) != 1 || !strings.Contains(string(doc), "CALL_REJECTED") {
+		t.Errorf("a room without a member PIN lets members in:\n%s", doc)
 	}
 
 	// The PIN check exists only for a moderated room with a moderator PIN.

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/xml"
 	"fmt"
+	"maps"
 	"net/url"
 	"regexp"
 	"strings"
@@ -103,12 +104,8 @@ func (s *Server) fetchDialplan(ctx context.Context, c Channel, hunt string) (*dp
 	return &doc, nil
 }
 
-// routeChannel hunts c's destination in context hunt through the XML dialplan
-// with c's own variables, as mod_dialplan_xml does: the first extension
-// whose conditions produce actions (or anti-actions) wins. Conditions
-// compare a caller profile field or an expanded ${variable} with a regular
-// expression; a failing condition adds its anti-actions and, unless break is
-// "never", ends its extension. Inline set actions apply at once.
+// routeChannel hunts c's destination in context hunt through the XML
+// dialplan fetched for it, with c's own variables (huntContext).
 func (s *Server) routeChannel(c Channel, hunt string) (dialplanStep, error) {
 	ctx, cancel := contextWithTimeout(5 * time.Second)
 	defer cancel()
@@ -140,6 +137,20 @@ func (s *Server) routeChannel(c Channel, hunt string) (dialplanStep, error) {
 		}
 		return vars[name]
 	}
+	return huntContext(doc, hunt, field, vars)
+}
+
+// huntContext routes through context hunt of doc as mod_dialplan_xml does
+// (parse_exten): conditions compare a caller profile field or an expanded
+// ${variable} (field) with a regular expression; a passing condition adds
+// its actions, a failing one its anti-actions; then the condition's break
+// decides whether the extension's later conditions are looked at: on-false
+// (the default) stops after a failing condition, on-true after a passing
+// one, always after either, never after neither. The first extension that
+// added any action or anti-action is the match; one that added none (its
+// conditions passing without actions included) lets hunting go on. Inline
+// set actions apply to vars at once.
+func huntContext(doc *dpDocument, hunt string, field func(string) string, vars map[string]string) (dialplanStep, error) {
 	for _, sec := range doc.Sections {
 		if sec.Name != "dialplan" {
 			continue
@@ -150,7 +161,7 @@ func (s *Server) routeChannel(c Channel, hunt string) (dialplanStep, error) {
 			}
 			for _, ext := range cx.Extensions {
 				var acts []dpAction
-				matched := false
+				found := false
 				for _, cond := range ext.Conditions {
 					pass, caps := true, []string(nil)
 					if cond.Field != "" {
@@ -166,6 +177,7 @@ func (s *Server) routeChannel(c Channel, hunt string) (dialplanStep, error) {
 						list = cond.Anti
 					}
 					for _, a := range list {
+						found = true
 						act := dpAction{app: a.Application, data: substitute(a.Data, caps), inline: a.Inline == "true"}
 						if act.inline && act.app == "set" {
 							if k, v, ok := strings.Cut(act.data, "="); ok {
@@ -175,18 +187,15 @@ func (s *Server) routeChannel(c Channel, hunt string) (dialplanStep, error) {
 						}
 						acts = append(acts, act)
 					}
-					if pass {
-						matched = true
-						if cond.Break == "on-true" {
-							break
-						}
-						continue
+					brk := cond.Break
+					if brk == "" {
+						brk = "on-false"
 					}
-					if cond.Break != "never" {
+					if (pass && brk == "on-true") || (!pass && brk == "on-false") || brk == "always" {
 						break
 					}
 				}
-				if matched || len(acts) > 0 {
+				if found {
 					return dialplanStep{actions: acts, found: true}, nil
 				}
 			}
@@ -236,4 +245,36 @@ func expandVars(s string, vars map[string]string) string {
 
 func contextWithTimeout(d time.Duration) (context.Context, context.CancelFunc) {
 	return context.WithTimeout(context.Background(), d)
+}
+
+// Hunt routes a dialplan document as /fs/xml answers it (body) through
+// context hunt the way mod_dialplan_xml would, for a channel with the given
+// caller profile fields (destination_number, caller_id_number, ...) and
+// channel variables, and returns the matched extension's applications as
+// "app data" (inline sets applied, not listed); found is false when no
+// extension matched. Tests use it to see which branch of a document a
+// caller takes.
+func Hunt(body []byte, hunt string, profile, vars map[string]string) (apps []string, found bool, err error) {
+	var doc dpDocument
+	if err := xml.Unmarshal(body, &doc); err != nil {
+		return nil, false, fmt.Errorf("fakefs hunt: %w", err)
+	}
+	own := maps.Clone(vars)
+	if own == nil {
+		own = map[string]string{}
+	}
+	field := func(name string) string {
+		if strings.Contains(name, "${") {
+			return expandVars(name, own)
+		}
+		if v, ok := profile[name]; ok {
+			return v
+		}
+		return own[name]
+	}
+	step, err := huntContext(&doc, hunt, field, own)
+	for _, a := range step.actions {
+		apps = append(apps, strings.TrimSpace(a.app+" "+a.data))
+	}
+	return apps, step.found, err
 }
