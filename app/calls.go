@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard/switchboard/features"
 	"github.com/switchboard/switchboard/fsxml"
 	"github.com/switchboard/switchboard/gateways"
+	"github.com/switchboard/switchboard/internal/keyprefix"
 	"github.com/switchboard/switchboard/media"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/mwi"
@@ -618,7 +619,7 @@ func ringingAt(tracker *calls.Tracker) fsxml.RingingLookup {
 // legacyCallsPrefix is where releases before the per-installation key
 // prefix kept the call tracker's keys (shared by every installation on the
 // Redis).
-const legacyCallsPrefix = "sb:{calls}:"
+const legacyCallsPrefix = keyprefix.Default + "{calls}:"
 
 // adoptLegacyCDRs takes over the CDRs and call events such a release left
 // queued, so an upgrade loses none. Live channels need no carrying over:

@@ -16,6 +16,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/internal/keyprefix"
 )
 
 //go:embed apply.lua
@@ -82,9 +83,7 @@ type Tracker struct {
 
 // NewTracker returns a Tracker storing its state in rdb.
 func NewTracker(rdb redis.UniversalClient, opts Options) *Tracker {
-	if opts.Prefix == "" {
-		opts.Prefix = "sb:"
-	}
+	opts.Prefix = keyprefix.OrDefault(opts.Prefix)
 	if !hasHashTag(opts.Prefix) {
 		opts.Prefix += "{calls}:"
 	}

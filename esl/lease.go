@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/internal/keyprefix"
 )
 
 // DefaultLeaseTTL is the event lease lifetime when none is given.
@@ -48,10 +50,7 @@ func NewRedisLease(client redis.UniversalClient, keyPrefix, replicaID string, tt
 	if ttl <= 0 {
 		ttl = DefaultLeaseTTL
 	}
-	if keyPrefix == "" {
-		keyPrefix = "sb:"
-	}
-	return &RedisLease{client: client, replica: replicaID, ttl: ttl, prefix: keyPrefix + "esl:lease:"}
+	return &RedisLease{client: client, replica: replicaID, ttl: ttl, prefix: keyprefix.OrDefault(keyPrefix) + "esl:lease:"}
 }
 
 // TTL returns the lease lifetime.

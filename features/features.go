@@ -27,6 +27,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/internal/keyprefix"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -152,11 +153,7 @@ func (a *Applier) once(ctx context.Context, e esl.Event) (bool, error) {
 }
 
 func (a *Applier) guardKey(e esl.Event) string {
-	prefix := a.KeyPrefix
-	if prefix == "" {
-		prefix = "sb:"
-	}
-	return prefix + "feature:" + e.Get("Core-UUID") + ":" + e.Get("Event-Sequence")
+	return keyprefix.OrDefault(a.KeyPrefix) + "feature:" + e.Get("Core-UUID") + ":" + e.Get("Event-Sequence")
 }
 
 func (a *Applier) release(ctx context.Context, e esl.Event) {

@@ -19,6 +19,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/dialplan"
+	"github.com/switchboard/switchboard/internal/keyprefix"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -146,7 +147,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		local:     newLocalDocs(cfg.DocBytes),
 		gens:      newScopeGens(),
 		stopPoll:  stopPoll,
-		keyPrefix: "sb:",
+		keyPrefix: keyprefix.Default,
 	}
 	if st != nil && rdb != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -158,7 +159,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 			// correct (other replicas' writes reach it through the outbox
 			// poll; hunt groups' turns are kept per process) until a restart.
 			log.Error("xml cache: no installation id; change notifications stay within this process", "error", err)
-			prefix = "sb:process:" + newReplicaID() + ":"
+			prefix = keyprefix.For("process-" + newReplicaID())
 		}
 		s.keyPrefix = prefix
 		s.channel = prefix + changesChannel

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/internal/keyprefix"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -62,9 +63,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config) *Service {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.Default()
 	}
-	if cfg.KeyPrefix == "" {
-		cfg.KeyPrefix = "sb:"
-	}
+	cfg.KeyPrefix = keyprefix.OrDefault(cfg.KeyPrefix)
 	if cfg.Providers.Client == nil {
 		cfg.Providers.Client = &http.Client{Timeout: 15 * time.Second}
 	}

@@ -3,6 +3,8 @@ package models
 import (
 	"context"
 	"fmt"
+
+	"github.com/switchboard/switchboard/internal/keyprefix"
 )
 
 // InstallationID is the id every replica on this database shares (table
@@ -26,5 +28,5 @@ func (s *Store) KeyPrefix(ctx context.Context) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return "sb:" + id + ":", nil
+	return keyprefix.For(id), nil
 }

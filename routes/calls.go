@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard/switchboard/calls"
 	"github.com/switchboard/switchboard/captcha"
 	"github.com/switchboard/switchboard/esl"
+	"github.com/switchboard/switchboard/internal/keyprefix"
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 )
@@ -71,6 +72,7 @@ func CallRoutes(d CallDeps) []Route {
 	if d.StreamsPerKey <= 0 {
 		d.StreamsPerKey = 10
 	}
+	d.KeyPrefix = keyprefix.OrDefault(d.KeyPrefix)
 	r := &callRoutes{CallDeps: d, idem: &idempotency{rdb: d.Redis, prefix: d.KeyPrefix, ttl: 24 * time.Hour},
 		streams: &streamLimiter{max: d.StreamsPerKey, open: map[string]int{}}, limit: newLimiter(d.Redis, d.KeyPrefix, Limits{})}
 	return append(r.widgetRoutes(), []Route{

@@ -21,7 +21,7 @@ import (
 // blocks retries for seconds, not a day.
 type idempotency struct {
 	rdb redis.UniversalClient
-	// prefix starts every key (the installation's; see orDefaultPrefix).
+	// prefix starts every key (the installation's).
 	prefix string
 	ttl    time.Duration
 	// pendingTTL and renewEvery default to idemPendingTTL and a third of it.
@@ -81,7 +81,7 @@ func (m *idempotency) wrap(h fiber.Handler) fiber.Handler {
 		sum := sha256.Sum256([]byte(c.Method() + " " + c.Path() + "\n" + string(c.Body())))
 		hash := hex.EncodeToString(sum[:])
 		kh := sha256.Sum256([]byte(key))
-		rkey := orDefaultPrefix(m.prefix) + "idem:" + p.KeyScope + ":" + hex.EncodeToString(kh[:16])
+		rkey := m.prefix + "idem:" + p.KeyScope + ":" + hex.EncodeToString(kh[:16])
 		ctx := c.UserContext()
 
 		pendingTTL, every := m.pendingTTL, m.renewEvery

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/chat"
+	"github.com/switchboard/switchboard/internal/keyprefix"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -38,9 +39,15 @@ type ChatDeps struct {
 
 type chatRoutes struct{ ChatDeps }
 
+// newChatRoutes fills in what d leaves to defaults.
+func newChatRoutes(d ChatDeps) *chatRoutes {
+	d.KeyPrefix = keyprefix.OrDefault(d.KeyPrefix)
+	return &chatRoutes{d}
+}
+
 // ChatRoutes declares the team-chat endpoints for app to pass in Deps.Extra.
 func ChatRoutes(d ChatDeps) []Route {
-	r := &chatRoutes{d}
+	r := newChatRoutes(d)
 	return []Route{
 		{Method: "POST", Path: "/api/connect/message/:tenant", Summary: "Post into a chat channel (to = channel name), or send a direct message (target = user)", Tag: "chat", Auth: AuthKeyOnly, Access: Access{Perm: "connect.post", Scope: ScopeTenant, User: UserOwnMessages}, Request: "ConnectMessage", Response: "ConnectMessageSent", Handler: r.message},
 		{Method: "POST", Path: "/api/connect/agent/:tenant", Summary: "Provision an AI agent: its extension (created when missing) and chat account; answers the provisioning bundle with both passwords, once", Tag: "chat", Auth: AuthKeyOnly, Access: agentAccess, Request: "AgentProvision", Response: "AgentBundle", Status: 201, Handler: r.provision},

@@ -11,6 +11,7 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/internal/keyprefix"
 	"github.com/switchboard/switchboard/messaging"
 	"github.com/switchboard/switchboard/models"
 )
@@ -26,7 +27,7 @@ type messagingRoutes struct {
 // MessagingRoutes declares the messaging endpoints for Deps.Extra. baseURL
 // is the public URL providers call back on (Twilio signs it).
 func MessagingRoutes(svc *messaging.Service, st *models.Store, rdb redis.UniversalClient, keyPrefix, baseURL string) []Route {
-	r := &messagingRoutes{svc: svc, store: st, baseURL: strings.TrimRight(baseURL, "/"), idem: &idempotency{rdb: rdb, prefix: keyPrefix, ttl: 24 * time.Hour}}
+	r := &messagingRoutes{svc: svc, store: st, baseURL: strings.TrimRight(baseURL, "/"), idem: &idempotency{rdb: rdb, prefix: keyprefix.OrDefault(keyPrefix), ttl: 24 * time.Hour}}
 	return []Route{
 		{Method: "POST", Path: "/api/messaging/send", Summary: "Queue an SMS or WhatsApp message (202; sent by the outbox worker; Idempotency-Key honoured; permission messaging.send)", Tag: "messaging", Auth: AuthKeyOnly, Access: messagingSend, Request: "MessageSend", Response: "MessageQueued", Status: 202, Handler: r.idem.wrap(r.send)},
 		{Method: "GET", Path: "/api/messaging/messages", Summary: "Messages sent and received, newest first; from/to (RFC 3339) bound created_at", Tag: "messaging", Auth: AuthAPI, Access: messagingList, Response: "MessageList", Query: []string{"tenant", "channel_id", "status", "direction", "from", "to", "limit", "offset"}, Handler: r.list},

@@ -10,6 +10,8 @@ import (
 	"github.com/go-redis/redis_rate/v10"
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/internal/keyprefix"
 )
 
 // Limits are the request limits every replica enforces together through
@@ -39,15 +41,7 @@ func newLimiter(rdb redis.UniversalClient, keyPrefix string, l Limits) *limiter 
 	if rdb == nil {
 		return &limiter{}
 	}
-	return &limiter{rdb: rdb, rl: redis_rate.NewLimiter(rdb), limits: l, prefix: orDefaultPrefix(keyPrefix)}
-}
-
-// orDefaultPrefix is keyPrefix, or "sb:" for wiring that names none.
-func orDefaultPrefix(keyPrefix string) string {
-	if keyPrefix == "" {
-		return "sb:"
-	}
-	return keyPrefix
+	return &limiter{rdb: rdb, rl: redis_rate.NewLimiter(rdb), limits: l, prefix: keyprefix.OrDefault(keyPrefix)}
 }
 
 // blocks reports whether addresses are ever blocked (authBlocked asks Redis).

@@ -17,6 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	"github.com/valyala/fasthttp"
 
+	"github.com/switchboard/switchboard/internal/keyprefix"
 	"github.com/switchboard/switchboard/metrics"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/websession"
@@ -128,11 +129,12 @@ func New(d Deps) *fiber.App {
 	if d.BodyLimit == 0 {
 		d.BodyLimit = 1 << 20
 	}
+	d.KeyPrefix = keyprefix.OrDefault(d.KeyPrefix)
 	if d.Sessions == nil {
 		d.Sessions = websession.New(d.Redis, d.KeyPrefix, DefaultSessionIdle, DefaultSessionMax)
 	}
 	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(d.Metrics), limit: newLimiter(d.Redis, d.KeyPrefix, d.Limits), sessions: d.Sessions,
-		failures: &loginFailures{store: d.Store, rdb: d.Redis, prefix: orDefaultPrefix(d.KeyPrefix), log: d.Logger}}}
+		failures: &loginFailures{store: d.Store, rdb: d.Redis, prefix: d.KeyPrefix, log: d.Logger}}}
 	var doc *openAPIDoc
 	routes := append(append(s.routeTable(), s.opsRoutes()...), docRoutes(&doc)...)
 	app := fiber.New(fiber.Config{

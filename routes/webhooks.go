@@ -33,7 +33,7 @@ const (
 
 // WebhookRoutes declares the webhook post and token regeneration routes.
 func WebhookRoutes(d ChatDeps) []Route {
-	r := &chatRoutes{d}
+	r := newChatRoutes(d)
 	return []Route{
 		{Method: "POST", Path: "/integration/webhooks/:token", Summary: "Slack-compatible incoming webhook post into the webhook's chat channel: JSON, or a form field payload holding JSON; answers ok as plain text (Slack's error codes as plain text, or the JSON error shape with Accept: application/json)", Tag: "chat", Auth: AuthCustom, Request: "WebhookPayload", Produces: "text/plain", Handler: r.webhookPost},
 		{Method: "POST", Path: "/api/tenants/:tenant/incoming_webhooks/:id/regenerate", Summary: "New token and URL for an incoming webhook (the old URL stops working at once); the answer shows them once", Tag: "incoming_webhooks", Auth: AuthAPI, Access: Access{Perm: "incoming_webhooks.manage", OwnPerm: "incoming_webhooks.manage_own", Scope: ScopeTenant, User: UserOwnObjects}, Request: "Empty", Response: "IncomingWebhookCreated", Handler: r.regenerate},
@@ -179,7 +179,7 @@ return 0`)
 // through (the limit protects the channel, not the server).
 func (r *chatRoutes) allow(ctx context.Context, id int64) (time.Duration, bool) {
 	now := time.Now().UnixMilli()
-	wait, err := gcra.Run(ctx, r.Redis, []string{orDefaultPrefix(r.KeyPrefix) + "webhook:rate:" + strconv.FormatInt(id, 10)}, now, webhookInterval.Milliseconds(), webhookBurst).Int64()
+	wait, err := gcra.Run(ctx, r.Redis, []string{r.KeyPrefix + "webhook:rate:" + strconv.FormatInt(id, 10)}, now, webhookInterval.Milliseconds(), webhookBurst).Int64()
 	if err != nil {
 		slog.WarnContext(ctx, "webhook rate limit unavailable", "error", err)
 		return 0, true

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/internal/keyprefix"
 )
 
 // ErrNoSession is a missing, expired or revoked session.
@@ -60,10 +62,7 @@ type Store struct {
 // New returns a store over rdb whose keys start with keyPrefix (the
 // installation's, models.Store.KeyPrefix; "" means "sb:").
 func New(rdb redis.UniversalClient, keyPrefix string, idle, absolute time.Duration) *Store {
-	if keyPrefix == "" {
-		keyPrefix = "sb:"
-	}
-	return &Store{rdb: rdb, prefix: keyPrefix + sessionsTag, Idle: idle, Absolute: absolute, Now: time.Now}
+	return &Store{rdb: rdb, prefix: keyprefix.OrDefault(keyPrefix) + sessionsTag, Idle: idle, Absolute: absolute, Now: time.Now}
 }
 
 // Fingerprint names a password hash without revealing it.
