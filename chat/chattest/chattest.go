@@ -70,48 +70,78 @@ func Start(t testing.TB, domain string) *Server {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(dir) })
-	ports := freePorts(t, 3)
-	s := &Server{
-		Domain:    domain,
-		MUCDomain: "conference." + domain,
-		APIURL:    fmt.Sprintf("http://127.0.0.1:%d/api", ports[2]),
-		WSURL:     fmt.Sprintf("ws://127.0.0.1:%d/ws", ports[1]),
-		C2SAddr:   fmt.Sprintf("127.0.0.1:%d", ports[0]),
-		dir:       dir,
-		node:      fmt.Sprintf("sbtest%d_%d@localhost", os.Getpid(), ports[0]),
-		t:         t,
-	}
-	conf = rewriteMacros(conf, map[string]string{
-		"SB_DOMAIN":     domain,
-		"SB_MUC_DOMAIN": s.MUCDomain,
-		"SB_C2S_PORT":   strconv.Itoa(ports[0]),
-		"SB_WS_PORT":    strconv.Itoa(ports[1]),
-		"SB_API_PORT":   strconv.Itoa(ports[2]),
-	})
+	s := &Server{Domain: domain, MUCDomain: "conference." + domain, dir: dir, t: t}
 	for _, sub := range []string{"spool", "log"} {
 		if err := os.MkdirAll(filepath.Join(dir, sub), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	// ejabberd writes its Erlang VM's process id here: su puts the VM in a
-	// session of its own, out of reach of a process-group signal.
-	ctlCfg := "EJABBERD_PID_PATH=" + filepath.Join(dir, "ejabberd.pid") + "\n"
-	files := map[string]string{"ejabberd.yml": conf, "ejabberdctl.cfg": ctlCfg, "inetrc": "{lookup,[\"file\",\"native\"]}.\n"}
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+	// The ports are free when chosen but not held: another process (a
+	// test beside this one dialling out, or listening) may take one before
+	// ejabberd binds it. Then it starts again on other ports.
+	for attempt := 1; ; attempt++ {
+		s.configure(t, conf, pickPorts(t, 3))
+		err := s.start()
+		if err == nil {
+			break
+		}
+		if attempt == 3 || !strings.Contains(err.Error(), "eaddrinuse") {
+			t.Fatal(err)
+		}
+		t.Logf("ejabberd start, attempt %d: a port was taken; trying other ports", attempt)
+		// Whatever of it still runs goes, and so does its Mnesia spool,
+		// which is bound to the node name (the next one differs).
+		s.Stop()
+		spool := filepath.Join(dir, "spool")
+		if err := os.RemoveAll(spool); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.MkdirAll(spool, 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
-	chownToEjabberd(t, dir)
-	s.Restart()
 	t.Cleanup(s.Stop)
 	return s
 }
 
+// configure writes the server's configuration for these ports (c2s,
+// WebSocket, API) into its directory.
+func (s *Server) configure(t testing.TB, conf string, ports []int) {
+	t.Helper()
+	s.APIURL = fmt.Sprintf("http://127.0.0.1:%d/api", ports[2])
+	s.WSURL = fmt.Sprintf("ws://127.0.0.1:%d/ws", ports[1])
+	s.C2SAddr = fmt.Sprintf("127.0.0.1:%d", ports[0])
+	s.node = fmt.Sprintf("sbtest%d_%d@localhost", os.Getpid(), ports[0])
+	conf = rewriteMacros(conf, map[string]string{
+		"SB_DOMAIN":     s.Domain,
+		"SB_MUC_DOMAIN": s.MUCDomain,
+		"SB_C2S_PORT":   strconv.Itoa(ports[0]),
+		"SB_WS_PORT":    strconv.Itoa(ports[1]),
+		"SB_API_PORT":   strconv.Itoa(ports[2]),
+	})
+	// ejabberd writes its Erlang VM's process id here: su puts the VM in a
+	// session of its own, out of reach of a process-group signal.
+	ctlCfg := "EJABBERD_PID_PATH=" + filepath.Join(s.dir, "ejabberd.pid") + "\n"
+	files := map[string]string{"ejabberd.yml": conf, "ejabberdctl.cfg": ctlCfg, "inetrc": "{lookup,[\"file\",\"native\"]}.\n"}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(s.dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	chownToEjabberd(t, s.dir)
+}
+
 // Restart starts the server again (same ports, same spool) after Stop.
 func (s *Server) Restart() {
-	t := s.t
-	t.Helper()
+	s.t.Helper()
+	if err := s.start(); err != nil {
+		s.t.Fatal(err)
+	}
+}
+
+// start runs ejabberd and waits until its API answers; an error carries
+// the end of its console log.
+func (s *Server) start() error {
 	cmd := exec.Command(ctlPath,
 		"--config-dir", s.dir,
 		"--ctl-config", filepath.Join(s.dir, "ejabberdctl.cfg"),
@@ -123,35 +153,39 @@ func (s *Server) Restart() {
 	cmd.Dir = s.dir
 	out, err := os.Create(filepath.Join(s.dir, "log", "console.txt"))
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	cmd.Stdout, cmd.Stderr = out, out
 	// Its own process group: Stop signals su, the shell and the Erlang VM together.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	if err := cmd.Start(); err != nil {
-		t.Fatalf("start ejabberd: %v", err)
+		return fmt.Errorf("start ejabberd: %w", err)
 	}
 	s.cmd, s.done = cmd, make(chan struct{})
 	go func() { _ = cmd.Wait(); out.Close(); close(s.done) }()
 	deadline := time.Now().Add(30 * time.Second)
 	for time.Now().Before(deadline) {
 		if s.vmPID() > 0 && s.ready() {
-			return
+			return nil
 		}
 		select {
 		case <-s.done:
 			log, _ := os.ReadFile(filepath.Join(s.dir, "log", "console.txt"))
-			t.Fatalf("ejabberd exited during start:\n%s", tail(string(log), 3000))
+			return fmt.Errorf("ejabberd exited during start:\n%s", tail(string(log), 3000))
 		case <-time.After(200 * time.Millisecond):
 		}
 	}
 	log, _ := os.ReadFile(filepath.Join(s.dir, "log", "console.txt"))
-	t.Fatalf("ejabberd did not answer on %s within 30s:\n%s", s.APIURL, tail(string(log), 3000))
+	s.Stop()
+	return fmt.Errorf("ejabberd did not answer on %s within 30s:\n%s", s.APIURL, tail(string(log), 3000))
 }
 
 // ready reports whether the HTTP API answers a status command.
 func (s *Server) ready() bool {
-	resp, err := http.Post(s.APIURL+"/status", "application/json", strings.NewReader("{}"))
+	// A timeout: whatever else holds a port ejabberd could not bind may
+	// never answer.
+	client := &http.Client{Timeout: 2 * time.Second}
+	resp, err := client.Post(s.APIURL+"/status", "application/json", strings.NewReader("{}"))
 	if err != nil {
 		return false
 	}
@@ -225,6 +259,9 @@ func rewriteMacros(conf string, vals map[string]string) string {
 	}
 	return conf
 }
+
+// pickPorts chooses ejabberd's ports (a test takes one away).
+var pickPorts = freePorts
 
 func freePorts(t testing.TB, n int) []int {
 	t.Helper()

@@ -1,0 +1,31 @@
+package chattest
+
+import (
+	"net"
+	"testing"
+)
+
+// TestStartMovesOffATakenPort: a port taken between its choice and
+// ejabberd's bind (here held on purpose for the first attempt) makes Start
+// try other ports instead of failing.
+func TestStartMovesOffATakenPort(t *testing.T) {
+	taken, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer taken.Close()
+	attempts := 0
+	pickPorts = func(t testing.TB, n int) []int {
+		attempts++
+		ports := freePorts(t, n)
+		if attempts == 1 {
+			ports[2] = taken.Addr().(*net.TCPAddr).Port // the API port
+		}
+		return ports
+	}
+	defer func() { pickPorts = freePorts }()
+	s := Start(t, "chat.test")
+	if attempts != 2 || !s.ready() {
+		t.Fatalf("started after %d attempts, ready %v", attempts, s.ready())
+	}
+}
