@@ -56,7 +56,10 @@ func (t *Tracker) TrimStream(ctx context.Context) error {
 
 // hub fans the change stream out to every subscriber of this replica from
 // one reader: a single blocking XREAD loop (one Redis connection) however
-// many event streams are open. It runs while anyone subscribes.
+// many event streams are open. It runs while anyone subscribes. Nothing
+// under its lock ever waits on a subscriber: a send that would block drops
+// that subscriber instead, and a resume's replay is read and delivered
+// outside the lock.
 type hub struct {
 	mu      sync.Mutex
 	subs    map[*follower]struct{}
@@ -64,26 +67,33 @@ type hub struct {
 	last    string // id of the last entry the reader took
 }
 
+// followBuffer is how many live events wait for one subscriber; one that
+// falls further behind is dropped (its stream ends; it resumes with its
+// last id).
+const followBuffer = 1024
+
 type follower struct {
 	tenant string
-	out    chan StreamEvent
-	// after is the id of the last event given (backlog included); older
-	// ones from the live reader are skipped.
+	// live is filled by the reader without blocking and closed when the
+	// follower is dropped or stops.
+	live chan StreamEvent
+	// after is the id of the last entry given to live; older ones from the
+	// reader are skipped.
 	after string
-	dead  bool
 }
 
 // Follow streams the changes of one tenant ("" = all) with their stream
 // ids. With lastID (a client's Last-Event-ID) it first replays what came
 // after it that is still retained, then continues live with no gap and no
 // duplicate. The channel closes when ctx ends or stop is called; a
-// subscriber that does not keep up (1024 queued) is dropped (its channel
-// closes) rather than stall the others.
+// subscriber that does not keep up (1024 live events queued) is dropped
+// (its channel closes once it has read what was queued) rather than stall
+// the others.
 func (t *Tracker) Follow(ctx context.Context, tenant, lastID string) (<-chan StreamEvent, func(), error) {
 	if lastID != "" && !ValidStreamID(lastID) {
 		return nil, nil, fmt.Errorf("follow changes: invalid stream id %q", lastID)
 	}
-	f := &follower{tenant: tenant, out: make(chan StreamEvent, 1024), after: lastID}
+	f := &follower{tenant: tenant, live: make(chan StreamEvent, followBuffer)}
 	h := &t.hub
 	h.mu.Lock()
 	if h.subs == nil {
@@ -100,32 +110,73 @@ func (t *Tracker) Follow(ctx context.Context, tenant, lastID string) (<-chan Str
 		h.last, h.running = last, true
 		go t.readStream()
 	}
-	if lastID != "" {
-		// Backlog under the hub lock: the reader cannot deliver newer
-		// entries to f before it.
-		if err := t.backlog(ctx, f, h.last); err != nil {
-			h.mu.Unlock()
-			return nil, nil, err
-		}
-	} else {
-		f.after = h.last
-	}
+	// Live delivery starts after the reader's position; the replay (read
+	// below, without the lock) covers lastID up to it.
+	upTo := h.last
+	f.after = upTo
 	h.subs[f] = struct{}{}
 	h.mu.Unlock()
 
+	done := make(chan struct{})
 	var once sync.Once
 	stop := func() {
 		once.Do(func() {
-			h.mu.Lock()
-			defer h.mu.Unlock()
-			if _, ok := h.subs[f]; ok {
-				delete(h.subs, f)
-				close(f.out)
-			}
+			close(done)
+			h.drop(f)
 		})
 	}
+	if lastID == "" {
+		context.AfterFunc(ctx, stop)
+		return f.live, stop, nil
+	}
+	missed, err := t.backlog(ctx, tenant, lastID, upTo)
+	if err != nil {
+		stop()
+		return nil, nil, err
+	}
+	out := make(chan StreamEvent)
+	go func() {
+		defer close(out)
+		sent := lastID
+		send := func(ev StreamEvent) bool {
+			if compareIDs(ev.ID, sent) <= 0 {
+				return true // already given
+			}
+			select {
+			case out <- ev:
+				sent = ev.ID
+				return true
+			case <-done:
+				return false
+			}
+		}
+		for _, ev := range missed {
+			if !send(ev) {
+				return
+			}
+		}
+		for ev := range f.live {
+			if !send(ev) {
+				return
+			}
+		}
+	}()
 	context.AfterFunc(ctx, stop)
-	return f.out, stop, nil
+	return out, stop, nil
+}
+
+// drop removes f from the hub and closes its live channel (once).
+func (h *hub) drop(f *follower) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.dropLocked(f)
+}
+
+func (h *hub) dropLocked(f *follower) {
+	if _, ok := h.subs[f]; ok {
+		delete(h.subs, f)
+		close(f.live)
+	}
 }
 
 // streamEnd returns the id of the newest entry ("0-0" when empty).
@@ -140,22 +191,23 @@ func (t *Tracker) streamEnd(ctx context.Context) (string, error) {
 	return msgs[0].ID, nil
 }
 
-// backlog queues f's missed entries after f.after up to upTo.
-func (t *Tracker) backlog(ctx context.Context, f *follower, upTo string) error {
-	msgs, err := t.rdb.XRangeN(ctx, t.streamKey(), "("+f.after, upTo, maxBacklog).Result()
+// backlog reads tenant's entries after "after" up to upTo (at most
+// maxBacklog); the caller delivers them without holding the hub's lock.
+func (t *Tracker) backlog(ctx context.Context, tenant, after, upTo string) ([]StreamEvent, error) {
+	if compareIDs(after, upTo) >= 0 {
+		return nil, nil
+	}
+	msgs, err := t.rdb.XRangeN(ctx, t.streamKey(), "("+after, upTo, maxBacklog).Result()
 	if err != nil && !errors.Is(err, redis.Nil) {
-		return fmt.Errorf("follow changes: replay after %s: %w", f.after, err)
+		return nil, fmt.Errorf("follow changes: replay after %s: %w", after, err)
 	}
+	evs := make([]StreamEvent, 0, len(msgs))
 	for _, m := range msgs {
-		if ev, ok := decodeEntry(m, f.tenant); ok {
-			f.out <- ev
+		if ev, ok := decodeEntry(m, tenant); ok {
+			evs = append(evs, ev)
 		}
-		f.after = m.ID
 	}
-	if f.after == "" || compareIDs(f.after, upTo) < 0 {
-		f.after = upTo
-	}
-	return nil
+	return evs, nil
 }
 
 // readStream is the hub's one reader; it ends when nobody subscribes.
@@ -176,8 +228,7 @@ func (t *Tracker) readStream() {
 			// The client is gone (shutdown): end every stream.
 			h.mu.Lock()
 			for f := range h.subs {
-				delete(h.subs, f)
-				close(f.out)
+				h.dropLocked(f)
 			}
 			h.running = false
 			h.mu.Unlock()
@@ -201,10 +252,10 @@ func (t *Tracker) readStream() {
 						continue
 					}
 					select {
-					case f.out <- ev:
-					default: // too slow: drop it, its client reconnects
-						delete(h.subs, f)
-						close(f.out)
+					case f.live <- ev:
+						f.after = m.ID
+					default: // too slow: drop it, its client resumes
+						h.dropLocked(f)
 					}
 				}
 			}
@@ -275,13 +326,18 @@ func (t *Tracker) Subscribe(ctx context.Context, tenant string) (<-chan Change, 
 		close(out)
 		return out, func() {}
 	}
-	done := make(chan struct{})
+	done, quit := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(done)
 		defer close(out)
 		for ev := range evs {
-			out <- ev.Change
+			select {
+			case out <- ev.Change:
+			case <-quit: // stopped while its reader is away
+				return
+			}
 		}
 	}()
-	return out, func() { stop(); <-done }
+	var once sync.Once
+	return out, func() { once.Do(func() { close(quit); stop() }); <-done }
 }
