@@ -79,6 +79,8 @@ type Config struct {
 	// Media is the media library (app/media.go).
 	Media MediaConfig
 	Fax   FaxConfig
+	// Egress is what provider URLs tenants name may reach (app/egress.go).
+	Egress EgressConfig
 }
 
 // envVar documents one variable; the README table is written from the same facts.
@@ -299,6 +301,9 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 	}
 	c.Media = media
 	if c.Fax, err = loadFaxConfig(get); err != nil {
+		return c, err
+	}
+	if c.Egress, err = loadEgressConfig(get); err != nil {
 		return c, err
 	}
 	if (c.XMLCurlUser == "") != (c.XMLCurlPass == "") {

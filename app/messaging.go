@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/chat"
+	"github.com/switchboard/switchboard/internal/egress"
 	"github.com/switchboard/switchboard/messaging"
 	"github.com/switchboard/switchboard/models"
 	"github.com/switchboard/switchboard/routes"
@@ -20,14 +21,19 @@ import (
 // leases keep each message to one sender).
 func newMessagingService(ctx context.Context, s *services, cfg Config, st *models.Store, rdb redis.UniversalClient, log *slog.Logger) {
 	svc := messaging.New(st, rdb, messaging.Config{
-		BaseURL:   cfg.BaseURL,
-		Providers: messaging.Providers{Twilio: cfg.TwilioURL, Meta: cfg.MetaURL},
+		BaseURL: cfg.BaseURL,
+		Providers: messaging.Providers{
+			Twilio: cfg.TwilioURL, Meta: cfg.MetaURL,
+			Client: egress.NewClient(egress.Options{Guard: cfg.Egress.Guard(), MaxBody: 1 << 16}),
+			Hosts:  cfg.Egress.Hosts,
+		},
 		Logger:    log.With("component", "messaging"),
 		Replica:   replicaID(),
 		KeyPrefix: s.keyPrefix,
 		Group:     cfg.OutboxGroup,
 		Inbound:   inboundDeliverers(cfg, st),
 	})
+	st.SetProviderHosts(cfg.Egress.Hosts) // checked when channels are written
 	st.OnCommit(svc.Committed)
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	var wg sync.WaitGroup
@@ -57,9 +63,9 @@ func inboundDeliverers(cfg Config, st *models.Store) map[string]messaging.Inboun
 			})
 			switch {
 			case errors.Is(err, chat.ErrNoChannel) || errors.Is(err, chat.ErrArchived):
-				return &messaging.SendError{Code: "chat_channel_unavailable", Message: err.Error()}
+				return &messaging.SendError{Code: "chat_channel_unavailable", Message: "the chat channel is gone or archived", Detail: err.Error()}
 			case err != nil:
-				return &messaging.SendError{Transient: true, Code: "chat_unavailable", Message: err.Error()}
+				return &messaging.SendError{Transient: true, Code: "chat_unavailable", Message: "the chat server could not take the message", Detail: err.Error()}
 			}
 			return nil
 		}),

@@ -15,6 +15,8 @@ import (
 	"net/url"
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/egress"
 )
 
 // MaxTokenLen bounds a token (Turnstile's are at most 2048 characters).
@@ -36,7 +38,8 @@ type Verifier struct {
 }
 
 // New returns a Verifier, or nil when verifyURL or secret is empty (no
-// captcha configured). client nil uses a 5-second timeout client.
+// captcha configured). client nil uses an egress client with a 5-second
+// timeout.
 func New(verifyURL, secret string, client *http.Client) (*Verifier, error) {
 	if verifyURL == "" && secret == "" {
 		return nil, nil
@@ -49,7 +52,9 @@ func New(verifyURL, secret string, client *http.Client) (*Verifier, error) {
 		return nil, errors.New("captcha: a verify URL needs a secret")
 	}
 	if client == nil {
-		client = &http.Client{Timeout: 5 * time.Second}
+		// The operator's URL: any address, but no redirect (a 307 would
+		// carry the secret elsewhere), a timeout and a bounded answer.
+		client = egress.NewClient(egress.Options{Guard: egress.Guard{AllowAll: true}, Timeout: 5 * time.Second, MaxBody: 64 << 10})
 	}
 	return &Verifier{url: verifyURL, secret: secret, client: client}, nil
 }

@@ -47,7 +47,7 @@ func (s *Service) deliverInbound(ctx context.Context, c claimed) outcome {
 		if isNotFound(err) {
 			return outcome{c: c, inbound: true, err: &SendError{Code: "channel_deleted", Message: "the messaging channel was deleted before delivery"}}
 		}
-		return s.retryOutcome(c, &SendError{Transient: true, Code: "channel_lookup", Message: err.Error()})
+		return s.retryOutcome(c, &SendError{Transient: true, Code: "channel_lookup", Message: "the messaging channel could not be read", Detail: err.Error()})
 	}
 	dl := s.inboundDeliverer(ch)
 	if dl == nil {

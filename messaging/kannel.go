@@ -4,9 +4,10 @@ import (
 	"context"
 	"fmt"
 	"net/http"
-	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/egress"
 )
 
 // Kannel sends through Kannel's smsbox sendsms interface
@@ -17,6 +18,8 @@ import (
 // dlr-url and comes back with every delivery report.
 type Kannel struct {
 	Client *http.Client
+	// Hosts are the hosts the operator lets a sendsms_url name.
+	Hosts egress.Hosts
 }
 
 // kannelDLRMask asks for every report: delivered (1), not delivered (2),
@@ -26,9 +29,11 @@ const kannelDLRMask = 31
 // Send submits one message.
 func (k *Kannel) Send(ctx context.Context, m Outbound) (Sent, error) {
 	cr := m.Channel.Credentials
-	u, err := url.Parse(cr["sendsms_url"])
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") {
-		return Sent{}, &SendError{Code: "bad_configuration", Message: "credentials.sendsms_url is not an http(s) URL"}
+	// Checked when the channel is written too; a channel written before
+	// the operator narrowed the list fails here.
+	u, err := k.Hosts.CheckURL(cr["sendsms_url"])
+	if err != nil {
+		return Sent{}, &SendError{Code: "provider_not_allowed", Message: "credentials.sendsms_url is not an http(s) URL on a host this installation allows", Detail: err.Error()}
 	}
 	q := u.Query()
 	q.Set("username", cr["username"])
@@ -61,7 +66,7 @@ func (k *Kannel) Send(ctx context.Context, m Outbound) (Sent, error) {
 	if resp.StatusCode == http.StatusAccepted || resp.StatusCode == http.StatusOK {
 		return Sent{ProviderID: "sb-" + strconv.FormatInt(m.MessageID, 10)}, nil
 	}
-	return Sent{}, httpStatusError(resp.StatusCode, "kannel_"+strconv.Itoa(resp.StatusCode), text, resp.Header.Get("Retry-After"))
+	return Sent{}, httpStatusError(resp.StatusCode, 0, text, resp.Header.Get("Retry-After"))
 }
 
 // kannelDLRStatus maps a Kannel report type to a message status ("" for

@@ -132,7 +132,7 @@ func (mt *Meta) Send(ctx context.Context, m Outbound) (Sent, error) {
 	}
 	var me metaError
 	_ = json.Unmarshal(raw, &me)
-	se := httpStatusError(resp.StatusCode, strconv.Itoa(me.Error.Code), me.Error.Message, resp.Header.Get("Retry-After"))
+	se := httpStatusError(resp.StatusCode, me.Error.Code, string(raw), resp.Header.Get("Retry-After"))
 	if metaTransient[me.Error.Code] {
 		se.Transient = true
 	}

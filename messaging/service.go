@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/switchboard/switchboard/internal/egress"
 	"github.com/switchboard/switchboard/internal/keyprefix"
 	"github.com/switchboard/switchboard/models"
 )
@@ -65,7 +66,10 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config) *Service {
 	}
 	cfg.KeyPrefix = keyprefix.OrDefault(cfg.KeyPrefix)
 	if cfg.Providers.Client == nil {
-		cfg.Providers.Client = &http.Client{Timeout: 15 * time.Second}
+		cfg.Providers.Client = egress.NewClient(egress.Options{MaxBody: 1 << 16})
+	}
+	if cfg.Providers.Platform == nil {
+		cfg.Providers.Platform = egress.NewClient(egress.Options{Guard: egress.Guard{AllowAll: true}, MaxBody: 1 << 16})
 	}
 	if cfg.Providers.Twilio == "" {
 		cfg.Providers.Twilio = "https://api.twilio.com"

@@ -84,7 +84,7 @@ func (t *Twilio) Send(ctx context.Context, m Outbound) (Sent, error) {
 	}
 	var te twilioError
 	_ = json.Unmarshal(body, &te)
-	return Sent{}, httpStatusError(resp.StatusCode, strconv.Itoa(te.Code), te.Message, resp.Header.Get("Retry-After"))
+	return Sent{}, httpStatusError(resp.StatusCode, te.Code, string(body), resp.Header.Get("Retry-After"))
 }
 
 // TwilioSignature computes X-Twilio-Signature for a request Twilio made to

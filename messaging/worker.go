@@ -140,7 +140,7 @@ func (s *Service) deliver(ctx context.Context, c claimed) outcome {
 		if err == nil {
 			reason = "the messaging channel is disabled"
 		} else if !isNotFound(err) {
-			return s.retryOutcome(c, &SendError{Transient: true, Code: "channel_lookup", Message: err.Error()})
+			return s.retryOutcome(c, &SendError{Transient: true, Code: "channel_lookup", Message: "the messaging channel could not be read", Detail: err.Error()})
 		}
 		return outcome{c: c, err: &SendError{Code: "channel_unavailable", Message: reason}}
 	}
@@ -221,11 +221,11 @@ func (s *Service) record(ctx context.Context, outcomes []outcome) {
 	for _, o := range outcomes {
 		switch {
 		case o.inbound && o.err != nil:
-			s.log.Warn("received message not delivered to its destination", "message", o.c.ID, "code", o.err.Code, "error", o.err.Message)
+			s.log.Warn("received message not delivered to its destination", "message", o.c.ID, "code", o.err.Code, "error", o.err.Message, "detail", o.err.Detail)
 		case o.retry:
-			s.log.Info("message send failed; retrying", "message", o.c.ID, "attempt", o.c.Attempts+1, "at", o.at, "code", o.err.Code)
+			s.log.Info("message send failed; retrying", "message", o.c.ID, "attempt", o.c.Attempts+1, "at", o.at, "code", o.err.Code, "detail", o.err.Detail)
 		case o.err != nil:
-			s.log.Info("message failed", "message", o.c.ID, "code", o.err.Code, "error", o.err.Message)
+			s.log.Info("message failed", "message", o.c.ID, "code", o.err.Code, "error", o.err.Message, "detail", o.err.Detail)
 		}
 	}
 }

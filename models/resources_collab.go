@@ -204,13 +204,13 @@ func checkCredentials(rec, patch Record) error {
 var messagingChannelsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "messaging_channels", Title: "messaging channel", Scope: TenantScope, Table: "messaging_channels", Order: "name",
-	Hooks: rules{prepare: messagingDefaults, checks: []check{uniqueItems("templates", "template_id"), checkCredentials}},
+	Hooks: messagingChannelHooks{rules{prepare: messagingDefaults, checks: []check{uniqueItems("templates", "template_id"), checkCredentials}}},
 	Fields: []*Field{
 		nameField(),
 		required(enumField("type", "", "sms", "whatsapp")),
 		required(enumField("provider", "", "twilio", "meta_cloud", "kannel", "smpp", "vonage", "http")),
 		{Name: "sender", Type: String, Pattern: `^(\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$`, Doc: "the guide's from (a reserved word in SQL): E.164 or an alphanumeric SMS sender"},
-		{Name: "credentials", Type: Map, Secret: Encrypted, Masked: true, MaxItems: 20, MaxLen: 2048, Doc: "provider credentials; write-only, sealed with the server key; reads show each value as ****<last 4>. twilio: account_sid, auth_token; meta_cloud: phone_number_id, access_token, app_secret, verify_token; kannel (and smpp, sent through Kannel): sendsms_url, username, password, callback_secret (≥ 16), optional smsc"},
+		{Name: "credentials", Type: Map, Secret: Encrypted, Masked: true, MaxItems: 20, MaxLen: 2048, Doc: "provider credentials; write-only, sealed with the server key; reads show each value as ****<last 4>. twilio: account_sid, auth_token; meta_cloud: phone_number_id, access_token, app_secret, verify_token; kannel (and smpp, sent through Kannel): sendsms_url (http or https, on a host the operator allows: SWITCHBOARD_EGRESS_ALLOWED_HOSTS), username, password, callback_secret (≥ 16), optional smsc"},
 		boolField("template_only", false, "sends must name an approved template"),
 		{Name: "templates", Type: ObjectList, MaxItems: 40, Props: []*Field{
 			{Name: "template_id", Type: String, Required: true, Pattern: `^[A-Za-z0-9_.:-]{1,64}$`},

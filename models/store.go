@@ -14,6 +14,8 @@ import (
 	"github.com/go-sql-driver/mysql"
 	"github.com/jmoiron/sqlx"
 	_ "modernc.org/sqlite" // pure-Go SQLite driver ("sqlite")
+
+	"github.com/switchboard/switchboard/internal/egress"
 )
 
 // Store is the database boundary: every query Switchboard runs goes
@@ -30,6 +32,9 @@ type Store struct {
 	hooks   commitHooks
 	// audio converts create-time audio uploads (SetAudioSink).
 	audio AudioSink
+	// providerHosts are the hosts channels may name in provider URLs
+	// (SetProviderHosts).
+	providerHosts egress.Hosts
 }
 
 // Open connects to the database named by a Switchboard URL

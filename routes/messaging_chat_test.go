@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"strings"
@@ -156,11 +157,13 @@ func startWithChat(t *testing.T, x *chattest.Server) (*apptest.Server, string) {
 	t.Helper()
 	port := providertest.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	return apptest.Start(t, apptest.AnyEnv(t), map[string]string{
+	cfg := map[string]string{
 		"SWITCHBOARD_LISTEN":       fmt.Sprintf("127.0.0.1:%d", port),
 		"SWITCHBOARD_BASE_URL":     base,
 		"SWITCHBOARD_CHAT_API_URL": x.APIURL,
 		"SWITCHBOARD_CHAT_DOMAIN":  chatDomain,
 		"SWITCHBOARD_CHAT_WS_URL":  x.WSURL,
-	}), base
+	}
+	maps.Copy(cfg, kannelEnv)
+	return apptest.Start(t, apptest.AnyEnv(t), cfg), base
 }

@@ -2,6 +2,7 @@ package routes_test
 
 import (
 	"fmt"
+	"maps"
 	"net/url"
 	"os"
 	"strings"
@@ -30,7 +31,9 @@ func TestKannelEndToEnd(t *testing.T) {
 	env := apptest.AnyEnv(t)
 	port := providertest.FreePort(t)
 	base := fmt.Sprintf("http://127.0.0.1:%d", port)
-	s := apptest.Start(t, env, map[string]string{"SWITCHBOARD_LISTEN": fmt.Sprintf("127.0.0.1:%d", port), "SWITCHBOARD_BASE_URL": base})
+	cfg := map[string]string{"SWITCHBOARD_LISTEN": fmt.Sprintf("127.0.0.1:%d", port), "SWITCHBOARD_BASE_URL": base}
+	maps.Copy(cfg, kannelEnv)
+	s := apptest.Start(t, env, cfg)
 	tenant := s.Tenant(t, "kannel")
 	sendsmsPort := providertest.FreePort(t)
 	const secret = "e2e-callback-secret-0123"
@@ -87,7 +90,7 @@ func TestKannelEndToEnd(t *testing.T) {
 		if m["status"] != want.status {
 			t.Fatalf("message %v: %v, want %s\n%s", want.id, m, want.status, k.Logs())
 		}
-		if want.status == "failed" && (m["error_code"] != "kannel_403" || m["attempts"] != float64(1)) {
+		if want.status == "failed" && (m["error_code"] != "provider_auth_failed" || m["attempts"] != float64(1)) {
 			t.Errorf("refused by Kannel: %v", m)
 		}
 	}

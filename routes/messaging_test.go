@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"maps"
 	"net/url"
 	"strings"
 	"testing"
@@ -32,13 +33,28 @@ type msgServer struct {
 	tenant string
 }
 
+// kannelEnv lets Kannel channels name the tests' loopback sendsms
+// listeners (the operator's host list and private ranges).
+var kannelEnv = map[string]string{
+	"SWITCHBOARD_EGRESS_ALLOWED_HOSTS": "127.0.0.1",
+	"SWITCHBOARD_EGRESS_ALLOWED_NETS":  "127.0.0.0/8",
+}
+
 func eachMessaging(t *testing.T, fn func(t *testing.T, s *msgServer)) {
+	t.Helper()
+	eachMessagingWith(t, kannelEnv, fn)
+}
+
+// eachMessagingWith is eachMessaging with this server configuration.
+func eachMessagingWith(t *testing.T, env map[string]string, fn func(t *testing.T, s *msgServer)) {
 	t.Helper()
 	tw := providertest.NewTwilio(twSid, twToken)
 	meta := providertest.NewMeta(waPNID, waToken)
 	t.Cleanup(tw.Close)
 	t.Cleanup(meta.Close)
-	apptest.Each(t, map[string]string{"SWITCHBOARD_TWILIO_URL": tw.URL, "SWITCHBOARD_META_URL": meta.URL}, func(t *testing.T, s *apptest.Server) {
+	cfg := map[string]string{"SWITCHBOARD_TWILIO_URL": tw.URL, "SWITCHBOARD_META_URL": meta.URL}
+	maps.Copy(cfg, env)
+	apptest.Each(t, cfg, func(t *testing.T, s *apptest.Server) {
 		fn(t, &msgServer{Server: s, twilio: tw, meta: meta, tenant: s.Tenant(t, "msg")})
 	})
 }
@@ -76,16 +92,22 @@ func (s *msgServer) messageCount(t *testing.T) int {
 // waitStatus polls a message until it reaches status.
 func (s *msgServer) waitStatus(t *testing.T, id any, status string) map[string]any {
 	t.Helper()
+	return s.waitMessage(t, id, "status "+status, func(m map[string]any) bool { return m["status"] == status })
+}
+
+// waitMessage polls a message until done says it is as wanted.
+func (s *msgServer) waitMessage(t *testing.T, id any, want string, done func(map[string]any) bool) map[string]any {
+	t.Helper()
 	// The worker polls, claims and sends off the request path: seconds on
 	// a loaded CI host running the race detector.
 	deadline := time.Now().Add(15 * time.Second)
 	for {
 		m := s.Do(t, "GET", fmt.Sprintf("/api/messaging/messages/%v", id), s.Key, nil).Expect(t, 200).Map(t)
-		if m["status"] == status {
+		if done(m) {
 			return m
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("message %v is %v, want %s: %v", id, m["status"], status, m)
+			t.Fatalf("message %v: %v, want %s", id, m, want)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

@@ -19,6 +19,7 @@ import (
 	"github.com/jmoiron/sqlx"
 
 	"github.com/switchboard/switchboard/changes"
+	"github.com/switchboard/switchboard/internal/egress"
 	"github.com/switchboard/switchboard/models"
 )
 
@@ -97,7 +98,7 @@ func New(st *models.Store, opts Options) *Service {
 	}
 	return &Service{
 		st: st, db: st.DB(), ignore: ignore, opts: opts, log: opts.Logger,
-		client: newClient(opts.AllowPrivate),
+		client: egress.NewClient(egress.Options{Guard: egress.Guard{AllowAll: opts.AllowPrivate}, Timeout: 30 * time.Second, MaxBody: opts.MaxResponse}),
 		hooks:  &hookCache{st: st, ttl: 2 * time.Second},
 		wake:   make(chan struct{}, 1),
 	}
@@ -499,7 +500,7 @@ func (s *Service) attempt(ctx context.Context, d *Delivery, successes chan<- suc
 
 // send makes one signed request.
 func (s *Service) send(ctx context.Context, h *Hook, d *Delivery) result {
-	u, err := checkURL(h.URL, s.opts.AllowHTTP)
+	u, err := egress.CheckURL(h.URL, s.opts.AllowHTTP)
 	if err != nil {
 		return result{err: err.Error()}
 	}
@@ -545,7 +546,7 @@ func (s *Service) send(ctx context.Context, h *Hook, d *Delivery) result {
 
 // requestError describes a failed request without Go's URL-quoting noise.
 func requestError(err error, timeout time.Duration) string {
-	if errors.Is(err, ErrRefusedTarget) {
+	if errors.Is(err, egress.ErrRefused) {
 		var ue *url.Error
 		if errors.As(err, &ue) {
 			err = ue.Err
