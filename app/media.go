@@ -24,9 +24,18 @@ type MediaConfig struct {
 	// hold music on the nodes (<dir>/8000, <dir>/16000), streamed as
 	// local_stream://moh.
 	MOHDefaultDir string
-	MaxBytes      int64         // SWITCHBOARD_MEDIA_MAX_BYTES: decoded audio per upload
-	Timeout       time.Duration // SWITCHBOARD_MEDIA_CONVERT_TIMEOUT
-	Sox           string        // SWITCHBOARD_SOX
+	MaxBytes      int64 // SWITCHBOARD_MEDIA_MAX_BYTES: decoded audio per upload
+	// MaxPromptDuration is SWITCHBOARD_MEDIA_MAX_PROMPT_DURATION: the
+	// longest voice prompt.
+	MaxPromptDuration time.Duration
+	// MaxDuration is SWITCHBOARD_MEDIA_MAX_DURATION: the longest recording,
+	// voicemail or hold-music file.
+	MaxDuration time.Duration
+	// MaxStoredBytes is SWITCHBOARD_MEDIA_MAX_STORED_BYTES: the largest
+	// converted file.
+	MaxStoredBytes int64
+	Timeout        time.Duration // SWITCHBOARD_MEDIA_CONVERT_TIMEOUT
+	Sox            string        // SWITCHBOARD_SOX
 }
 
 var mediaVariables = []envVar{
@@ -35,6 +44,9 @@ var mediaVariables = []envVar{
 	{"SWITCHBOARD_MEDIA_URL", "(SWITCHBOARD_BASE_URL)/fs/media", "/fs/media as the FreeSWITCH nodes reach it: voice prompts and chimes are played from signed http_cache:// URLs under it (mod_http_cache)"},
 	{"SWITCHBOARD_MOH_DEFAULT_DIR", "/usr/share/freeswitch/sounds/music", "the platform's default hold music on the FreeSWITCH nodes (<dir>/8000 and <dir>/16000, as Debian's freeswitch-music-default installs it): local_stream://moh, played by queues, conference rooms, tenants and extensions without a class of their own"},
 	{"SWITCHBOARD_MEDIA_MAX_BYTES", "67108864", "largest decoded audio upload or import (413 beyond)"},
+	{"SWITCHBOARD_MEDIA_MAX_PROMPT_DURATION", "10m", "longest voice prompt (413 audio_too_long beyond; checked from the upload's header before converting, and the conversion stops there)"},
+	{"SWITCHBOARD_MEDIA_MAX_DURATION", "2h", "longest imported recording, voicemail message or music-on-hold file (413 audio_too_long beyond)"},
+	{"SWITCHBOARD_MEDIA_MAX_STORED_BYTES", "268435456", "largest converted (WAV) file, whatever the upload's size: a small FLAC of long silence is refused with 413 audio_too_large"},
 	{"SWITCHBOARD_MEDIA_CONVERT_TIMEOUT", "60s", "time one sox conversion may take"},
 	{"SWITCHBOARD_SOX", "sox", "the sox binary (Debian: sox and libsox-fmt-mp3)"},
 }
@@ -66,6 +78,20 @@ func loadMediaConfig(get func(name, def string) string, baseURL string) (MediaCo
 		return c, fmt.Errorf("SWITCHBOARD_MEDIA_MAX_BYTES: must be a number of bytes from 1024 to 1073741824")
 	}
 	c.MaxBytes = n
+	for _, d := range []struct {
+		name, def string
+		dst       *time.Duration
+	}{
+		{"SWITCHBOARD_MEDIA_MAX_PROMPT_DURATION", "10m", &c.MaxPromptDuration},
+		{"SWITCHBOARD_MEDIA_MAX_DURATION", "2h", &c.MaxDuration},
+	} {
+		if *d.dst, err = time.ParseDuration(get(d.name, d.def)); err != nil || *d.dst < time.Second || *d.dst > 24*time.Hour {
+			return c, fmt.Errorf("%s: must be a duration from 1s to 24h, such as %s", d.name, d.def)
+		}
+	}
+	if c.MaxStoredBytes, err = strconv.ParseInt(get("SWITCHBOARD_MEDIA_MAX_STORED_BYTES", "268435456"), 10, 64); err != nil || c.MaxStoredBytes < 1<<16 || c.MaxStoredBytes > 1<<34 {
+		return c, fmt.Errorf("SWITCHBOARD_MEDIA_MAX_STORED_BYTES: must be a number of bytes from 65536 to 17179869184")
+	}
 	if c.Timeout, err = time.ParseDuration(get("SWITCHBOARD_MEDIA_CONVERT_TIMEOUT", "60s")); err != nil || c.Timeout <= 0 {
 		return c, fmt.Errorf("SWITCHBOARD_MEDIA_CONVERT_TIMEOUT: must be a duration such as 60s")
 	}
@@ -78,9 +104,13 @@ func newMediaService(ctx context.Context, s *services, cfg Config, st *models.St
 	svc := &media.Service{
 		Store: st,
 		Log:   log.With("component", "media"),
-		Lib:   &media.Library{Root: cfg.Media.Dir, MaxBytes: cfg.Media.MaxBytes, Conv: media.Converter{Sox: cfg.Media.Sox, Timeout: cfg.Media.Timeout}},
+		Lib: &media.Library{Root: cfg.Media.Dir, MaxBytes: cfg.Media.MaxBytes,
+			MaxDuration: cfg.Media.MaxDuration, MaxPromptDuration: cfg.Media.MaxPromptDuration, MaxStoredBytes: cfg.Media.MaxStoredBytes,
+			Conv: media.Converter{Sox: cfg.Media.Sox, Timeout: cfg.Media.Timeout}},
 	}
 	st.SetAudioSink(svc)
+	// Files follow their rows: deleted prompts, classes and tenants.
+	s.subscribers = append(s.subscribers, svc.FileCleaner())
 	// Bulk imports run in the background; jobs of a replica that died are
 	// resumed by another once their lease lapses.
 	s.stops = append(s.stops, svc.Start(context.WithoutCancel(ctx), replicaID(), 15*time.Second))

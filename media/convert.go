@@ -26,23 +26,50 @@ type Converter struct {
 	Timeout time.Duration
 }
 
-// convert writes src (in format f) to dst as mono 16-bit signed PCM WAV
-// at rate. sox's own messages go to the returned error for logs only.
-func (c Converter) convert(ctx context.Context, src string, f Format, dst string, rate int) error {
-	timeout := c.Timeout
-	if timeout <= 0 {
-		timeout = time.Minute
+func (c Converter) sox() string {
+	if c.Sox == "" {
+		return "sox"
 	}
-	ctx, cancel := context.WithTimeout(ctx, timeout)
+	return c.Sox
+}
+
+func (c Converter) timeout() time.Duration {
+	if c.Timeout <= 0 {
+		return time.Minute
+	}
+	return c.Timeout
+}
+
+// declaredSeconds is the play time src's header declares (sox --i -D, as
+// soxi; src's name ends in its format's extension, which is how sox --i
+// picks its reader), read without decoding the audio; ok is false when sox
+// cannot tell, and the bounded conversion decides then.
+func (c Converter) declaredSeconds(ctx context.Context, src string) (secs float64, ok bool) {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
 	defer cancel()
-	sox := c.Sox
-	if sox == "" {
-		sox = "sox"
+	out, err := exec.CommandContext(ctx, c.sox(), "--i", "-D", src).Output()
+	if err != nil {
+		return 0, false
 	}
+	secs, err = strconv.ParseFloat(strings.TrimSpace(string(out)), 64)
+	return secs, err == nil && secs > 0
+}
+
+// convert writes src (in format f) to dst as mono 16-bit signed PCM WAV
+// at rate, at most maxSeconds of it (sox's trim ends the conversion there,
+// whatever the input claims, so the output never grows past that bound).
+// sox's own messages go to the returned error for logs only.
+func (c Converter) convert(ctx context.Context, src string, f Format, dst string, rate int, maxSeconds float64) error {
+	ctx, cancel := context.WithTimeout(ctx, c.timeout())
+	defer cancel()
 	// -V1: errors only; the explicit input type keeps sox from guessing
 	// by a name we chose ourselves anyway.
-	cmd := exec.CommandContext(ctx, sox, "-V1", "-t", string(f), src,
-		"-t", "wav", "-e", "signed-integer", "-b", "16", "-c", "1", "-r", strconv.Itoa(rate), dst)
+	args := []string{"-V1", "-t", string(f), src,
+		"-t", "wav", "-e", "signed-integer", "-b", "16", "-c", "1", "-r", strconv.Itoa(rate), dst}
+	if maxSeconds > 0 {
+		args = append(args, "trim", "0", strconv.FormatFloat(maxSeconds, 'f', 3, 64))
+	}
+	cmd := exec.CommandContext(ctx, c.sox(), args...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	if err := cmd.Run(); err != nil {

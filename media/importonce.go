@@ -33,10 +33,11 @@ type StoredAudio struct {
 // audioImport is one idempotent import of an audio object (a recording, a
 // voicemail message, a music-on-hold file): what differs between them.
 type audioImport[T any] struct {
-	what  string // for errors: "recording"
-	audio []byte // decoded
-	dir   string // the tenant's media directory for it
-	rate  int
+	what   string // for errors: "recording"
+	tenant string // whose storage quota the file counts against
+	audio  []byte // decoded
+	dir    string // the tenant's media directory for it
+	rate   int
 	// find reads the object of this external_id (models.ErrNotFound if none).
 	find func(ctx context.Context) (T, error)
 	// same is nil when old is a repeat of this import, else a *ConflictError.
@@ -57,7 +58,7 @@ func importOnce[T any](ctx context.Context, s *Service, in audioImport[T]) (T, b
 	} else if !errors.Is(err, models.ErrNotFound) {
 		return zero, false, err
 	}
-	file, err := s.Lib.Ingest(ctx, in.dir, in.audio, in.rate)
+	file, err := s.Lib.Ingest(ctx, in.dir, in.audio, in.rate, Bounds{Admit: s.admitter(in.tenant)})
 	if err != nil {
 		return zero, false, err
 	}

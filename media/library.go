@@ -12,10 +12,30 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // ErrTooLarge means the decoded audio is over the configured limit (413).
 var ErrTooLarge = errors.New("audio over the size limit")
+
+// ErrTooLong means the audio plays longer than the configured limit (413).
+var ErrTooLong = errors.New("audio over the duration limit")
+
+// ErrQuota means storing the audio would take the tenant over its
+// max_storage_mb (413).
+var ErrQuota = errors.New("tenant storage quota exceeded")
+
+// LimitError is a refusal for a limit (ErrTooLong, ErrTooLarge, ErrQuota)
+// with a message for the client naming the limit.
+type LimitError struct {
+	Err error
+	Msg string
+}
+
+func (e *LimitError) Error() string { return e.Msg }
+
+// Unwrap makes errors.Is(err, e.Err) hold.
+func (e *LimitError) Unwrap() error { return e.Err }
 
 // ErrBadBase64 means audio_base64 is not valid standard base64 (400).
 var ErrBadBase64 = errors.New("audio_base64 is not valid base64")
@@ -25,7 +45,64 @@ type Library struct {
 	Root string
 	// MaxBytes caps one decoded upload.
 	MaxBytes int64
-	Conv     Converter
+	// MaxDuration caps the play time of one stored file unless an Ingest
+	// asks for less (voice prompts); 0 leaves it to MaxStoredBytes.
+	MaxDuration time.Duration
+	// MaxPromptDuration caps a voice prompt (StoreAudio).
+	MaxPromptDuration time.Duration
+	// MaxStoredBytes caps one converted file (0: no cap); with the rate it
+	// bounds the play time too, so a small, highly compressed upload (a
+	// FLAC of silence) cannot become a huge WAV.
+	MaxStoredBytes int64
+	Conv           Converter
+}
+
+// Bounds are what one Ingest allows beyond the library's own limits.
+type Bounds struct {
+	// MaxDuration caps the play time when below the library's MaxDuration.
+	MaxDuration time.Duration
+	// Admit, when set, is asked with the converted file's size before the
+	// file is placed (the tenant's storage quota); its error refuses it.
+	Admit func(ctx context.Context, size int64) error
+}
+
+// wavHeader is the size of the header of the WAV files sox writes.
+const wavHeader = 44
+
+// maxDuration is the play time one Ingest at b allows (0: no cap).
+func (l *Library) maxDuration(b Bounds) time.Duration {
+	d := l.MaxDuration
+	if b.MaxDuration > 0 && (d <= 0 || b.MaxDuration < d) {
+		d = b.MaxDuration
+	}
+	return d
+}
+
+// overLimit refuses audio of secs seconds stored at rate (16-bit mono)
+// when it plays longer than maxDur or the file would exceed MaxStoredBytes.
+func (l *Library) overLimit(secs float64, rate int, maxDur time.Duration) error {
+	if maxDur > 0 && secs > maxDur.Seconds() {
+		return &LimitError{Err: ErrTooLong, Msg: fmt.Sprintf("the audio is longer than this server's limit of %s", maxDur)}
+	}
+	if size := wavHeader + int64(secs*float64(rate))*2; l.MaxStoredBytes > 0 && size > l.MaxStoredBytes {
+		return &LimitError{Err: ErrTooLarge, Msg: fmt.Sprintf("converted to a %d Hz WAV the audio would take more than this server's limit of %d bytes per file", rate, l.MaxStoredBytes)}
+	}
+	return nil
+}
+
+// maxSeconds is the play time a conversion at rate may produce before it
+// is cut (and then refused): just over what overLimit admits; 0 for none.
+func (l *Library) maxSeconds(rate int, maxDur time.Duration) float64 {
+	secs := maxDur.Seconds()
+	if l.MaxStoredBytes > 0 {
+		if b := float64(l.MaxStoredBytes-wavHeader) / float64(2*rate); secs <= 0 || b < secs {
+			secs = b
+		}
+	}
+	if secs <= 0 {
+		return 0
+	}
+	return secs + 0.1
 }
 
 // Stored describes a converted file now in the library.
@@ -92,11 +169,14 @@ func Dir(tenant string, kind ...string) (string, error) {
 }
 
 // Ingest detects, converts and stores audio as mono 16-bit WAV at rate in
-// <Root>/<dir>, answering ErrTooLarge, ErrUnsupported or ErrUndecodable for
-// refused input. The file appears under its final name only complete (a
-// temporary file renamed into place); on any error nothing is left behind.
-// The caller removes Stored.Rel when it cannot record the file.
-func (l *Library) Ingest(ctx context.Context, dir string, audio []byte, rate int) (Stored, error) {
+// <Root>/<dir>, answering ErrTooLarge, ErrTooLong, ErrUnsupported,
+// ErrUndecodable or b.Admit's error for refused input. The play time the
+// upload declares is checked before converting, and the conversion itself
+// stops just past the limit, so an upload that lies about its length
+// never writes more. The file appears under its final name only complete
+// (a temporary file renamed into place); on any error nothing is left
+// behind. The caller removes Stored.Rel when it cannot record the file.
+func (l *Library) Ingest(ctx context.Context, dir string, audio []byte, rate int, b Bounds) (Stored, error) {
 	if l.MaxBytes > 0 && int64(len(audio)) > l.MaxBytes {
 		return Stored{}, ErrTooLarge
 	}
@@ -108,7 +188,8 @@ func (l *Library) Ingest(ctx context.Context, dir string, audio []byte, rate int
 	if err := os.MkdirAll(abs, 0o755); err != nil {
 		return Stored{}, fmt.Errorf("media directory: %w", err)
 	}
-	in, err := os.CreateTemp(abs, ".upload-*")
+	// The format's extension is how sox --i picks its reader.
+	in, err := os.CreateTemp(abs, ".upload-*."+string(format))
 	if err != nil {
 		return Stored{}, fmt.Errorf("media upload file: %w", err)
 	}
@@ -123,19 +204,33 @@ func (l *Library) Ingest(ctx context.Context, dir string, audio []byte, rate int
 	name := randomName() + ".wav"
 	part := filepath.Join(abs, "."+name+".part")
 	defer os.Remove(part) // gone after the rename; removes leftovers on failure
-	if err := l.Conv.convert(ctx, in.Name(), format, part, rate); err != nil {
+	maxDur := l.maxDuration(b)
+	if secs, ok := l.Conv.declaredSeconds(ctx, in.Name()); ok {
+		if err := l.overLimit(secs, rate, maxDur); err != nil {
+			return Stored{}, err
+		}
+	}
+	if err := l.Conv.convert(ctx, in.Name(), format, part, rate, l.maxSeconds(rate, maxDur)); err != nil {
 		return Stored{}, err
 	}
 	info, err := readWAVInfo(part)
 	if err != nil {
 		return Stored{}, err
 	}
-	if err := syncFile(part); err != nil {
+	if err := l.overLimit(float64(info.DurationMS)/1000, rate, maxDur); err != nil {
 		return Stored{}, err
 	}
 	st, err := os.Stat(part)
 	if err != nil {
 		return Stored{}, fmt.Errorf("converted audio: %w", err)
+	}
+	if b.Admit != nil {
+		if err := b.Admit(ctx, st.Size()); err != nil {
+			return Stored{}, err
+		}
+	}
+	if err := syncFile(part); err != nil {
+		return Stored{}, err
 	}
 	if err := os.Rename(part, filepath.Join(abs, name)); err != nil {
 		return Stored{}, fmt.Errorf("place converted audio: %w", err)

@@ -48,7 +48,7 @@ func TestIngestConvertsRealWAVAndMP3(t *testing.T) {
 		{"in.wav", 16000, media.WAV}, {"in.mp3", 8000, media.MP3}, {"in.ogg", 8000, media.OGG}, {"in.flac", 16000, media.FLAC},
 	} {
 		audio := mediatest.Tone(t, c.file, 2)
-		st, err := lib.Ingest(context.Background(), "acme/prompts", audio, c.rate)
+		st, err := lib.Ingest(context.Background(), "acme/prompts", audio, c.rate, media.Bounds{})
 		if err != nil {
 			t.Fatalf("%s: %v", c.file, err)
 		}
@@ -76,15 +76,15 @@ func TestIngestConvertsRealWAVAndMP3(t *testing.T) {
 func TestIngestRefusesAndLeavesNothing(t *testing.T) {
 	lib := &media.Library{Root: t.TempDir(), MaxBytes: 4096}
 	big := mediatest.Tone(t, "big.wav", 2)
-	if _, err := lib.Ingest(context.Background(), "acme/prompts", big, 8000); !errors.Is(err, media.ErrTooLarge) {
+	if _, err := lib.Ingest(context.Background(), "acme/prompts", big, 8000, media.Bounds{}); !errors.Is(err, media.ErrTooLarge) {
 		t.Fatalf("oversize: %v", err)
 	}
 	lib.MaxBytes = 16 << 20
-	if _, err := lib.Ingest(context.Background(), "acme/prompts", []byte("plain text, not audio at all"), 8000); !errors.Is(err, media.ErrUnsupported) {
+	if _, err := lib.Ingest(context.Background(), "acme/prompts", []byte("plain text, not audio at all"), 8000, media.Bounds{}); !errors.Is(err, media.ErrUnsupported) {
 		t.Fatalf("text: %v", err)
 	}
 	// Looks like a WAV, is not one: sox refuses; nothing is left behind.
-	if _, err := lib.Ingest(context.Background(), "acme/prompts", []byte("RIFF\x24\x00\x00\x00WAVEjunkjunkjunk"), 8000); !errors.Is(err, media.ErrUndecodable) {
+	if _, err := lib.Ingest(context.Background(), "acme/prompts", []byte("RIFF\x24\x00\x00\x00WAVEjunkjunkjunk"), 8000, media.Bounds{}); !errors.Is(err, media.ErrUndecodable) {
 		t.Fatalf("corrupt: %v", err)
 	}
 	assertOnlyFinalFiles(t, filepath.Join(lib.Root, "acme/prompts"), 0)

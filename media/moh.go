@@ -67,7 +67,7 @@ func (s *Service) ImportMOHFile(ctx context.Context, o models.Owner, classID int
 	}
 	want := MOHFile{ClassID: classID, ExternalID: in.ExternalID, StoredAudio: StoredAudio{Digest: Digest(audio)}}
 	f, created, err := importOnce(ctx, s, audioImport[MOHFile]{
-		what: "music-on-hold file", audio: audio, dir: dir, rate: int(rate),
+		what: "music-on-hold file", tenant: o.Tenant, audio: audio, dir: dir, rate: int(rate),
 		find: func(ctx context.Context) (MOHFile, error) { return s.mohFile(ctx, o, in.ExternalID) },
 		same: func(old MOHFile) error { return sameMOHFile(old, want) },
 		insert: func(ctx context.Context, file Stored) error {

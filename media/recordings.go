@@ -132,7 +132,7 @@ func (s *Service) ImportRecording(ctx context.Context, o models.Owner, in Record
 	want := Recording{ExternalID: in.ExternalID, When: when, Type: in.Type, Src: in.Src, Dst: in.Dst, Extension: in.Extension,
 		Direction: in.Direction, Duration: *in.Duration, StoredAudio: StoredAudio{Digest: Digest(audio)}}
 	return importOnce(ctx, s, audioImport[Recording]{
-		what: "recording", audio: audio, dir: dir, rate: RecordingRate,
+		what: "recording", tenant: o.Tenant, audio: audio, dir: dir, rate: RecordingRate,
 		find: func(ctx context.Context) (Recording, error) { return s.recordingByExternalID(ctx, o, in.ExternalID) },
 		same: func(old Recording) error { return sameRecording(old, want) },
 		insert: func(ctx context.Context, file Stored) error {

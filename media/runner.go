@@ -64,6 +64,10 @@ const spoolDir = ".imports"
 // SpoolCDRs stores an uploaded bulk file in the library (complete or not at
 // all) and records its job.
 func (s *Service) SpoolCDRs(ctx context.Context, o models.Owner, format string, body []byte) (Job, error) {
+	// The spooled upload counts against the tenant's storage until the job ends.
+	if err := s.admitter(o.Tenant)(ctx, int64(len(body))); err != nil {
+		return Job{}, err
+	}
 	dir := filepath.Join(s.Lib.Root, spoolDir)
 	if err := os.MkdirAll(dir, 0o750); err != nil {
 		return Job{}, fmt.Errorf("import spool: %w", err)

@@ -42,7 +42,7 @@ func (s *Service) StoreAudio(ctx context.Context, tenant, resource, audioBase64 
 	if err != nil {
 		return models.AudioFile{}, err
 	}
-	st, err := s.Lib.Ingest(ctx, dir, audio, PromptRate)
+	st, err := s.Lib.Ingest(ctx, dir, audio, PromptRate, Bounds{MaxDuration: s.Lib.MaxPromptDuration, Admit: s.admitter(tenant)})
 	if err != nil {
 		return models.AudioFile{}, err
 	}

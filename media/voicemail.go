@@ -138,7 +138,7 @@ func (s *Service) ImportVoicemail(ctx context.Context, o models.Owner, in Voicem
 		want.Duration = *in.Duration
 	}
 	return importOnce(ctx, s, audioImport[VoicemailMessage]{
-		what: "voicemail message", audio: audio, dir: dir, rate: VoicemailRate,
+		what: "voicemail message", tenant: o.Tenant, audio: audio, dir: dir, rate: VoicemailRate,
 		find: func(ctx context.Context) (VoicemailMessage, error) {
 			return s.voicemailByExternalID(ctx, o, in.ExternalID)
 		},

@@ -35,9 +35,16 @@ func (s *Store) SetAudioSink(a AudioSink) { s.audio = a }
 // undo removes the file when the write that should record it fails, so a
 // row never names a missing file and no file outlives a refused write.
 func (s *Store) takeAudio(ctx context.Context, res *Resource, o Owner, rec Record) (undo func(), err error) {
-	b64, _ := rec["audio_base64"].(string)
+	b64, given := rec["audio_base64"].(string)
 	f := res.Field("filename")
-	if b64 == "" || f == nil || !f.ReadOnly {
+	if f == nil || !f.ReadOnly {
+		return func() {}, nil
+	}
+	if given && b64 == "" {
+		// An empty upload would make an object naming no file.
+		return nil, FieldError("audio_base64", "must not be empty: send the audio, or leave the field out")
+	}
+	if b64 == "" {
 		return func() {}, nil
 	}
 	if s.audio == nil {

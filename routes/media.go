@@ -127,12 +127,22 @@ func nodeRefusal(c *fiber.Ctx, err error) error {
 	return newError(fiber.StatusForbidden, "forbidden", "this address may not fetch FreeSWITCH media")
 }
 
+// limitCodes are the codes of the media limits' 413 answers.
+var limitCodes = map[error]string{
+	media.ErrTooLarge: "audio_too_large",
+	media.ErrTooLong:  "audio_too_long",
+	media.ErrQuota:    "storage_quota_exceeded",
+}
+
 // mediaError maps the media package's refusals to API errors.
 func mediaError(err error) error {
 	var ce *media.ConflictError
+	var le *media.LimitError
 	switch {
 	case errors.As(err, &ce):
 		return newError(fiber.StatusConflict, "conflict", ce.Error())
+	case errors.As(err, &le):
+		return newError(fiber.StatusRequestEntityTooLarge, limitCodes[le.Err], le.Msg)
 	case errors.Is(err, media.ErrTooLarge):
 		return newError(fiber.StatusRequestEntityTooLarge, "audio_too_large", "the decoded audio is over this server's limit")
 	case errors.Is(err, media.ErrUnsupported):
