@@ -88,8 +88,8 @@ func (r *callRoutes) events(c *fiber.Ctx) error {
 	log := logger(c)
 	c.Set(fiber.HeaderContentType, "text/event-stream")
 	c.Set(fiber.HeaderCacheControl, "no-cache")
-	c.Set(fiber.HeaderConnection, "keep-alive")
 	c.Set("X-Accel-Buffering", "no")
+	watchHangUp(c, cancel)
 	heartbeat := r.Heartbeat
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		r.Metrics.SSEOpened()
@@ -126,4 +126,32 @@ func (r *callRoutes) events(c *fiber.Ctx) error {
 		}
 	})
 	return nil
+}
+
+// watchHangUp cancels a stream as soon as its client closes the
+// connection, so the stream's slot (streamLimiter) is free at once rather
+// than at the next heartbeat's failed write. An event-stream client sends
+// nothing after its request, so a read on the connection only returns when
+// it is closed. The connection is not reused after the stream (Connection:
+// close), which also ends this read when the stream ends on the server's
+// side.
+func watchHangUp(c *fiber.Ctx, cancel context.CancelFunc) {
+	c.Context().SetConnectionClose()
+	conn := c.Context().Conn()
+	if conn == nil {
+		return
+	}
+	// The server's read timeout covers reading the request, not a stream.
+	if err := conn.SetReadDeadline(time.Time{}); err != nil {
+		return
+	}
+	go func() {
+		defer cancel()
+		var buf [512]byte
+		for {
+			if _, err := conn.Read(buf[:]); err != nil {
+				return
+			}
+		}
+	}()
 }

@@ -2,8 +2,12 @@ package routes_test
 
 import (
 	"bufio"
+	"context"
+	"net/http"
+	"runtime"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard/switchboard/app/apptest"
 	"github.com/switchboard/switchboard/esl/fakefs"
@@ -81,6 +85,49 @@ func TestEventStreamsCappedPerKey(t *testing.T) {
 			}
 			openStream(t, e, e.KeyFor(t, map[string]any{"tenant": e.tenant})) // another key is not limited by this one's streams
 			_ = r1
+		})
+	}
+}
+
+// TestClosedEventStreamFreesItsSlot: a client that closes one of its
+// streams at the per-key cap can open another at once, not after the next
+// heartbeat (15s) finds the connection gone.
+func TestClosedEventStreamFreesItsSlot(t *testing.T) {
+	t.Parallel()
+	for _, be := range apptest.Envs(t) {
+		t.Run(be.Name, func(t *testing.T) {
+			t.Parallel()
+			fs := startFake(t)
+			s := apptest.Start(t, be, map[string]string{"SWITCHBOARD_ESL_NODES": fs.Addr(), "SWITCHBOARD_SSE_STREAMS_PER_KEY": "2"})
+			e := setupCallEnv(t, s, fs)
+			_, r1 := openStream(t, e, e.tenantKey)
+			openStream(t, e, e.tenantKey)
+			e.DoHeaders(t, "GET", "/api/telephony/events", map[string]string{"X-API-Key": e.tenantKey, "Accept": "text/event-stream"}, nil).Expect(t, 429)
+			r1.Body.Close()
+			// The server learns of the close asynchronously: retry while
+			// it answers 429, well within the 15s heartbeat.
+			deadline := time.Now().Add(5 * time.Second)
+			for {
+				ctx, cancel := context.WithCancel(t.Context())
+				req, _ := http.NewRequestWithContext(ctx, "GET", e.URL+"/api/telephony/events", nil)
+				req.Header.Set("X-API-Key", e.tenantKey)
+				req.Header.Set("Accept", "text/event-stream")
+				resp, err := http.DefaultClient.Do(req)
+				if err != nil {
+					cancel()
+					t.Fatal(err)
+				}
+				code := resp.StatusCode
+				resp.Body.Close()
+				cancel()
+				if code == 200 {
+					return
+				}
+				if code != 429 || time.Now().After(deadline) {
+					t.Fatalf("after closing a stream: %d", code)
+				}
+				runtime.Gosched()
+			}
 		})
 	}
 }
