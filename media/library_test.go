@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard/switchboard/media"
 	"github.com/switchboard/switchboard/media/mediatest"
@@ -137,3 +138,43 @@ func assertOnlyFinalFiles(t *testing.T, dir string, n int) {
 func contains(s, sub string) bool { return strings.Contains(s, sub) }
 
 func itoa(n int) string { return strconv.Itoa(n) }
+
+// TestIngestBoundsTheConversion: audio whose header does not tell its
+// length (here sox --i is made to fail) is still cut off by the conversion
+// just past the limit and refused, with nothing left behind; the same
+// audio within the limits is taken.
+func TestIngestBoundsTheConversion(t *testing.T) {
+	tone := mediatest.Tone(t, "long.wav", 5)
+	dir := t.TempDir()
+	wrapper := filepath.Join(dir, "sox-without-info")
+	script := "#!/bin/sh\nif [ \"$1\" = --i ]; then exit 1; fi\necho \"$@\" >> " + filepath.Join(dir, "calls") + "\nexec sox \"$@\"\n"
+	if err := os.WriteFile(wrapper, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	lib := &media.Library{Root: t.TempDir(), MaxBytes: 16 << 20, Conv: media.Converter{Sox: wrapper}}
+	_, err := lib.Ingest(context.Background(), "acme/prompts", tone, 8000, media.Bounds{MaxDuration: 2 * time.Second})
+	var le *media.LimitError
+	if !errors.Is(err, media.ErrTooLong) || !errors.As(err, &le) || !strings.Contains(le.Msg, "2s") {
+		t.Fatalf("5 s over 2 s: %v", err)
+	}
+	calls, _ := os.ReadFile(filepath.Join(dir, "calls"))
+	if !strings.Contains(string(calls), "trim 0 2.100") {
+		t.Fatalf("the conversion was not bounded: sox %s", calls)
+	}
+	// 8000 Hz, 16-bit: 16 kB a second; 40 kB is 2.5 s.
+	lib.MaxStoredBytes = 40000
+	if _, err := lib.Ingest(context.Background(), "acme/prompts", tone, 8000, media.Bounds{}); !errors.Is(err, media.ErrTooLarge) {
+		t.Fatalf("5 s over 40 kB: %v", err)
+	}
+	assertOnlyFinalFiles(t, filepath.Join(lib.Root, "acme/prompts"), 0)
+	lib.MaxStoredBytes = 0
+	admitted := int64(0)
+	st, err := lib.Ingest(context.Background(), "acme/prompts", tone, 8000, media.Bounds{MaxDuration: 6 * time.Second, Admit: func(_ context.Context, size int64) error {
+		admitted = size
+		return nil
+	}})
+	if err != nil || st.DurationMS < 4900 || admitted != st.SizeBytes {
+		t.Fatalf("5 s within 6 s: %+v, admitted %d, %v", st, admitted, err)
+	}
+	assertOnlyFinalFiles(t, filepath.Join(lib.Root, "acme/prompts"), 1)
+}
