@@ -138,7 +138,7 @@ var chatChannelsResource = &Resource{
 		{Name: "display_name", Type: String, MaxLen: 64},
 		{Name: "topic", Type: String, MaxLen: 255},
 		enumField("visibility", "public", "public", "private"),
-		{Name: "members", Type: StringList, Pattern: patNumber, MaxItems: 1000, Doc: "extensions, for private channels"},
+		{Name: "members", Type: StringList, Pattern: patNumber, MaxItems: 1000, Ref: "extensions", Doc: "extensions of the tenant, for private channels"},
 		boolField("read_only", false, "only administrators, integrations and webhooks post"),
 		boolField("archived", false, "archived channels refuse posts"),
 		{Name: "jid", Type: String, ReadOnly: true, Doc: "the chat room: <tenant>-<name>@<chat room service>"},
