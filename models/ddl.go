@@ -29,7 +29,7 @@ func DDL(res *Resource, d Dialect) string {
 		cols = append(cols, "FOREIGN KEY (tenant_id) REFERENCES tenants(id)")
 	}
 	for _, f := range res.Fields {
-		if f.Ref == "" || !f.Stored() || f.Type != Int {
+		if !fkColumn(f) {
 			continue
 		}
 		cols = append(cols, fmt.Sprintf("FOREIGN KEY (%s) REFERENCES %s(id)", f.Name, refTable(f.Ref)))

@@ -603,17 +603,21 @@ func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old R
 	if _, err := ts.tx.ExecContext(ctx, "UPDATE dids SET tenant = NULL, inbound_route_id = NULL, updated_at = ? WHERE tenant = ?", ts2, o.Tenant); err != nil {
 		return fmt.Errorf("delete tenant %s: release DIDs: %w", o.Tenant, ts.dialect.translate(err))
 	}
-	for _, res := range tenantDeleteOrder(ts.reg) {
-		// Self-references (department and account parents) are cut first:
-		// InnoDB checks foreign keys row by row, so one DELETE could
-		// otherwise remove a parent before its child.
+	// Every optional reference between the tenant's objects (a hold music
+	// class's chime prompt, a department's parent) is cut first, so no
+	// object of the tenant keeps another from going; the required ones
+	// are followed by the delete order.
+	order := tenantDeleteOrder(ts.reg)
+	for _, res := range order {
 		for _, f := range res.Fields {
-			if f.Ref == res.Name && f.Type == Int && f.Stored() {
-				if _, err := ts.tx.ExecContext(ctx, "UPDATE "+res.Table+" SET "+f.Name+" = NULL WHERE tenant_id = ?", o.TenantID); err != nil {
+			if fkColumn(f) && !f.Required {
+				if _, err := ts.tx.ExecContext(ctx, "UPDATE "+res.Table+" SET "+f.Name+" = NULL WHERE tenant_id = ? AND "+f.Name+" IS NOT NULL", o.TenantID); err != nil {
 					return fmt.Errorf("delete tenant %s: %s: %w", o.Tenant, res.Name, ts.dialect.translate(err))
 				}
 			}
 		}
+	}
+	for _, res := range order {
 		if _, err := ts.tx.ExecContext(ctx, "DELETE FROM "+res.Table+" WHERE tenant_id = ?", o.TenantID); err != nil {
 			return fmt.Errorf("delete tenant %s: %s: %w", o.Tenant, res.Name, ts.dialect.translate(err))
 		}
@@ -635,9 +639,13 @@ func (tenantHooks) beforeDelete(ctx context.Context, ts *txStore, _ Owner, old R
 	return nil
 }
 
+// fkColumn reports whether a field is a foreign-key column (DDL).
+func fkColumn(f *Field) bool { return f.Ref != "" && f.Stored() && f.Type == Int }
+
 // tenantDeleteOrder sorts tenant resources so that each comes before every
-// resource it references (a topological order over Ref fields). A
-// self-reference does not block a resource: beforeDelete cuts it first.
+// resource it references through a required foreign key (a topological
+// order; beforeDelete cuts the optional ones first, self-references
+// included).
 func tenantDeleteOrder(reg *Registry) []*Resource {
 	var pending []*Resource
 	for _, r := range reg.Resources() {
@@ -655,7 +663,7 @@ func tenantDeleteOrder(reg *Registry) []*Resource {
 					continue
 				}
 				for _, f := range other.Fields {
-					if f.Ref == r.Name {
+					if f.Ref == r.Name && fkColumn(f) && f.Required {
 						referenced = true
 					}
 				}
@@ -667,7 +675,7 @@ func tenantDeleteOrder(reg *Registry) []*Resource {
 				break
 			}
 		}
-		if !progressed { // a reference cycle: fall back to declaration order
+		if !progressed { // a cycle of required references: declaration order
 			return append(out, pending...)
 		}
 	}
