@@ -106,6 +106,12 @@ type Field struct {
 	// NoExpand refuses FreeSWITCH variable syntax ("${", "$${"), for values
 	// that reach dialplan data or channel variables.
 	NoExpand bool
+	// Command fields reach a variable of a FreeSWITCH API command (the
+	// caller ids of a callback originate): a value esl.QuoteListVar cannot
+	// carry (quotes, ; < > { } [ ] | \ $ ^ `) is refused when written, so
+	// no later call fails on it. For a display caller id ("Name <1001>")
+	// its name part is checked.
+	Command bool
 	// NumberPlan puts the value into the tenant's shared number plan.
 	NumberPlan bool
 	// Props are the members of Object and ObjectList fields.

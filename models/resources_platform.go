@@ -27,7 +27,7 @@ var tenantsResource = &Resource{
 		{Name: "country", Type: String, Pattern: patCountry},
 		{Name: "reseller_id", Type: Int, Ref: "resellers", Doc: "the reseller that owns the tenant; its limits are checked when the tenant is created, moved or its limits raised"},
 		{Name: "location_id", Type: Int, Ref: "locations"},
-		{Name: "outbound_callerid_name", Type: String, MaxLen: 32, NoExpand: true},
+		{Name: "outbound_callerid_name", Type: String, MaxLen: 32, NoExpand: true, Command: true},
 		{Name: "emergency_numbers", Type: StringList, MaxItems: 10, Pattern: patDialable, Doc: "numbers routed as emergency calls"},
 		intField("max_extensions", 0, 1000000, 0, "0 = unlimited"),
 		intField("max_concurrent_calls", 0, 1000000, 0, "0 = unlimited"),

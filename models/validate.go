@@ -8,6 +8,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/switchboard/switchboard/esl"
 )
 
 // Record is one object as the API sees it: JSON-shaped values (string,
@@ -204,7 +206,23 @@ func checkString(f *Field, s string, region string) (any, string) {
 	if f.Required && strings.TrimSpace(s) == "" {
 		return nil, "required"
 	}
+	if f.Command && !commandUsable(f, s) {
+		return nil, `not usable in a FreeSWITCH command: must not contain ' " ; < > { } [ ] | \ $ ^ ` + "`"
+	}
 	return s, ""
+}
+
+// commandUsable reports whether a Command field's value can be carried by
+// a FreeSWITCH command's variable block (esl.QuoteListVar, the rule the
+// callback originate applies).
+func commandUsable(f *Field, s string) bool {
+	if f.Pattern == patDisplayCID {
+		if lt := strings.LastIndexByte(s, '<'); lt >= 0 {
+			s = strings.Trim(strings.TrimSpace(s[:lt]), `"`)
+		}
+	}
+	_, err := esl.QuoteListVar(s)
+	return err == nil
 }
 
 // asList checks that raw is an array within the field's item bounds.
