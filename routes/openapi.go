@@ -227,15 +227,13 @@ func operation(r Route, schemas obj) obj {
 	default:
 		op["security"] = []obj{}
 	}
-	reqSchema, respSchema := r.Request, r.Response
+	reqSchema, respSchema := requestSchema(r), r.Response
 	if r.Resource != nil {
 		n := schemaNames(r.Resource)
 		switch r.Op {
 		case "create":
-			reqSchema, respSchema = n.Create, n.Created
-		case "update":
-			reqSchema, respSchema = n.Update, n.Read
-		case "get":
+			respSchema = n.Created
+		case "update", "get":
 			respSchema = n.Read
 		case "list":
 			respSchema = ""
@@ -246,7 +244,8 @@ func operation(r Route, schemas obj) obj {
 		if consumes == "" {
 			consumes = "application/json"
 		}
-		// JSON bodies are required (an empty one is refused); mod_xml_curl's
+		// JSON bodies are required (an empty one is refused), except by
+		// actions without input (Empty: no body or {}); mod_xml_curl's
 		// form may be empty and then gets FreeSWITCH's not-found document.
 		content := obj{}
 		for _, ct := range strings.Split(consumes, ",") {
@@ -257,7 +256,7 @@ func operation(r Route, schemas obj) obj {
 			}
 			content[ct] = media
 		}
-		op["requestBody"] = obj{"required": consumes != formMedia, "content": content}
+		op["requestBody"] = obj{"required": consumes != formMedia && reqSchema != "Empty", "content": content}
 	}
 	status := r.Status
 	if status == 0 {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"mime"
 	"net/url"
 	"strconv"
 	"strings"
@@ -184,21 +185,110 @@ func decodeObject(c *fiber.Ctx) (map[string]any, error) {
 	}
 	body := c.Body()
 	if len(bytes.TrimSpace(body)) == 0 {
-		return nil, newError(fiber.StatusBadRequest, "invalid_json", "request body must be a JSON object")
+		return nil, errNotObject
 	}
+	return strictObject(body)
+}
+
+// maxJSONDepth bounds how deeply a request body nests objects and arrays;
+// no documented body comes near it.
+const maxJSONDepth = 32
+
+var errNotObject = newError(fiber.StatusBadRequest, "invalid_json", "request body must be a JSON object")
+
+// strictObject is the one decoder of JSON request bodies (decodeObject,
+// and jsonBody before every route declaring a JSON body): valid UTF-8,
+// escapes included (checkUTF8), one JSON object nesting at most
+// maxJSONDepth levels, nothing after it; anything else is 400.
+func strictObject(body []byte) (map[string]any, error) {
 	if err := checkUTF8(body); err != nil {
 		return nil, err
+	}
+	if !depthWithin(body, maxJSONDepth) {
+		return nil, newError(fiber.StatusBadRequest, "invalid_json", fmt.Sprintf("request body nests deeper than %d levels", maxJSONDepth))
 	}
 	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	var in map[string]any
 	if err := dec.Decode(&in); err != nil || in == nil {
-		return nil, newError(fiber.StatusBadRequest, "invalid_json", "request body must be a JSON object")
+		return nil, errNotObject
 	}
 	if dec.More() {
 		return nil, newError(fiber.StatusBadRequest, "invalid_json", "request body has data after the JSON object")
 	}
 	return in, nil
+}
+
+// depthWithin reports whether the JSON text nests objects and arrays at
+// most max deep; brackets inside strings do not count. Malformed text is
+// left to the decoder.
+func depthWithin(body []byte, max int) bool {
+	depth, inString := 0, false
+	for i := 0; i < len(body); i++ {
+		switch b := body[i]; {
+		case inString && b == '\\':
+			i++
+		case b == '"':
+			inString = !inString
+		case inString:
+		case b == '{' || b == '[':
+			if depth++; depth > max {
+				return false
+			}
+		case b == '}' || b == ']':
+			depth--
+		}
+	}
+	return true
+}
+
+// jsonBody runs a route's JSON request body through strictObject before
+// the handler, so no route acts on malformed JSON, whether or not its
+// handler reads the body. An action without input (request Empty) takes
+// no body or {}; a field in it is refused. Bodies of other declared types
+// (multipart, CSV, forms) are left to the handler.
+func jsonBody(r Route) fiber.Handler {
+	empty := requestSchema(r) == "Empty"
+	return func(c *fiber.Ctx) error {
+		mt, _, _ := mime.ParseMediaType(c.Get(fiber.HeaderContentType))
+		if mt != "" && mt != fiber.MIMEApplicationJSON {
+			return c.Next()
+		}
+		body := c.Body()
+		if len(bytes.TrimSpace(body)) == 0 {
+			return c.Next()
+		}
+		in, err := strictObject(body)
+		if err != nil {
+			return err
+		}
+		if empty && len(in) > 0 {
+			ve := &models.ValidationError{Fields: map[string]string{}}
+			for k := range in {
+				ve.Fields[k] = "unknown field: this action takes no input (send no body or {})"
+			}
+			return ve
+		}
+		return c.Next()
+	}
+}
+
+// takesJSON reports whether jsonBody guards a route: it declares a
+// request body that may be JSON, and does not answer malformed bodies in
+// its own shape (OwnBody).
+func takesJSON(r Route) bool {
+	if requestSchema(r) == "" || r.OwnBody {
+		return false
+	}
+	if r.Consumes == "" {
+		return true
+	}
+	for _, ct := range strings.Split(r.Consumes, ",") {
+		if strings.TrimSpace(ct) == fiber.MIMEApplicationJSON {
+			return true
+		}
+	}
+	return false
 }
 
 // checkUTF8 refuses a body that is not valid UTF-8, or whose escapes

@@ -113,7 +113,26 @@ type Route struct {
 	// BodyLimit, when set, lets this route take bodies up to that size
 	// instead of Deps.BodyLimit (audio uploads, bulk imports).
 	BodyLimit int
-	Handler   fiber.Handler
+	// OwnBody routes read and refuse their body themselves, in their own
+	// answer shape (the Slack-compatible webhook's plain-text codes);
+	// every other route with a JSON request passes jsonBody first.
+	OwnBody bool
+	Handler fiber.Handler
+}
+
+// requestSchema names a route's request body schema ("" when it takes none).
+func requestSchema(r Route) string {
+	if r.Resource != nil {
+		n := schemaNames(r.Resource)
+		switch r.Op {
+		case "create":
+			return n.Create
+		case "update":
+			return n.Update
+		}
+		return ""
+	}
+	return r.Request
 }
 
 type server struct {
@@ -175,6 +194,9 @@ func New(d Deps) *fiber.App {
 		}
 		if r.Auth != AuthNone && r.Auth != AuthCustom && r.Access.Scope == scopeUndeclared {
 			panic(fmt.Sprintf("route %s %s declares no access scope", r.Method, r.Path)) // a programming error caught at start
+		}
+		if takesJSON(r) {
+			handlers = append(handlers, jsonBody(r))
 		}
 		app.Add(r.Method, r.Path, append(handlers, r.Handler)...)
 	}

@@ -35,7 +35,7 @@ const (
 func WebhookRoutes(d ChatDeps) []Route {
 	r := newChatRoutes(d)
 	return []Route{
-		{Method: "POST", Path: "/integration/webhooks/:token", Summary: "Slack-compatible incoming webhook post into the webhook's chat channel: JSON, or a form field payload holding JSON; answers ok as plain text (Slack's error codes as plain text, or the JSON error shape with Accept: application/json)", Tag: "chat", Auth: AuthCustom, Request: "WebhookPayload", Produces: "text/plain", Handler: r.webhookPost},
+		{Method: "POST", Path: "/integration/webhooks/:token", Summary: "Slack-compatible incoming webhook post into the webhook's chat channel: JSON, or a form field payload holding JSON; answers ok as plain text (Slack's error codes as plain text, or the JSON error shape with Accept: application/json)", Tag: "chat", Auth: AuthCustom, Request: "WebhookPayload", Produces: "text/plain", OwnBody: true, Handler: r.webhookPost},
 		{Method: "POST", Path: "/api/tenants/:tenant/incoming_webhooks/:id/regenerate", Summary: "New token and URL for an incoming webhook (the old URL stops working at once); the answer shows them once", Tag: "incoming_webhooks", Auth: AuthAPI, Access: Access{Perm: "incoming_webhooks.manage", OwnPerm: "incoming_webhooks.manage_own", Scope: ScopeTenant, User: UserOwnObjects}, Request: "Empty", Response: "IncomingWebhookCreated", Handler: r.regenerate},
 	}
 }
@@ -89,6 +89,11 @@ func (r *chatRoutes) webhookPost(c *fiber.Ctx) error {
 	raw, perr := webhookJSON(c)
 	if perr != nil {
 		return slackError(c, fiber.StatusBadRequest, perr.Code, perr.Msg)
+	}
+	// The API's rule (checkUTF8): invalid UTF-8, or an escape naming no
+	// character, is refused rather than stored as U+FFFD.
+	if checkUTF8(raw) != nil {
+		return slackError(c, fiber.StatusBadRequest, "invalid_payload", "the payload must be valid UTF-8")
 	}
 	payload, err := chat.ParsePayload(raw)
 	if pe, ok := chat.IsPayloadError(err); ok {
