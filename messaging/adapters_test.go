@@ -123,6 +123,10 @@ func TestProviderErrors(t *testing.T) {
 			if got.Status != c.wantState || got.ErrorCode != c.wantCode || got.Attempts != c.attempts {
 				t.Errorf("status %s code %q attempts %d; want %s %q %d (%s)", got.Status, got.ErrorCode, got.Attempts, c.wantState, c.wantCode, c.attempts, got.ErrorMessage)
 			}
+			// The provider's words are logged, never shown.
+			if c.wantState == messaging.StatusFailed && (got.ErrorMessage == "" || strings.Contains(got.ErrorMessage, c.fault.Message)) {
+				t.Errorf("error_message %q: want a fixed text, not the provider's %q", got.ErrorMessage, c.fault.Message)
+			}
 		})
 	}
 }
