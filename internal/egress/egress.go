@@ -5,7 +5,7 @@
 // "localhost" nor a name that resolves to a public address when checked
 // and to a private one when used gets through), follows no redirects,
 // bounds every request in time and every answer in size, and uses no
-// proxy (a proxy would dial for it, past the guard).
+// proxy while it guards (a proxy would dial for it, past the guard).
 package egress
 
 import (
@@ -152,6 +152,11 @@ func NewClient(o Options) *http.Client {
 		ResponseHeaderTimeout:  o.Timeout,
 		ExpectContinueTimeout:  time.Second,
 		MaxResponseHeaderBytes: 64 << 10,
+	}
+	if o.Guard.AllowAll {
+		// Nothing to guard (the operator's own URLs): an operator's
+		// HTTPS_PROXY applies, as it did before this package.
+		tr.Proxy = http.ProxyFromEnvironment
 	}
 	return &http.Client{
 		Transport:     capped{rt: tr, max: o.MaxBody},

@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/switchboard/switchboard/internal/egress"
 )
@@ -175,5 +176,26 @@ func TestHosts(t *testing.T) {
 	}
 	if _, err := egress.ParseNets("10.0.0.0/33"); err == nil {
 		t.Error("bad CIDR accepted")
+	}
+}
+
+// A receiver that never answers costs a request its timeout, no more.
+func TestClientTimesOut(t *testing.T) {
+	release := make(chan struct{})
+	srv, _ := counting(t, func(_ http.ResponseWriter, r *http.Request) {
+		select {
+		case <-r.Context().Done():
+		case <-release:
+		}
+	})
+	defer close(release)
+	c := egress.NewClient(egress.Options{Guard: egress.Guard{AllowAll: true}, Timeout: 200 * time.Millisecond})
+	resp, err := c.Get(srv.URL)
+	if err == nil {
+		resp.Body.Close()
+		t.Fatal("a hanging receiver answered")
+	}
+	if egress.KindOf(err) != egress.Timeout {
+		t.Fatalf("%v: kind %s, want timeout", err, egress.KindOf(err))
 	}
 }
