@@ -38,6 +38,8 @@ func TestLoadConfigNamesTheBadVariable(t *testing.T) {
 		{"chat api url", map[string]string{"SWITCHBOARD_CHAT_API_URL": "127.0.0.1:5281", "SWITCHBOARD_CHAT_DOMAIN": "c.test"}, "SWITCHBOARD_CHAT_API_URL"},
 		{"chat without domain", map[string]string{"SWITCHBOARD_CHAT_API_URL": "http://127.0.0.1:5281/api"}, "SWITCHBOARD_CHAT_DOMAIN"},
 		{"chat ws url", map[string]string{"SWITCHBOARD_CHAT_API_URL": "http://127.0.0.1:5281/api", "SWITCHBOARD_CHAT_DOMAIN": "c.test", "SWITCHBOARD_CHAT_WS_URL": "http://x/ws"}, "SWITCHBOARD_CHAT_WS_URL"},
+		{"provider hosts", map[string]string{"SWITCHBOARD_EGRESS_ALLOWED_HOSTS": "kannel.example.net,http://x/"}, "SWITCHBOARD_EGRESS_ALLOWED_HOSTS"},
+		{"provider nets", map[string]string{"SWITCHBOARD_EGRESS_ALLOWED_NETS": "10.0.0.0/33"}, "SWITCHBOARD_EGRESS_ALLOWED_NETS"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
