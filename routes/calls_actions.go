@@ -313,8 +313,11 @@ func (r *callRoutes) record(c *fiber.Ctx) error {
 	if name == "" && action == "stop" {
 		name = "all"
 	}
+	// "all" is uuid_record's word for every recording of the channel, and
+	// only when stopping: any other name (also "all" when starting) is a
+	// file in the tenant's recordings directory.
 	path := name
-	if name != "all" {
+	if !(action == "stop" && name == "all") {
 		if name == "" {
 			name = time.Now().UTC().Format("20060102-150405") + "-" + id[:min(8, len(id))]
 		}

@@ -125,6 +125,20 @@ func TestChannelActions(t *testing.T) {
 		if got, want := waitCommand(t, e.fs, "api uuid_record"), "api uuid_record "+uuid+" stop "+wantPath; got != want {
 			t.Errorf("got %q, want %q", got, want)
 		}
+		// "all" names a file in the tenant's directory when starting (not
+		// a path relative to FreeSWITCH's working directory); only a stop
+		// passes it on as "every recording of this channel".
+		r = e.Do(t, "POST", "/api/telephony/record", e.user, map[string]any{"channel": id, "action": "start", "filename": "all"}).Expect(t, 200).Map(t)
+		if want := "/rec/" + e.tenant + "/all.wav"; r["path"] != want {
+			t.Errorf("record all answer %v, want path %s", r, want)
+		}
+		if got, want := waitCommand(t, e.fs, "api uuid_record"), "api uuid_record "+uuid+" start /rec/"+e.tenant+"/all.wav"; got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
+		e.Do(t, "POST", "/api/telephony/record", e.user, map[string]any{"channel": id, "action": "stop", "filename": "all"}).Expect(t, 200)
+		if got, want := waitCommand(t, e.fs, "api uuid_record"), "api uuid_record "+uuid+" stop all"; got != want {
+			t.Errorf("got %q, want %q", got, want)
+		}
 		for _, bad := range []string{"../etc/passwd", "a/b", "x..wav", "a b", strings.Repeat("a", 101)} {
 			if r := e.Do(t, "POST", "/api/telephony/record", e.user, map[string]any{"channel": id, "filename": bad}).Expect(t, 400); r.Code(t) != "validation_failed" {
 				t.Errorf("filename %q: code %q", bad, r.Code(t))
