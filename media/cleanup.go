@@ -8,6 +8,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
+	"time"
 
 	"github.com/switchboard/switchboard/changes"
 )
@@ -124,4 +126,93 @@ func (s *Service) dropTenant(ctx context.Context, c changes.Change) error {
 		return fmt.Errorf("media cleanup of tenant %s: %w", tenant, err)
 	}
 	return nil
+}
+
+// OrphanAge is how old a file no row names must be before SweepOrphans
+// removes it: an upload's file is placed a moment before its row is
+// written, and a tenant clone copies files before its transaction commits.
+const OrphanAge = time.Hour
+
+// ownedDirs are the directories below a tenant's where media keeps only
+// files its rows name (prompts are the tenant directory's own files).
+var ownedDirs = []string{"moh", "recordings", "voicemail-imports"}
+
+// SweepOrphans removes the files of media's own that no row names and that
+// are older than OrphanAge: what a crash between placing a file and
+// writing (or after deleting) its row left, and the temporary files of
+// interrupted conversions. Other packages' directories below a tenant's
+// (fax, phone recordings) and the import spool are left alone. It answers
+// how many files it removed.
+func (s *Service) SweepOrphans(ctx context.Context) (int, error) {
+	named := map[string]bool{}
+	var prompts []struct {
+		Tenant   string `db:"tenant"`
+		Filename string `db:"filename"`
+	}
+	if err := s.Store.DB().SelectContext(ctx, &prompts, "SELECT t.tenant, v.filename FROM voice_prompts v JOIN tenants t ON t.id = v.tenant_id WHERE v.filename IS NOT NULL"); err != nil {
+		return 0, fmt.Errorf("orphan sweep: prompts: %w", s.Store.Dialect().Translate(err))
+	}
+	for _, p := range prompts {
+		named[filepath.Join(p.Tenant, p.Filename)] = true
+	}
+	var paths []string
+	if err := s.Store.DB().SelectContext(ctx, &paths, "SELECT path FROM moh_files UNION ALL SELECT path FROM recordings UNION ALL SELECT path FROM voicemail_imports"); err != nil {
+		return 0, fmt.Errorf("orphan sweep: files: %w", s.Store.Dialect().Translate(err))
+	}
+	for _, p := range paths {
+		named[filepath.Clean(p)] = true
+	}
+	tenants, err := os.ReadDir(s.Lib.Root)
+	if errors.Is(err, fs.ErrNotExist) {
+		return 0, nil
+	}
+	if err != nil {
+		return 0, fmt.Errorf("orphan sweep: %w", err)
+	}
+	cutoff := s.now().Add(-OrphanAge)
+	removed := 0
+	sweep := func(p string, d fs.DirEntry) error {
+		rel, err := filepath.Rel(s.Lib.Root, p)
+		if err != nil || named[rel] {
+			return err
+		}
+		info, err := d.Info()
+		if err != nil || info.ModTime().After(cutoff) {
+			return nil // gone meanwhile, or maybe still on its way to a row
+		}
+		if err := os.Remove(p); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("orphan sweep: %w", err)
+		}
+		removed++
+		return nil
+	}
+	for _, t := range tenants {
+		if !t.IsDir() || strings.HasPrefix(t.Name(), ".") {
+			continue
+		}
+		dir := filepath.Join(s.Lib.Root, t.Name())
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			continue
+		}
+		for _, e := range entries {
+			if !e.IsDir() {
+				if err := sweep(filepath.Join(dir, e.Name()), e); err != nil {
+					return removed, err
+				}
+			}
+		}
+		for _, owned := range ownedDirs {
+			err := filepath.WalkDir(filepath.Join(dir, owned), func(p string, d fs.DirEntry, err error) error {
+				if err != nil || d.IsDir() {
+					return nil
+				}
+				return sweep(p, d)
+			})
+			if err != nil {
+				return removed, err
+			}
+		}
+	}
+	return removed, nil
 }

@@ -21,6 +21,7 @@ type runner struct {
 }
 
 // Start runs import jobs until ctx ends: uploaded ones at once (Launch),
+// sweeps orphaned media files (SweepOrphans) at once and every OrphanAge,
 // and, every interval, those whose runner died (lease lapsed: a crash or a
 // restart) from where their last batch left them. stop waits for runs to
 // end between batches.
@@ -32,8 +33,17 @@ func (s *Service) Start(ctx context.Context, owner string, interval time.Duratio
 		defer s.run.wg.Done()
 		t := time.NewTicker(interval)
 		defer t.Stop()
+		var swept time.Time
 		for {
 			s.ResumeJobs(ctx, owner)
+			if s.Lib != nil && time.Since(swept) >= OrphanAge {
+				swept = time.Now()
+				if n, err := s.SweepOrphans(ctx); err != nil {
+					s.log().Warn("media: orphan sweep failed", "error", err)
+				} else if n > 0 {
+					s.log().Info("media: removed files no row names", "files", n)
+				}
+			}
 			select {
 			case <-ctx.Done():
 				return
