@@ -362,7 +362,7 @@ var voicePromptsResource = &Resource{
 		nameField(),
 		{Name: "language", Type: String, Pattern: patLanguage},
 		enumField("source", "upload", "upload", "tts", "phone"),
-		{Name: "audio_base64", Type: String, Input: true, MaxLen: 22369624, Pattern: `^[A-Za-z0-9+/]*={0,2}$`, Doc: "WAV or MP3, decoded at most 16 MiB; create only"},
+		{Name: "audio_base64", Type: String, Input: true, MaxLen: 22369624, Pattern: `^[A-Za-z0-9+/]*={0,2}$`, Doc: "WAV, MP3, OGG or FLAC, decoded at most 16 MiB; create only; not empty. 413 audio_too_long past the longest prompt (SWITCHBOARD_MEDIA_MAX_PROMPT_DURATION), audio_too_large past the largest stored file, storage_quota_exceeded past the tenant's max_storage_mb"},
 		{Name: "tts_text", Type: String, MaxLen: 2000, Doc: "required when source is tts"},
 		{Name: "filename", Type: String, ReadOnly: true, Doc: "server-chosen"},
 		{Name: "format", Type: String, ReadOnly: true, MaxLen: 16},
