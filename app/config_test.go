@@ -18,6 +18,9 @@ func TestLoadConfigDefaults(t *testing.T) {
 	if cfg.Listen != ":8080" || cfg.DatabaseURL != "sqlite:data/switchboard.db" || cfg.RedisURL != "" || cfg.ESLPassword != "ClueCon" {
 		t.Errorf("defaults: %+v", cfg)
 	}
+	if m := cfg.Media; m.MaxPromptDuration != 10*time.Minute || m.MaxDuration != 2*time.Hour || m.MaxStoredBytes != 256<<20 {
+		t.Errorf("media limits: %+v", m)
+	}
 }
 
 func TestLoadConfigNamesTheBadVariable(t *testing.T) {
@@ -40,6 +43,9 @@ func TestLoadConfigNamesTheBadVariable(t *testing.T) {
 		{"chat ws url", map[string]string{"SWITCHBOARD_CHAT_API_URL": "http://127.0.0.1:5281/api", "SWITCHBOARD_CHAT_DOMAIN": "c.test", "SWITCHBOARD_CHAT_WS_URL": "http://x/ws"}, "SWITCHBOARD_CHAT_WS_URL"},
 		{"provider hosts", map[string]string{"SWITCHBOARD_EGRESS_ALLOWED_HOSTS": "kannel.example.net,http://x/"}, "SWITCHBOARD_EGRESS_ALLOWED_HOSTS"},
 		{"provider nets", map[string]string{"SWITCHBOARD_EGRESS_ALLOWED_NETS": "10.0.0.0/33"}, "SWITCHBOARD_EGRESS_ALLOWED_NETS"},
+		{"prompt duration", map[string]string{"SWITCHBOARD_MEDIA_MAX_PROMPT_DURATION": "ten minutes"}, "SWITCHBOARD_MEDIA_MAX_PROMPT_DURATION"},
+		{"media duration", map[string]string{"SWITCHBOARD_MEDIA_MAX_DURATION": "0s"}, "SWITCHBOARD_MEDIA_MAX_DURATION"},
+		{"stored bytes", map[string]string{"SWITCHBOARD_MEDIA_MAX_STORED_BYTES": "-1"}, "SWITCHBOARD_MEDIA_MAX_STORED_BYTES"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
