@@ -176,11 +176,24 @@ func loginURL(next string) string {
 	return "/login?next=" + url.QueryEscape(next)
 }
 
-// localPath accepts only a path on this server as a place to return to
-// after login (never //host or a scheme: no open redirect).
+// localPath accepts only an absolute path on this server as a place to
+// return to after login: no open redirect. Browsers drop tabs and newlines
+// from a Location and read a backslash as a slash ("/\t/evil.example" and
+// "/\\evil.example" are //evil.example to them), so any control character,
+// space, backslash or non-ASCII character refuses it (a genuine request URI
+// has them percent-encoded), as do //host and a scheme.
 func localPath(p string) bool {
-	return strings.HasPrefix(p, "/") && !strings.HasPrefix(p, "//") && !strings.HasPrefix(p, "/\\") &&
-		!strings.ContainsAny(p, "\r\n")
+	if !strings.HasPrefix(p, "/") || strings.HasPrefix(p, "//") {
+		return false
+	}
+	for i := 0; i < len(p); i++ {
+		if c := p[i]; c <= ' ' || c >= 0x7f || c == '\\' {
+			return false
+		}
+	}
+	u, err := url.Parse(p)
+	return err == nil && u.Scheme == "" && u.Host == "" && u.User == nil && u.Opaque == "" &&
+		strings.HasPrefix(u.Path, "/") && !strings.HasPrefix(u.Path, "//")
 }
 
 // secureCookies reports whether session cookies carry Secure: always,

@@ -141,7 +141,10 @@ func TestSessionLogin(t *testing.T) {
 		if r.Header.Get("Location") != "/apitest/openapi/?tenant=x" {
 			t.Fatalf("Location %q", r.Header.Get("Location"))
 		}
-		for _, evil := range []string{"//evil.example/", "https://evil.example/", "/\\evil.example"} {
+		// Browsers drop tabs and newlines and read a backslash as a slash:
+		// each of these is //evil.example to them.
+		for _, evil := range []string{"//evil.example/", "https://evil.example/", "/\\evil.example", "/\t/evil.example", "/\n/evil.example",
+			"/\r/evil.example", "\\/evil.example", "/ /evil.example", "/\\/evil.example", "/\u00a0/evil.example", "http:/evil.example", "javascript:alert(1)", "/\x00/evil.example"} {
 			r = postLogin(t, s, loginBody(name, adminPassword, "", evil), nil).Expect(t, 303)
 			if r.Header.Get("Location") != "/" {
 				t.Fatalf("next %q: Location %q", evil, r.Header.Get("Location"))
