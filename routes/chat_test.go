@@ -615,8 +615,8 @@ func TestChatSyncCommandRepairsWhatEjabberdLost(t *testing.T) {
 		ctx := context.Background()
 		base := "/api/tenants/" + e.tenant + "/chat_channels/"
 		e.Do(t, "POST", base, e.Key, map[string]any{"name": "ops", "topic": "alerts"}).Expect(t, 201)
+		agent := e.provision(t, "1001") // members name existing extensions
 		e.Do(t, "POST", base, e.Key, map[string]any{"name": "inner", "visibility": "private", "members": []string{"1001"}}).Expect(t, 201)
-		agent := e.provision(t, "1001")
 		e.provision(t, "1002")
 		ops, inner := e.lower+"-ops", e.lower+"-inner"
 		user1001, user1002 := e.lower+"-1001", e.lower+"-1002"
