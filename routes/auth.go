@@ -42,6 +42,9 @@ type Principal struct {
 	// mfaEnrolOnly marks an administrator with MFA switched on but no
 	// authenticator enrolled: it may only enrol one.
 	mfaEnrolOnly bool
+	// totpStep is the time step of the TOTP code this request's Basic
+	// credentials carried (0: none).
+	totpStep int64
 	// session is set when an administrator is signed in through a browser
 	// session (cookie) instead of Basic: the same rights, plus a CSRF
 	// token unsafe requests must echo.
@@ -100,6 +103,7 @@ type authenticator struct {
 	limit    *limiter
 	sessions *websession.Store
 	failures *loginFailures
+	totp     *totpSteps
 }
 
 // middleware authenticates the request; allowBasic is false on action
@@ -248,9 +252,13 @@ func (a *authenticator) checkAdmin(ctx context.Context, user, pass, code string,
 	if err != nil {
 		return nil, nil, err
 	}
-	if secret != "" && !mfaValid(code, secret) {
-		a.failures.record(ctx, from, user, true, "totp")
-		return nil, nil, errMFARequired
+	if secret != "" {
+		step, ok := mfaStep(code, secret, time.Now())
+		if !ok {
+			a.failures.record(ctx, from, user, true, "totp")
+			return nil, nil, errMFARequired
+		}
+		p.totpStep = step
 	}
 	return adm, p, nil
 }

@@ -81,3 +81,30 @@ func TestMFAEnforcedForAdministrators(t *testing.T) {
 		s.DoHeaders(t, "GET", "/api/tenants/", with(code), nil).Expect(t, 403)
 	})
 }
+
+// A TOTP code signs in (or re-enrols) once: the same code again, also from
+// another address, at /login or POST /api/mfa is refused.
+func TestTOTPCodeNotReplayable(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		name := createAdmin(t, s, "platform_admin", nil)
+		id := adminID(t, s, name)
+		s.Do(t, "PUT", "/api/administrators/"+id, s.Key, map[string]any{"mfa_enabled": true}).Expect(t, 200)
+		secret := s.DoHeaders(t, "POST", "/api/mfa", basicAuth(name, adminPassword), map[string]any{}).Expect(t, 201).Map(t)["secret"].(string)
+		code, err := totp.GenerateCode(secret, time.Now())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := setCookie(postLogin(t, s, loginBody(name, adminPassword, code, ""), nil).Expect(t, 303)); c == nil {
+			t.Fatal("no session after the first use of the code")
+		}
+		r := postLogin(t, s, loginBody(name, adminPassword, code, ""), map[string]string{"X-Forwarded-For": "198.51.100.7"}).Expect(t, 401)
+		if setCookie(r) != nil || !strings.Contains(string(r.Body), "already used") {
+			t.Fatalf("replayed code at /login: %s", r.Body)
+		}
+		with := basicAuth(name, adminPassword)
+		with["X-TOTP"] = code
+		if r := s.DoHeaders(t, "POST", "/api/mfa", with, map[string]any{}).Expect(t, 401); r.Code(t) != "mfa_code_used" {
+			t.Fatalf("replayed code at /api/mfa: %s", r.Body)
+		}
+	})
+}

@@ -153,7 +153,8 @@ func New(d Deps) *fiber.App {
 		d.Sessions = websession.New(d.Redis, d.KeyPrefix, DefaultSessionIdle, DefaultSessionMax)
 	}
 	s := &server{Deps: d, auth: &authenticator{store: d.Store, basic: newBasicCache(d.Metrics), limit: newLimiter(d.Redis, d.KeyPrefix, d.Limits), sessions: d.Sessions,
-		failures: &loginFailures{store: d.Store, rdb: d.Redis, prefix: d.KeyPrefix, log: d.Logger}}}
+		failures: &loginFailures{store: d.Store, rdb: d.Redis, prefix: d.KeyPrefix, log: d.Logger},
+		totp:     &totpSteps{rdb: d.Redis, prefix: d.KeyPrefix}}}
 	var doc *openAPIDoc
 	routes := append(append(s.routeTable(), s.opsRoutes()...), docRoutes(&doc)...)
 	app := fiber.New(fiber.Config{

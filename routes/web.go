@@ -175,6 +175,17 @@ func (s *server) login(c *fiber.Ctx) error {
 	if p.mfaEnrolOnly {
 		return refuse(fiber.StatusForbidden, "Two-factor authentication is switched on for you but no authenticator is enrolled: enrol one first (POST /api/mfa with your password, see the README).")
 	}
+	if p.totpStep != 0 {
+		// A code signs in once: the same one again (from anywhere) is refused.
+		if ok, err := s.auth.totp.use(ctx, adm.ID, p.totpStep); err != nil {
+			return err
+		} else if !ok {
+			if retry, blocked := s.auth.limit.authFailed(ctx, addr); blocked {
+				return refuse(s.retryLater(c, retry))
+			}
+			return refuse(fiber.StatusUnauthorized, "This code was already used: enter the next code of your authenticator app.")
+		}
+	}
 	if old := c.Cookies(SessionCookie); old != "" {
 		if err := s.auth.sessions.Delete(ctx, old); err != nil {
 			return err
