@@ -51,7 +51,7 @@ type Config struct {
 	SIPWSSPort    int    // SWITCHBOARD_SIP_WSS_PORT: sofia wss-binding on internal profiles (0 = none)
 	// Rate limits (0 disables): requests per second and burst per
 	// credential, failed authentications per minute per client address.
-	RateLimit, RateBurst, AuthFailureLimit int
+	RateLimit, RateBurst, AuthFailureLimit, AccountFailureLimit int
 	// SessionIdle and SessionMax end administrators' browser sessions
 	// after this long unused, and this long after sign-in.
 	SessionIdle, SessionMax time.Duration // SWITCHBOARD_SESSION_IDLE, SWITCHBOARD_SESSION_MAX
@@ -117,6 +117,7 @@ var Variables = []envVar{
 	{"SWITCHBOARD_RATE_LIMIT", "100", "requests per second per API key or administrator, shared by all replicas (0 = off)"},
 	{"SWITCHBOARD_RATE_BURST", "200", "requests a credential may send at once above the rate"},
 	{"SWITCHBOARD_AUTH_FAILURE_LIMIT", "10", "failed authentications per minute per client address before 429 (0 = off)"},
+	{"SWITCHBOARD_ACCOUNT_FAILURE_LIMIT", "20", "failed sign-ins per 15 minutes per administrator before sign-ins to it from addresses it never signed in from get 429 (0 = off)"},
 	{"SWITCHBOARD_WEBHOOK_ALLOW_PRIVATE", "false", "let outbound webhooks reach loopback, private and link-local addresses (development only)"},
 	{"SWITCHBOARD_WEBHOOK_ALLOW_HTTP", "false", "accept plain http:// webhook URLs (development only)"},
 	{"SWITCHBOARD_WEBHOOK_DISABLE_AFTER", "20", "consecutive failed webhook attempts before the webhook is disabled"},
@@ -166,6 +167,7 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 		{"SWITCHBOARD_RATE_LIMIT", 100, &c.RateLimit},
 		{"SWITCHBOARD_RATE_BURST", 200, &c.RateBurst},
 		{"SWITCHBOARD_AUTH_FAILURE_LIMIT", 10, &c.AuthFailureLimit},
+		{"SWITCHBOARD_ACCOUNT_FAILURE_LIMIT", 20, &c.AccountFailureLimit},
 		{"SWITCHBOARD_WEBHOOK_DISABLE_AFTER", 20, &c.WebhookDisableAfter},
 	} {
 		n, err := strconv.Atoi(get(v.name, strconv.Itoa(v.def)))

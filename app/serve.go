@@ -94,7 +94,7 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 		Sessions:         parts.sessions,
 		Metrics:          m,
 		MetricsElsewhere: cfg.MetricsListen != "",
-		Limits:           routes.Limits{RequestsPerSecond: cfg.RateLimit, Burst: cfg.RateBurst, AuthFailuresPerMinute: cfg.AuthFailureLimit},
+		Limits:           routes.Limits{RequestsPerSecond: cfg.RateLimit, Burst: cfg.RateBurst, AuthFailuresPerMinute: cfg.AuthFailureLimit, AccountFailures: cfg.AccountFailureLimit},
 	})
 	return app, stop, nil
 }

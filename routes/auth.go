@@ -145,7 +145,15 @@ func (a *authenticator) middleware(allowBasic bool) fiber.Handler {
 				return tooMany(c, retry, "failed authentications from this address")
 			}
 			if user, pass, ok := parseBasic(auth); ok {
+				if retry, blocked := a.limit.accountBlocked(ctx, user, addr); blocked {
+					return tooMany(c, retry, "failed sign-ins to this account from addresses it has not signed in from")
+				}
 				p, err = a.byPassword(ctx, user, pass, c.Get("X-TOTP"), loginAttempt{Addr: addr, Via: "basic"})
+				if errors.Is(err, errUnauthorized) || errors.Is(err, errMFARequired) {
+					a.limit.accountFailed(ctx, user)
+				} else if err == nil {
+					a.limit.accountSucceeded(ctx, user, addr)
+				}
 			} else {
 				err = errUnauthorized
 			}

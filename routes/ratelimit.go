@@ -23,7 +23,20 @@ type Limits struct {
 	// AuthFailuresPerMinute limits failed authentications per client
 	// address; beyond it the address gets 429 before any password check.
 	AuthFailuresPerMinute int
+	// AccountFailures limits failed sign-ins per administrator in
+	// accountFailureWindow, whatever the address: beyond it the account
+	// takes sign-ins only from addresses it signed in from before
+	// (accountKnownFor), so guessing from many addresses is throttled but
+	// cannot lock the administrator out.
+	AccountFailures int
 }
+
+// accountFailureWindow is the period of Limits.AccountFailures.
+const accountFailureWindow = 15 * time.Minute
+
+// accountKnownFor is how long a successful sign-in makes its address known
+// to the account.
+const accountKnownFor = 30 * 24 * time.Hour
 
 // limiter applies Limits with GCRA counters in Redis (redis_rate). When
 // Redis is unreachable it lets requests through: an outage of the limiter
@@ -110,4 +123,57 @@ func (l *limiter) perHour(ctx context.Context, key string, n int) (time.Duration
 		return 0, true
 	}
 	return max(res.RetryAfter, time.Second), false
+}
+
+// accountKey names an administrator's account limit keys (the name as
+// given, bounded).
+func (l *limiter) accountKey(kind, user string) string {
+	if len(user) > 128 {
+		user = user[:128]
+	}
+	return l.prefix + kind + ":" + user
+}
+
+// accountBlocked reports whether sign-ins to user from addr are refused
+// (the account failed too often and addr never signed in to it), and for
+// how long. It runs before the password check.
+func (l *limiter) accountBlocked(ctx context.Context, user, addr string) (time.Duration, bool) {
+	if l.rl == nil || l.limits.AccountFailures <= 0 {
+		return 0, false
+	}
+	until, err := l.rdb.Get(ctx, l.accountKey("acctblock", user)).Int64()
+	if err != nil {
+		return 0, false
+	}
+	left := time.Until(time.UnixMilli(until))
+	if left <= 0 {
+		return 0, false
+	}
+	if n, err := l.rdb.Exists(ctx, l.accountKey("acctknown", user)+"|"+addr).Result(); err == nil && n > 0 {
+		return 0, false
+	}
+	return left, true
+}
+
+// accountFailed counts a failed sign-in to user; once the account is over
+// its limit, unknown addresses are refused for the time GCRA gives back.
+func (l *limiter) accountFailed(ctx context.Context, user string) {
+	if l.rl == nil || l.limits.AccountFailures <= 0 {
+		return
+	}
+	n := l.limits.AccountFailures
+	res, err := l.rl.Allow(ctx, l.accountKey("acctfail", user), redis_rate.Limit{Rate: n, Burst: n, Period: accountFailureWindow})
+	if err != nil || res.Allowed > 0 {
+		return
+	}
+	retry := max(res.RetryAfter, time.Second)
+	l.rdb.Set(ctx, l.accountKey("acctblock", user), time.Now().Add(retry).UnixMilli(), retry)
+}
+
+// accountSucceeded remembers addr as one user signs in from.
+func (l *limiter) accountSucceeded(ctx context.Context, user, addr string) {
+	if l.rl == nil || l.limits.AccountFailures <= 0 {
+		return
+	}
+	l.rdb.Set(ctx, l.accountKey("acctknown", user)+"|"+addr, 1, accountKnownFor)
 }

@@ -159,8 +159,13 @@ func (s *server) login(c *fiber.Ctx) error {
 	if retry, blocked := s.auth.limit.authBlocked(ctx, addr); blocked {
 		return refuse(s.retryLater(c, retry))
 	}
+	if retry, blocked := s.auth.limit.accountBlocked(ctx, view.Username, addr); blocked {
+		_ = tooMany(c, retry, "") // sets Retry-After
+		return refuse(fiber.StatusTooManyRequests, fmt.Sprintf("Too many failed sign-ins to this account: from an address it has not signed in from, try again in %s.", retry.Round(time.Second)))
+	}
 	adm, p, err := s.auth.checkAdmin(ctx, view.Username, c.FormValue("password"), c.FormValue("totp"), loginAttempt{Addr: addr, Via: "web_login"})
 	if errors.Is(err, errUnauthorized) || errors.Is(err, errMFARequired) {
+		s.auth.limit.accountFailed(ctx, view.Username)
 		if retry, blocked := s.auth.limit.authFailed(ctx, addr); blocked {
 			return refuse(s.retryLater(c, retry))
 		}
@@ -196,6 +201,7 @@ func (s *server) login(c *fiber.Ctx) error {
 		return err
 	}
 	s.sessionCookie(c, id)
+	s.auth.limit.accountSucceeded(ctx, view.Username, addr)
 	logger(c).Info("administrator signed in", "admin", adm.Username)
 	return c.Redirect(view.Next, fiber.StatusSeeOther)
 }
