@@ -14,8 +14,8 @@ var extensionsResource = &Resource{
 	Fields: []*Field{
 		{Name: "name", Type: String, Required: true, Pattern: patNumber, NumberPlan: true, Doc: "extension number; path id"},
 		enumField("protocol", "SIP", "SIP"),
-		{Name: "first_name", Type: String, MaxLen: 64, NoExpand: true, Command: true},
-		{Name: "last_name", Type: String, MaxLen: 64, NoExpand: true, Command: true},
+		{Name: "first_name", Type: String, MaxLen: 64, NoExpand: true},
+		{Name: "last_name", Type: String, MaxLen: 64, NoExpand: true},
 		{Name: "email", Type: String, MaxLen: 254, Pattern: patEmail},
 		{Name: "callerid", Type: String, Pattern: patDisplayCID, NoExpand: true, Command: true, Doc: `display form "Name <ext>"; default first and last name with the extension`},
 		{Name: "mobile", Type: String, Pattern: patE164, Doc: "the user's mobile; from of POST /api/telephony/call must equal it"},
