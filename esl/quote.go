@@ -97,3 +97,22 @@ func checkChars(v, forbidden string) error {
 	}
 	return nil
 }
+
+// DisplayText keeps what QuoteListVar can carry of a value that is only
+// shown (a caller's name derived from an extension's first and last
+// names, which may well be "O'Brien"): it drops the characters
+// QuoteListVar refuses and breaks the :_: separator, so a call is placed
+// with "OBrien" rather than refused over punctuation.
+func DisplayText(v string) string {
+	forbidden := strings.ReplaceAll(varForbidden, ",", "") + varBlockSep
+	v = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f || strings.ContainsRune(forbidden, r) {
+			return -1
+		}
+		return r
+	}, v)
+	for strings.Contains(v, ":_:") {
+		v = strings.ReplaceAll(v, ":_:", ":")
+	}
+	return strings.TrimSpace(v)
+}

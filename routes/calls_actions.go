@@ -195,6 +195,10 @@ func (r *callRoutes) getCall(c *fiber.Ctx) error {
 // separator (esl.VarBlock) so toll_allow's commas survive; every value
 // goes through esl.QuoteListVar or esl.SafeArg even though the inputs were
 // validated.
+// displayVars are the originate's variables that are only shown (caller
+// names).
+var displayVars = map[string]bool{"effective_caller_id_name": true, "origination_caller_id_name": true, "outbound_caller_id_name": true}
+
 func originateCommand(id string, userVars [][2]string, mobile, to string) (string, error) {
 	var tenant, cidName, cidNum string
 	for _, kv := range userVars {
@@ -218,6 +222,12 @@ func originateCommand(id string, userVars [][2]string, mobile, to string) (strin
 	)
 	parts := make([]string, 0, len(vars))
 	for _, kv := range vars {
+		if displayVars[kv[0]] {
+			// Names written through the API are checked when written;
+			// a name derived from first and last names ("O'Brien") loses
+			// what no command can carry instead of failing the call.
+			kv[1] = esl.DisplayText(kv[1])
+		}
 		if kv[1] == "" {
 			continue
 		}

@@ -237,6 +237,14 @@ func TestCallerNamesUnusableInCommandsRefused(t *testing.T) {
 				t.Errorf("originate lacks %s: %s", want, line)
 			}
 		}
+		// Without callerid the name comes from first and last names, which
+		// may hold what no command carries: the call still goes, without it.
+		e.Do(t, "PUT", ext, e.Key, map[string]any{"callerid": nil, "first_name": "Seán", "last_name": "O'Brien; \"Jr\""}).Expect(t, 200)
+		e.Do(t, "POST", "/api/telephony/call", e.user, map[string]any{"from": testMobile, "to": "1002"}).Expect(t, 202)
+		line = waitCommand(t, e.fs, "bgapi originate")
+		if !strings.Contains(line, "effective_caller_id_name='Seán OBrien Jr'") {
+			t.Errorf("derived caller name not carried: %s", line)
+		}
 	})
 }
 
