@@ -44,7 +44,7 @@ test:
 	@if [ -z "$$SWITCHBOARD_TEST_MYSQL_URL" ]; then \
 	  echo "make test: SWITCHBOARD_TEST_MYSQL_URL unset: every package with -race on SQLite, then the tests -race skips"; \
 	  $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./... && \
-	  $(GO) test -count=1 -run $(NORACE_TESTS) ./esl/... ./routes; \
+	  $(GO) test -count=1 -run $(NORACE_TESTS) ./internal/freeswitch/esl/... ./internal/web/routes; \
 	  exit $$?; \
 	fi; \
 	logs=$$(mktemp -d); \
@@ -52,7 +52,7 @@ test:
 	( SWITCHBOARD_TEST_BACKENDS=sqlite SWITCHBOARD_TEST_PER_BACKEND_ONLY=1 SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 1)" \
 	  $(GO) test -count=1 -timeout 20m -parallel $(TEST_PARALLEL) $(PER_BACKEND_PACKAGES) >$$logs/sqlite 2>&1; echo $$? >$$logs/sqlite.rc ) & \
 	( SWITCHBOARD_TEST_BACKENDS=mysql SWITCHBOARD_TEST_DB_SUFFIX=norace SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 2)" \
-	  $(GO) test -count=1 -run $(NORACE_TESTS) ./esl/... ./routes >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
+	  $(GO) test -count=1 -run $(NORACE_TESTS) ./internal/freeswitch/esl/... ./internal/web/routes >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
 	( SWITCHBOARD_TEST_DB_SUFFIX=cluster $(MAKE) --no-print-directory test-cluster >$$logs/cluster 2>&1; echo $$? >$$logs/cluster.rc ) & \
 	echo "make test: every package with -race on MySQL and Redis (the SQLite pass, the non-race tests and the Redis Cluster pass run beside it; their output comes after)"; \
 	SWITCHBOARD_TEST_BACKENDS=mysql $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...; race=$$?; \
@@ -71,14 +71,14 @@ test:
 # the HTTP tests of what lives in Redis (change stream and SSE resume,
 # idempotency, rate limits, two replicas on one Redis, web sessions). The HTTP tests pair
 # it with SWITCHBOARD_TEST_MYSQL_URL. Skipped when the variable is unset.
-CLUSTER_PACKAGES := ./calls ./fsxml ./esl/... ./internal/... ./websession
+CLUSTER_PACKAGES := ./internal/freeswitch/calls ./internal/freeswitch/fsxml ./internal/freeswitch/esl/... ./internal/platform/... ./internal/web/websession
 CLUSTER_ROUTES := '^(TestEventStreamResumesWithLastEventID|TestEventStreamIsTenantScoped|TestIdempotentCall|TestDuplicateEventsEndToEnd|TestEventLeaseTakeover|TestTwoReplicasShareTheWork|TestRequestsLimitedPerCredentialAcrossReplicas|TestFailedAuthenticationLimitedBeforeBcrypt|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestIncomingWebhookRateLimitAndPermission|TestInboundDIDCallBelongsToItsTenant|TestDirectoryChangeFlushesFreeSWITCHCache|TestMessagingSendStatusAndList|TestSessionLogin|TestSessionRevokedOnPasswordChange|TestSessionLogout|TestSessionRotation)$$'
 test-cluster:
 	@if [ -z "$$SWITCHBOARD_TEST_REDIS_CLUSTER_URL" ]; then echo "make test: SWITCHBOARD_TEST_REDIS_CLUSTER_URL unset, Redis Cluster pass skipped"; exit 0; fi; \
 	echo "make test: the Redis-touching tests again on the Redis Cluster $$SWITCHBOARD_TEST_REDIS_CLUSTER_URL"; \
 	export SWITCHBOARD_TEST_REDIS_URL="$$SWITCHBOARD_TEST_REDIS_CLUSTER_URL"; \
 	$(GO) test -count=1 $(CLUSTER_PACKAGES) & pkgs=$$!; \
-	$(GO) test -count=1 -parallel $(TEST_PARALLEL) -run $(CLUSTER_ROUTES) ./routes; routes=$$?; \
+	$(GO) test -count=1 -parallel $(TEST_PARALLEL) -run $(CLUSTER_ROUTES) ./internal/web/routes; routes=$$?; \
 	wait $$pkgs && exit $$routes
 
 # The performance benchmarks (figures in BENCHMARKS.md). They use MySQL and
@@ -101,25 +101,25 @@ bench:
 # so builds need no npm). Change the version, run this, try it, commit.
 CONVERSE_VERSION := 14.0.0
 webclient:
-	bash chat/webclient/vendor.sh $(CONVERSE_VERSION)
+	bash internal/comms/chat/webclient/vendor.sh $(CONVERSE_VERSION)
 
 # Screenshots of the API reference and the live-calls dashboard
 # (docs/apiref.png, docs/dashboard.png), taken by the browser test in
 # Debian's chromium.
 screenshots:
-	SWITCHBOARD_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^TestBrowserReferenceAndDashboard$$' ./webui
+	SWITCHBOARD_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^TestBrowserReferenceAndDashboard$$' ./internal/web/webui
 
 fuzz:
-	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s
-	$(GO) test ./dialplan -run '^$$' -fuzz FuzzDialplanEscaping -fuzztime 30s
-	$(GO) test ./dialplan -run '^$$' -fuzz FuzzCallerData -fuzztime 30s
-	$(GO) test ./dialplan -run '^$$' -fuzz FuzzLocalStreamConf -fuzztime 30s
-	$(GO) test ./dialplan -run '^$$' -fuzz FuzzCallcenterConf -fuzztime 30s
-	$(GO) test ./dialplan -run '^$$' -fuzz FuzzVoicemailDirectoryConf -fuzztime 30s
-	$(GO) test ./dialplan -run '^$$' -fuzz FuzzFeatureCodes -fuzztime 30s
-	$(GO) test ./dialplan -run '^$$' -fuzz FuzzHuntOrder -fuzztime 30s
-	$(GO) test ./provision -run '^$$' -fuzz FuzzProvisioning -fuzztime 30s
-	$(GO) test ./dialplan -run '^$$' -fuzz FuzzHoldMusicEscaping -fuzztime 30s
+	$(GO) test ./internal/freeswitch/dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s
+	$(GO) test ./internal/freeswitch/dialplan -run '^$$' -fuzz FuzzDialplanEscaping -fuzztime 30s
+	$(GO) test ./internal/freeswitch/dialplan -run '^$$' -fuzz FuzzCallerData -fuzztime 30s
+	$(GO) test ./internal/freeswitch/dialplan -run '^$$' -fuzz FuzzLocalStreamConf -fuzztime 30s
+	$(GO) test ./internal/freeswitch/dialplan -run '^$$' -fuzz FuzzCallcenterConf -fuzztime 30s
+	$(GO) test ./internal/freeswitch/dialplan -run '^$$' -fuzz FuzzVoicemailDirectoryConf -fuzztime 30s
+	$(GO) test ./internal/freeswitch/dialplan -run '^$$' -fuzz FuzzFeatureCodes -fuzztime 30s
+	$(GO) test ./internal/freeswitch/dialplan -run '^$$' -fuzz FuzzHuntOrder -fuzztime 30s
+	$(GO) test ./internal/freeswitch/provision -run '^$$' -fuzz FuzzProvisioning -fuzztime 30s
+	$(GO) test ./internal/freeswitch/dialplan -run '^$$' -fuzz FuzzHoldMusicEscaping -fuzztime 30s
 
 vet:
 	$(GO) vet ./...

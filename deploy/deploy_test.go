@@ -304,11 +304,11 @@ func TestRenderedXMLHasItsModules(t *testing.T) {
 			used[name] = where
 		}
 	}
-	golden, err := filepath.Glob("../dialplan/testdata/golden/*.xml")
+	golden, err := filepath.Glob("../internal/freeswitch/dialplan/testdata/golden/*.xml")
 	if err != nil || len(golden) < 50 {
 		t.Fatalf("golden files: %d, %v", len(golden), err)
 	}
-	source, err := filepath.Glob("../dialplan/*.go")
+	source, err := filepath.Glob("../internal/freeswitch/dialplan/*.go")
 	if err != nil {
 		t.Fatal(err)
 	}

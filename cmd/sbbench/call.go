@@ -17,8 +17,8 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard/switchboard/app"
-	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/app"
+	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 )
 
 // benchCall sends POST /api/telephony/call open-loop at a fixed rate to

@@ -11,8 +11,8 @@ import (
 	"runtime"
 	"time"
 
-	"github.com/switchboard/switchboard/media"
-	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/internal/media"
+	"github.com/switchboard/switchboard/internal/models"
 )
 
 // benchCDRImport measures a bulk CDR import job (JSON Lines, batched

@@ -13,8 +13,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/switchboard/switchboard/app"
-	"github.com/switchboard/switchboard/chat"
+	"github.com/switchboard/switchboard/internal/app"
+	"github.com/switchboard/switchboard/internal/comms/chat"
 )
 
 // benchChat measures team chat against a running ejabberd (start one with

@@ -16,8 +16,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/switchboard/switchboard/fsxml"
-	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/internal/freeswitch/fsxml"
+	"github.com/switchboard/switchboard/internal/models"
 )
 
 // The cold modes measure what FreeSWITCH meets when nothing it asks for

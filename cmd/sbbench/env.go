@@ -6,10 +6,10 @@ import (
 	"os"
 	"path/filepath"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/platform/embeddedredis"
 )
 
 // benchKey encrypts secrets in the bench database (never a real key).
@@ -41,7 +41,7 @@ func firstEnv(names ...string) string {
 }
 
 // openBackend picks MySQL + Redis from the environment, else SQLite +
-// miniredis in a temporary directory.
+// the embedded Redis in a temporary directory.
 func openBackend(ctx context.Context) (*backend, error) {
 	b := &backend{}
 	dbURL := firstEnv("SWITCHBOARD_BENCH_MYSQL_URL", "SWITCHBOARD_TEST_MYSQL_URL")
@@ -55,13 +55,13 @@ func openBackend(ctx context.Context) (*backend, error) {
 		}
 		b.closeFns = append(b.closeFns, func() { os.RemoveAll(dir) })
 		dbURL = "sqlite:" + filepath.Join(dir, "bench.db")
-		m := miniredis.NewMiniRedis()
-		if err := m.Start(); err != nil {
-			return nil, fmt.Errorf("start miniredis: %w", err)
+		m, err := embeddedredis.Start()
+		if err != nil {
+			return nil, err
 		}
 		b.closeFns = append(b.closeFns, m.Close)
-		redisURL = "redis://" + m.Addr() + "/0"
-		b.name = "SQLite + miniredis (in-process)"
+		redisURL = m.URL()
+		b.name = "SQLite + embedded Redis (in-process)"
 	}
 	b.dbURL, b.redisURL = dbURL, redisURL
 	reg, err := models.NewRegistry(models.Resources)

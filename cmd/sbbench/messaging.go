@@ -11,9 +11,9 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/switchboard/switchboard/messaging"
-	"github.com/switchboard/switchboard/messaging/providertest"
-	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/internal/comms/messaging"
+	"github.com/switchboard/switchboard/internal/comms/messaging/providertest"
+	"github.com/switchboard/switchboard/internal/models"
 )
 
 const (

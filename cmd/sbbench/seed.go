@@ -8,7 +8,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/internal/models"
 )
 
 const (

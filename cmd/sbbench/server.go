@@ -18,8 +18,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/switchboard/switchboard/fsxml"
-	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/internal/freeswitch/fsxml"
+	"github.com/switchboard/switchboard/internal/models"
 )
 
 // The XML benchmark runs the server (the real app and the bare reference

@@ -14,9 +14,9 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"github.com/switchboard/switchboard/calls"
-	"github.com/switchboard/switchboard/esl"
-	"github.com/switchboard/switchboard/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/calls"
+	"github.com/switchboard/switchboard/internal/freeswitch/esl"
+	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 )
 
 // benchTracker drives channel events from a fake FreeSWITCH over TCP,

@@ -11,8 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/switchboard/switchboard/changes"
-	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/internal/changes"
+	"github.com/switchboard/switchboard/internal/models"
 )
 
 // benchWebhooks emits events at a fixed rate into the outbox of a running

@@ -21,10 +21,10 @@ import (
 	"github.com/gofiber/fiber/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/switchboard/switchboard/app"
-	"github.com/switchboard/switchboard/esl/fakefs"
-	"github.com/switchboard/switchboard/models"
-	"github.com/switchboard/switchboard/routes"
+	"github.com/switchboard/switchboard/internal/app"
+	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/web/routes"
 )
 
 // benchXML measures /fs/xml: a bare 1 KB route for reference, cached

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/switchboard/switchboard/models"
+	"github.com/switchboard/switchboard/internal/models"
 )
 
 // syncBuffer is a bytes.Buffer a process writes while the test reads it.

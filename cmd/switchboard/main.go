@@ -9,7 +9,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"github.com/switchboard/switchboard/app"
+	"github.com/switchboard/switchboard/internal/app"
 )
 
 func main() {

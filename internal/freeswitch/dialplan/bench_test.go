@@ -1,0 +1,66 @@
+package dialplan
+
+import (
+	"testing"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+)
+
+func BenchmarkParseRequestDialplan(b *testing.B) {
+	body := capture(b, "011")
+	b.ReportAllocs()
+	for b.Loop() {
+		r := ParseRequest(body)
+		if r.DestinationNumber() != "2000" {
+			b.Fatal("bad parse")
+		}
+	}
+}
+
+func BenchmarkDirectorySIPAuth(b *testing.B) {
+	snap := loadSnap(b)
+	req := ParseRequest(fakefs.FormWith(capture(b, "009"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme"))
+	b.ReportAllocs()
+	for b.Loop() {
+		if IsNotFound(Directory(testOpts, req, snap)) {
+			b.Fatal("not found")
+		}
+	}
+}
+
+func BenchmarkDialplanPublicCondition(b *testing.B) {
+	snap := loadSnap(b)
+	req := callRequest(b, "public", "+27115550100")
+	pub := publicFor(snap, "+27115550100")
+	now := at(b, "2026-11-23 10:00")
+	b.ReportAllocs()
+	for b.Loop() {
+		if doc, _ := Public(testOpts, req, pub, now); IsNotFound(doc) {
+			b.Fatal("not found")
+		}
+	}
+}
+
+func BenchmarkDialplanOutbound(b *testing.B) {
+	snap := loadSnap(b)
+	req := callRequest(b, "acme", "0825550123")
+	now := at(b, "2026-11-23 10:00")
+	b.ReportAllocs()
+	for b.Loop() {
+		if doc, _ := TenantContext(testOpts, req, snap, now); IsNotFound(doc) {
+			b.Fatal("not found")
+		}
+	}
+}
+
+func BenchmarkDialplanLocalExtension(b *testing.B) {
+	snap := loadSnap(b)
+	req := callRequest(b, "acme", "1001")
+	now := at(b, "2026-11-23 10:00")
+	b.ReportAllocs()
+	for b.Loop() {
+		if doc, _ := TenantContext(testOpts, req, snap, now); IsNotFound(doc) {
+			b.Fatal("not found")
+		}
+	}
+}

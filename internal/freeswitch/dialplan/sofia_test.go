@@ -1,0 +1,59 @@
+package dialplan
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+)
+
+var testServers = []Server{{
+	ID: 1, Name: "fs1", Hostname: "fs1", Enabled: true,
+	SIPProfiles: []SIPProfile{
+		{Name: "internal", SIPIP: "10.0.0.5", SIPPort: 5060, ExtSIPIP: "198.51.100.5", ExtRTPIP: "198.51.100.5", TLSPort: 5061, WSSPort: 7443},
+		{Name: "external", SIPIP: "10.0.0.5", SIPPort: 5080, ExtSIPIP: "198.51.100.5", ExtRTPIP: "198.51.100.5"},
+	},
+}}
+
+func TestSofiaGolden(t *testing.T) {
+	trunks := loadSnap(t).Trunks
+	tests := []struct {
+		name string
+		req  Request
+	}{
+		{"sofia_all_profiles", ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1"))},
+		{"sofia_profile_internal", ParseRequest(fakefs.FormWith(capture(t, "004"), "hostname", "fs1"))},
+		{"sofia_profile_external", ParseRequest(fakefs.FormWith(capture(t, "004"), "hostname", "fs1", "profile", "external"))},
+		{"sofia_unknown_server", ParseRequest(capture(t, "003"))},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc := Sofia(testOpts, tt.req, testServers, trunks)
+			wellFormed(t, doc)
+			golden(t, tt.name+".xml", doc)
+		})
+	}
+}
+
+func TestSofiaGatewayValues(t *testing.T) {
+	trunks := loadSnap(t).Trunks
+	doc := Sofia(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1")), testServers, trunks)
+	tree := decodeTree(t, doc)
+	if got := tree.find("gateway", "", "", "name"); strings.Join(got, ",") != "carrier_a,carrier_b" {
+		t.Fatalf("gateways = %q", got)
+	}
+	if got := tree.find("param", "name", "password", "value"); len(got) < 1 || got[0] != "pa$$w0rd&<x>" {
+		t.Fatalf("password not carried intact: %q", got)
+	}
+	if strings.Contains(string(doc), "$$") {
+		t.Fatal("raw $$ in document")
+	}
+	// The unknown node only gets trunks meant for every node.
+	doc = Sofia(testOpts, ParseRequest(capture(t, "003")), testServers, trunks)
+	if got := decodeTree(t, doc).find("gateway", "", "", "name"); strings.Join(got, ",") != "carrier_a" {
+		t.Fatalf("unknown node gateways = %q", got)
+	}
+	if got := decodeTree(t, doc).find("param", "name", "sip-ip", "value"); strings.Join(got, ",") != "192.0.2.2,192.0.2.2" {
+		t.Fatalf("default profiles sip-ip = %q", got)
+	}
+}

@@ -1,0 +1,385 @@
+package fsxml
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/jmoiron/sqlx"
+
+	"github.com/switchboard/switchboard/internal/models"
+)
+
+// table reads one registry resource's rows straight into a renderer type T
+// (a dialplan struct). The SELECT list and each column's decoder come from
+// T's json tags matched against the resource's declared fields, checked
+// once when the table is built: a tag naming a field the registry does not
+// declare (renamed, removed), a type that does not fit the declaration, or
+// a hashed secret is an error, so the service refuses to start and the
+// contract test fails instead of a render silently reading zero values.
+type table[T any] struct {
+	res    *models.Resource
+	cols   []column
+	sel    string // "SELECT a, b FROM t WHERE "
+	sealer *models.Sealer
+
+	mu    sync.Mutex
+	stmts map[string]*sqlx.Stmt // prepared, by query text
+}
+
+// column decodes one selected column into one struct field.
+type column struct {
+	name  string
+	index []int // field path in T
+	set   func(v reflect.Value, raw []byte, t *tableCtx) error
+}
+
+// tableCtx is what decoders need beyond the bytes.
+type tableCtx struct{ sealer *models.Sealer }
+
+// newTable checks T against the registry declaration of resource.
+func newTable[T any](reg *models.Registry, sealer *models.Sealer, resource string) (*table[T], error) {
+	res := reg.Resource(resource)
+	typ := reflect.TypeFor[T]()
+	if res == nil {
+		return nil, fmt.Errorf("renderer type %s: resource %q is not in the registry", typ, resource)
+	}
+	t := &table[T]{res: res, sealer: sealer, stmts: map[string]*sqlx.Stmt{}}
+	var walk func(st reflect.Type, prefix []int) error
+	walk = func(st reflect.Type, prefix []int) error {
+		for i := 0; i < st.NumField(); i++ {
+			sf := st.Field(i)
+			index := append(append([]int{}, prefix...), i)
+			name, ok := jsonName(sf)
+			if !ok {
+				if sf.Anonymous && sf.Type.Kind() == reflect.Struct {
+					if err := walk(sf.Type, index); err != nil {
+						return err
+					}
+				}
+				continue
+			}
+			set, err := decoderFor(res, name, sf.Type)
+			if err != nil {
+				return fmt.Errorf("renderer field %s.%s (json %q): %w", typ, sf.Name, name, err)
+			}
+			t.cols = append(t.cols, column{name: name, index: index, set: set})
+		}
+		return nil
+	}
+	if err := walk(typ, nil); err != nil {
+		return nil, err
+	}
+	if len(t.cols) == 0 {
+		return nil, fmt.Errorf("renderer type %s reads no field of %s", typ, resource)
+	}
+	names := make([]string, len(t.cols))
+	for i, c := range t.cols {
+		names[i] = c.name
+	}
+	t.sel = "SELECT " + strings.Join(names, ", ") + " FROM " + res.Table + " WHERE "
+	return t, nil
+}
+
+// jsonName is the field's json name; ok is false for untagged or "-"
+// fields (an untagged embedded struct is walked into by the caller).
+func jsonName(sf reflect.StructField) (string, bool) {
+	tag, ok := sf.Tag.Lookup("json")
+	if !ok || !sf.IsExported() {
+		return "", false
+	}
+	name, _, _ := strings.Cut(tag, ",")
+	if name == "" || name == "-" {
+		return "", false
+	}
+	return name, true
+}
+
+// decoderFor checks that a Go field of type gt can hold the registry field
+// name of res and returns the column decoder.
+func decoderFor(res *models.Resource, name string, gt reflect.Type) (func(reflect.Value, []byte, *tableCtx) error, error) {
+	if name == "id" {
+		// Every table has an integer primary key, declared or not.
+		if !isInt(gt) {
+			return nil, fmt.Errorf("id must be an integer, not %s", gt)
+		}
+		return setInt, nil
+	}
+	f := res.Field(name)
+	if f == nil || !f.Stored() {
+		return nil, fmt.Errorf("%s declares no stored field %q", res.Name, name)
+	}
+	switch f.Secret {
+	case models.Hashed:
+		return nil, fmt.Errorf("%s.%s is hashed and cannot be rendered", res.Name, name)
+	case models.Encrypted:
+		if gt.Kind() != reflect.String {
+			return nil, fmt.Errorf("%s.%s is a sealed secret; want a string, not %s", res.Name, name, gt)
+		}
+		return setSealed, nil
+	}
+	if err := fits(f, gt); err != nil {
+		return nil, fmt.Errorf("%s.%s: %w", res.Name, name, err)
+	}
+	switch f.Type {
+	case models.String, models.Time:
+		return setString, nil
+	case models.Int:
+		return setInt, nil
+	case models.Bool:
+		return setBool, nil
+	case models.Number:
+		return setFloat, nil
+	}
+	return setJSON, nil
+}
+
+// fits reports whether Go type gt can hold the declared field f, looking
+// into the members of objects and lists of objects.
+func fits(f *models.Field, gt reflect.Type) error {
+	want := ""
+	switch f.Type {
+	case models.String, models.Time:
+		if gt.Kind() == reflect.String {
+			return nil
+		}
+		want = "a string"
+	case models.Int:
+		if isInt(gt) {
+			return nil
+		}
+		want = "an integer"
+	case models.Bool:
+		if gt.Kind() == reflect.Bool {
+			return nil
+		}
+		want = "a bool"
+	case models.Number:
+		if gt.Kind() == reflect.Float64 {
+			return nil
+		}
+		want = "a float64"
+	case models.StringList:
+		if gt.Kind() == reflect.Slice && gt.Elem().Kind() == reflect.String {
+			return nil
+		}
+		want = "a []string"
+	case models.IntList:
+		if gt.Kind() == reflect.Slice && isInt(gt.Elem()) {
+			return nil
+		}
+		want = "a slice of integers"
+	case models.Map:
+		if gt.Kind() == reflect.Map && gt.Key().Kind() == reflect.String {
+			return nil
+		}
+		want = "a map"
+	case models.Destination:
+		st := derefStruct(gt)
+		if st == nil {
+			want = "a struct"
+			break
+		}
+		return propsFit([]*models.Field{{Name: "type"}, {Name: "target"}}, st)
+	case models.Object:
+		st := derefStruct(gt)
+		if st == nil {
+			want = "a struct"
+			break
+		}
+		return propsFit(f.Props, st)
+	case models.ObjectList:
+		if gt.Kind() == reflect.Slice {
+			if st := derefStruct(gt.Elem()); st != nil {
+				return propsFit(f.Props, st)
+			}
+		}
+		want = "a slice of structs"
+	default:
+		want = "a supported field type"
+	}
+	return fmt.Errorf("want %s, not %s", want, gt)
+}
+
+// propsFit checks every json-tagged member of st against the declared props.
+func propsFit(props []*models.Field, st reflect.Type) error {
+	byName := map[string]*models.Field{}
+	for _, p := range props {
+		byName[p.Name] = p
+	}
+	for i := 0; i < st.NumField(); i++ {
+		sf := st.Field(i)
+		name, ok := jsonName(sf)
+		if !ok {
+			continue
+		}
+		p := byName[name]
+		if p == nil {
+			return fmt.Errorf("member %q (%s.%s) is not declared", name, st, sf.Name)
+		}
+		if err := fits(p, sf.Type); err != nil {
+			return fmt.Errorf("member %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
+func derefStruct(t reflect.Type) reflect.Type {
+	if t.Kind() == reflect.Pointer {
+		t = t.Elem()
+	}
+	if t.Kind() != reflect.Struct {
+		return nil
+	}
+	return t
+}
+
+func isInt(t reflect.Type) bool {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int64, reflect.Int32:
+		return true
+	}
+	return false
+}
+
+// Decoders. raw is nil for NULL, which leaves the zero value.
+
+func setString(v reflect.Value, raw []byte, _ *tableCtx) error {
+	v.SetString(string(raw))
+	return nil
+}
+
+func setInt(v reflect.Value, raw []byte, _ *tableCtx) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	n, err := strconv.ParseInt(string(raw), 10, 64)
+	if err != nil {
+		return err
+	}
+	v.SetInt(n)
+	return nil
+}
+
+func setBool(v reflect.Value, raw []byte, _ *tableCtx) error {
+	// Stored as 0/1 on both dialects.
+	v.SetBool(len(raw) > 0 && string(raw) != "0")
+	return nil
+}
+
+func setFloat(v reflect.Value, raw []byte, _ *tableCtx) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	x, err := strconv.ParseFloat(string(raw), 64)
+	if err != nil {
+		return err
+	}
+	v.SetFloat(x)
+	return nil
+}
+
+// setJSON decodes a column holding JSON text (lists, objects,
+// destinations) directly into the typed field.
+func setJSON(v reflect.Value, raw []byte, _ *tableCtx) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	return json.Unmarshal(raw, v.Addr().Interface())
+}
+
+func setSealed(v reflect.Value, raw []byte, t *tableCtx) error {
+	if len(raw) == 0 {
+		return nil
+	}
+	plain, err := t.sealer.Open(string(raw))
+	if err != nil {
+		return err
+	}
+	v.SetString(plain)
+	return nil
+}
+
+// query reads the rows matching where (a condition on stored columns with
+// ? placeholders), ordered by id. It also returns the bytes read, which
+// the model cache uses as the rows' weight.
+func (t *table[T]) query(ctx context.Context, db *sqlx.DB, where string, args ...any) ([]T, int, error) {
+	return t.queryLimit(ctx, db, where, 0, args...)
+}
+
+// queryLimit is query with at most limit rows (0: no limit).
+func (t *table[T]) queryLimit(ctx context.Context, db *sqlx.DB, where string, limit int, args ...any) ([]T, int, error) {
+	stmt, err := t.stmt(ctx, db, where, limit)
+	if err != nil {
+		return nil, 0, err
+	}
+	rows, err := stmt.QueryContext(ctx, args...)
+	if err != nil {
+		return nil, 0, fmt.Errorf("load %s: %w", t.res.Name, err)
+	}
+	defer rows.Close()
+	raws := make([]sql.RawBytes, len(t.cols))
+	dest := make([]any, len(t.cols))
+	for i := range raws {
+		dest[i] = &raws[i]
+	}
+	var out []T
+	size := 0
+	ctxv := &tableCtx{sealer: t.sealer}
+	for rows.Next() {
+		if err := rows.Scan(dest...); err != nil {
+			return nil, 0, fmt.Errorf("load %s: %w", t.res.Name, err)
+		}
+		out = append(out, *new(T))
+		row := reflect.ValueOf(&out[len(out)-1]).Elem()
+		for i, c := range t.cols {
+			size += len(raws[i])
+			if raws[i] == nil {
+				continue
+			}
+			if err := c.set(row.FieldByIndex(c.index), raws[i], ctxv); err != nil {
+				return nil, 0, fmt.Errorf("load %s.%s: %w", t.res.Name, c.name, err)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, 0, fmt.Errorf("load %s: %w", t.res.Name, err)
+	}
+	return out, size + len(out)*int(reflect.TypeFor[T]().Size()), nil
+}
+
+// stmt prepares "SELECT ... WHERE where ORDER BY id" once per clause (the
+// driver re-prepares it per connection as needed), which on MySQL saves a
+// prepare and a close round trip per query.
+func (t *table[T]) stmt(ctx context.Context, db *sqlx.DB, where string, limit int) (*sqlx.Stmt, error) {
+	q := t.sel + where + " ORDER BY id"
+	if limit > 0 {
+		q += " LIMIT " + strconv.Itoa(limit)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if s := t.stmts[q]; s != nil {
+		return s, nil
+	}
+	s, err := db.PreparexContext(ctx, q)
+	if err != nil {
+		return nil, fmt.Errorf("prepare %s load: %w", t.res.Name, err)
+	}
+	t.stmts[q] = s
+	return s, nil
+}
+
+// close releases the prepared statements.
+func (t *table[T]) close() {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	for k, s := range t.stmts {
+		s.Close()
+		delete(t.stmts, k)
+	}
+}

@@ -1,0 +1,188 @@
+// Package fsxml serves the XML FreeSWITCH fetches through mod_xml_curl
+// (POST /fs/xml): it authenticates the node and answers from in-process
+// memory: a document rendered under the current per-tenant and platform
+// configuration generations, else a render (package dialplan) of the typed
+// configuration models valid under them, built from the store on first
+// use. The generations are kept in process memory and moved by every
+// committed change (gens.go, changes.go), so a write is visible on the
+// very next fetch without deleting anything. It also answers the
+// routing-trace API.
+package fsxml
+
+import (
+	"context"
+	"log/slog"
+	"net"
+	"sync/atomic"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/platform/keyprefix"
+)
+
+// Config holds the installation settings the service needs.
+type Config struct {
+	// Domain is the installation's one SIP domain.
+	Domain string
+	// User and Password, when set, are the HTTP Basic credentials
+	// mod_xml_curl must send.
+	User, Password string
+	// Allow, when set, lists the networks whose TCP peers may fetch. With
+	// neither credentials nor Allow only loopback peers may fetch.
+	Allow []*net.IPNet
+	// ModelBytes bounds the tenant models held in memory, counted as the
+	// bytes their rows took (default 96 MiB); least recently used tenants go
+	// first.
+	ModelBytes int
+	// DocBytes bounds the rendered documents held in memory (default 32 MiB).
+	DocBytes int
+	// DefaultTimezone applies when neither schedule nor tenant names a zone.
+	DefaultTimezone string
+	// SoundsDir is where tenant prompt files live on the nodes.
+	SoundsDir string
+	// MediaDir is the media library as the nodes mount it: music-on-hold
+	// classes are the local_stream.conf directories <MediaDir>/<tenant>/moh/<name>.
+	MediaDir string
+	// MOHDefaultDir holds the platform's default hold music as the nodes
+	// see it (<dir>/8000, <dir>/16000): the local_stream.conf stream "moh".
+	MOHDefaultDir string
+	// SIPWSPort is the SIP-over-WebSocket port of internal profiles (0 = none).
+	SIPWSPort int
+	// SIPWSSPort is the secure SIP-over-WebSocket port of internal profiles (0 = none).
+	SIPWSSPort int
+	// MediaURL is /fs/media as the nodes reach it (prompts and chimes are
+	// rendered as signed http_cache:// URLs under it); "" renders paths
+	// under SoundsDir. MediaKey signs them.
+	MediaURL string
+	MediaKey []byte
+}
+
+// Service renders and caches FreeSWITCH XML. It is safe for concurrent use.
+type Service struct {
+	st   *models.Store
+	rdb  redis.UniversalClient
+	cfg  Config
+	opts dialplan.Options
+	log  *slog.Logger
+	// ringing reads live calls for directed pickup (SetRinging).
+	ringing RingingLookup
+	// now is the clock; tests may replace it before serving.
+	now func() time.Time
+
+	// tables read the renderer's types straight from the database (scan.go).
+	tables *tables
+	// models holds the typed per-tenant and platform models (model.go).
+	models *modelCache
+	// modelExtensions is the most extensions a tenant model holds.
+	modelExtensions int
+	// local holds rendered documents by generation-qualified key (local.go).
+	local *localDocs
+	// gens are the configuration generations known here (gens.go).
+	gens *scopeGens
+	// note keeps the change notifications coming (changes.go); channel is
+	// their Redis channel.
+	note    notifier
+	channel string
+	// keyPrefix starts this installation's Redis keys (Store.KeyPrefix).
+	keyPrefix string
+	stopPoll  context.CancelFunc
+
+	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
+	downUntil atomic.Int64 // unix nanos until which Redis is not tried
+}
+
+// Close stops the service's background readers and releases its prepared
+// statements.
+func (s *Service) Close() {
+	s.stopPoll()
+	if s.tables != nil {
+		s.tables.close()
+	}
+}
+
+// New builds the service over an open store and Redis client; Close it
+// when done. It panics when the renderer's types do not fit the registry
+// declarations (a renamed or missing field: a programming error that
+// TestRendererContract catches first).
+func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logger) *Service {
+	if cfg.ModelBytes <= 0 {
+		cfg.ModelBytes = 96 << 20
+	}
+	if cfg.DocBytes <= 0 {
+		cfg.DocBytes = 32 << 20
+	}
+	if log == nil {
+		log = slog.Default()
+	}
+	var t *tables
+	if st != nil {
+		var err error
+		if t, err = newTables(st.Registry(), st.Sealer()); err != nil {
+			panic(err)
+		}
+	}
+	pollCtx, stopPoll := context.WithCancel(context.Background())
+	s := &Service{
+		tables: t,
+		models: newModelCache(cfg.ModelBytes),
+
+		modelExtensions: defaultModelExtensions,
+		st:              st,
+		rdb:             rdb,
+		cfg:             cfg,
+		opts: dialplan.Options{
+			Domain:          cfg.Domain,
+			SoundsDir:       cfg.SoundsDir,
+			MediaDir:        cfg.MediaDir,
+			DefaultTimezone: cfg.DefaultTimezone,
+			SIPWSPort:       cfg.SIPWSPort,
+			SIPWSSPort:      cfg.SIPWSSPort,
+			Media:           dialplan.MediaURLs{Base: cfg.MediaURL, Key: cfg.MediaKey},
+		},
+		log:       log,
+		now:       time.Now,
+		local:     newLocalDocs(cfg.DocBytes),
+		gens:      newScopeGens(),
+		stopPoll:  stopPoll,
+		keyPrefix: keyprefix.Default,
+	}
+	if st != nil && rdb != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		prefix, err := st.KeyPrefix(ctx)
+		cancel()
+		if err != nil {
+			// The database answered the migrations a moment ago; should it
+			// not answer now, keys of this process alone keep the replica
+			// correct (other replicas' writes reach it through the outbox
+			// poll; hunt groups' turns are kept per process) until a restart.
+			log.Error("xml cache: no installation id; change notifications stay within this process", "error", err)
+			prefix = keyprefix.For("process-" + newReplicaID())
+		}
+		s.keyPrefix = prefix
+		s.channel = prefix + changesChannel
+		s.note.id = newReplicaID()
+		go s.pollLoop(pollCtx)
+		go s.subscribe(pollCtx)
+	}
+	return s
+}
+
+// warnRedis logs a Redis failure at most once per 10 seconds: during an
+// outage every fetch would otherwise log.
+func (s *Service) warnRedis(msg string, err error) {
+	now := time.Now().UnixNano()
+	// Skip Redis for a moment: during an outage each try would cost the
+	// client's dial timeout and retries on the FreeSWITCH hot path.
+	s.downUntil.Store(now + int64(time.Second))
+	last := s.lastWarn.Load()
+	if now-last < int64(10*time.Second) || !s.lastWarn.CompareAndSwap(last, now) {
+		return
+	}
+	s.log.Warn(msg+"; serving from the database", "error", err)
+}
+
+// redisUp reports whether Redis should be tried now.
+func (s *Service) redisUp() bool { return time.Now().UnixNano() >= s.downUntil.Load() }

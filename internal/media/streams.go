@@ -1,0 +1,36 @@
+package media
+
+import (
+	"encoding/json"
+
+	"github.com/switchboard/switchboard/internal/changes"
+	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+)
+
+// StreamCommands are the mod_local_stream commands that apply a committed
+// music-on-hold change on a node: a new or changed class is (re)loaded from
+// local_stream.conf by name; a renamed class's old stream is stopped first;
+// a deleted class's stream is stopped. Nil for other changes.
+func StreamCommands(c changes.Change) []string {
+	if c.Resource != "music_on_hold" || c.Tenant == "" {
+		return nil
+	}
+	name := func(raw json.RawMessage) string {
+		var obj struct {
+			Name string `json:"name"`
+		}
+		if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil || obj.Name == "" {
+			return ""
+		}
+		return dialplan.MOHStreamName(c.Tenant, obj.Name)
+	}
+	before, after := name(c.Before), name(c.After)
+	var cmds []string
+	if before != "" && before != after {
+		cmds = append(cmds, "local_stream stop "+before)
+	}
+	if after != "" {
+		cmds = append(cmds, "local_stream reload "+after)
+	}
+	return cmds
+}

@@ -1,0 +1,68 @@
+package models
+
+// Call-center queues and their agents (mod_callcenter; resources.md §2.3).
+
+var agentsResource = &Resource{
+	Unique: [][]string{{"agent_number"}},
+	Name:   "agents", Title: "agent", Scope: TenantScope, Table: "agents", Order: "agent_number",
+	Hooks: rules{checks: []check{requireWhen("external_number", "contact_type", "external")}},
+	Fields: []*Field{
+		nameField(),
+		{Name: "agent_number", Type: String, Required: true, Pattern: `^[0-9]{2,8}$`, Doc: "login id for the agent feature code; its own space, not the number plan"},
+		{Name: "pin", Type: String, Secret: Encrypted, Pattern: patPIN, Doc: "login PIN"},
+		extensionRef("extension", "where calls ring by default"),
+		enumField("contact_type", "extension", "extension", "external"),
+		{Name: "external_number", Type: String, Pattern: patE164, Doc: "remote agent; required when contact_type is external"},
+		{Name: "queues", Type: ObjectList, MaxItems: 100, Doc: "mod_callcenter tiers", Props: []*Field{
+			{Name: "queue_id", Type: Int, Required: true, Min: 1, Max: 1 << 62, HasRange: true, Ref: "queues"},
+			intField("level", 1, 9, 1, ""),
+			intField("position", 1, 99, 1, ""),
+		}},
+		enumField("status", "logged_out", "logged_out", "available", "available_on_demand", "on_break"),
+		{Name: "break_reason", Type: String, MaxLen: 64, NoExpand: true},
+		intField("max_no_answer", 0, 1000, 3, "0 = never pause"),
+		intField("wrap_up_seconds", 0, 3600, 10, ""),
+		intField("reject_delay_seconds", 0, 3600, 10, ""),
+		intField("busy_delay_seconds", 0, 3600, 60, ""),
+		intField("no_answer_delay_seconds", 0, 3600, 60, ""),
+		intField("auto_logout_seconds", 0, 86400, 0, "0 = off"),
+		boolField("record", false, ""),
+		enabledField(),
+		descriptionField(),
+	},
+}
+
+var queuesResource = &Resource{
+	Unique: [][]string{{"name"}},
+	Name:   "queues", Title: "queue", Scope: TenantScope, Table: "queues", Order: "number",
+	CloneFlag: "tenant_queues",
+	Hooks:     rules{name: "queues", checks: []check{requireWhen("exit_destination", "exit_key", "*")}},
+	Fields: []*Field{
+		nameField(),
+		numberField(),
+		enumField("strategy", "longest-idle-agent", "ring-all", "longest-idle-agent", "round-robin", "top-down",
+			"agent-with-least-talk-time", "agent-with-fewest-calls", "sequentially-by-agent-order", "random", "ring-progressively"),
+		promptRef("greeting_prompt_id", "played once on entry"),
+		{Name: "moh_class_id", Type: Int, Ref: "music_on_hold", Doc: "default the tenant's"},
+		promptRef("announce_prompt_id", "periodic announcement"),
+		intField("announce_frequency_seconds", 0, 3600, 0, "0 = off"),
+		boolField("record", false, ""),
+		intField("max_wait_seconds", 0, 86400, 0, "0 = unlimited"),
+		intField("max_wait_no_agent_seconds", 0, 86400, 0, ""),
+		intField("max_wait_no_agent_reached_seconds", 0, 86400, 5, ""),
+		boolField("tier_rules_apply", false, ""),
+		intField("tier_rule_wait_seconds", 0, 86400, 300, ""),
+		boolField("tier_rule_wait_multiply_level", true, ""),
+		boolField("tier_rule_no_agent_no_wait", false, ""),
+		intField("discard_abandoned_after_seconds", 0, 86400, 60, ""),
+		boolField("abandoned_resume_allowed", false, ""),
+		enumField("time_base_score", "queue", "queue", "system"),
+		{Name: "exit_key", Type: String, Pattern: `^[0-9*#]$`, Doc: "one DTMF digit"},
+		{Name: "exit_destination", Type: Destination, Doc: "required when exit_key is set"},
+		{Name: "timeout_destination", Type: Destination, Doc: "after max wait; default hangup"},
+		{Name: "callerid_name_prefix", Type: String, MaxLen: 16, Pattern: patCIDPfx, NoExpand: true},
+		intField("service_level_seconds", 0, 3600, 20, "reporting only"),
+		enabledField(),
+		descriptionField(),
+	},
+}

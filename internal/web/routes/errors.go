@@ -1,0 +1,123 @@
+package routes
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"strconv"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/switchboard/switchboard/internal/comms/chat"
+	"github.com/switchboard/switchboard/internal/freeswitch/esl"
+	"github.com/switchboard/switchboard/internal/models"
+)
+
+// apiError is an error with the status and machine code the client sees.
+type apiError struct {
+	Status int
+	Code   string
+	Msg    string
+}
+
+func (e *apiError) Error() string { return e.Msg }
+
+func newError(status int, code, msg string) *apiError {
+	return &apiError{Status: status, Code: code, Msg: msg}
+}
+
+// errorBody is the one error shape: {"error","code"} plus fields for validation.
+type errorBody struct {
+	Error  string            `json:"error"`
+	Code   string            `json:"code"`
+	Fields map[string]string `json:"fields,omitempty"`
+}
+
+// errorHandler is the only place errors become responses. Handlers return
+// errors; driver text and internals never reach the client.
+func errorHandler(c *fiber.Ctx, err error) error {
+	status, body := classify(err)
+	if status >= 500 {
+		logger(c).Error("request failed", "status", status, "error", err)
+	} else {
+		logger(c).Debug("request refused", "status", status, "error", err)
+	}
+	setRetryAfter(c, err)
+	if status == fiber.StatusUnauthorized && c.Locals(basicChallengeKey) != nil {
+		c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="switchboard", charset="UTF-8"`)
+	}
+	return c.Status(status).JSON(body)
+}
+
+func classify(err error) (int, errorBody) {
+	if me := mediaError(err); me != err {
+		return classify(me)
+	}
+	var ae *apiError
+	var ve *models.ValidationError
+	var ce *models.ConflictError
+	var re *models.RefusedError
+	var le *models.LimitError
+	var cmdErr *esl.CommandError
+	var fe *fiber.Error
+	switch {
+	case errors.As(err, &ae):
+		return ae.Status, errorBody{Error: ae.Msg, Code: ae.Code}
+	case errors.As(err, &ve):
+		return fiber.StatusBadRequest, errorBody{Error: "invalid input", Code: "validation_failed", Fields: ve.Fields}
+	case errors.As(err, &ce):
+		return fiber.StatusConflict, errorBody{Error: ce.Msg, Code: "conflict"}
+	case errors.As(err, &le):
+		return fiber.StatusUnprocessableEntity, errorBody{Error: le.Error(), Code: le.Code()}
+	case errors.As(err, &re):
+		return fiber.StatusUnprocessableEntity, errorBody{Error: re.Msg, Code: re.Code}
+	case errors.Is(err, models.ErrNotFound):
+		return fiber.StatusNotFound, errorBody{Error: "not found", Code: "not_found"}
+	case errors.Is(err, models.ErrReferenced):
+		return fiber.StatusConflict, errorBody{Error: "the object is still in use by other objects", Code: "still_referenced"}
+	case errors.As(err, &cmdErr):
+		return fiber.StatusBadGateway, errorBody{Error: "FreeSWITCH refused: " + cmdErr.Reply, Code: "freeswitch_error"}
+	case errors.Is(err, esl.ErrNodeDown), errors.Is(err, esl.ErrDisconnected), errors.Is(err, esl.ErrUnknownNode):
+		return fiber.StatusServiceUnavailable, errorBody{Error: "FreeSWITCH node unavailable: " + err.Error(), Code: "freeswitch_unavailable"}
+	case errors.As(err, &fe):
+		return fe.Code, errorBody{Error: fe.Message, Code: fiberCode(fe.Code)}
+	}
+	return fiber.StatusInternalServerError, errorBody{Error: "internal error", Code: "internal"}
+}
+
+func fiberCode(status int) string {
+	switch status {
+	case fiber.StatusRequestEntityTooLarge:
+		return "body_too_large"
+	case fiber.StatusNotFound:
+		return "not_found"
+	case fiber.StatusMethodNotAllowed:
+		return "method_not_allowed"
+	case fiber.StatusBadRequest:
+		return "bad_request"
+	case fiber.StatusUnsupportedMediaType:
+		return "unsupported_media_type"
+	}
+	return "http_error"
+}
+
+var _ = slog.LevelDebug
+
+// errNoNodeUp refuses a call while no FreeSWITCH node is connected.
+var errNoNodeUp = fmt.Errorf("%w: %w", newError(fiber.StatusServiceUnavailable, "freeswitch_unavailable", "no FreeSWITCH node is connected; try again later"), esl.ErrNoNode)
+
+// outageRetry is the Retry-After of answers refused during an outage of a
+// part that comes back on its own: the chat server is probed every second
+// while down and a FreeSWITCH connection is redialled within seconds, so
+// a client waiting this long usually finds it back.
+const outageRetry = 5 * time.Second
+
+// setRetryAfter sets Retry-After when err is such an outage. A chat server
+// that is not configured, or a node that does not exist, is no outage:
+// trying again does not help.
+func setRetryAfter(c *fiber.Ctx, err error) {
+	if errors.Is(err, chat.ErrUnavailable) || errors.Is(err, esl.ErrNoNode) || errors.Is(err, esl.ErrDisconnected) {
+		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(outageRetry/time.Second)))
+	}
+}

@@ -1,0 +1,135 @@
+package routes
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"log/slog"
+	"strings"
+	"time"
+
+	"github.com/gofiber/fiber/v2"
+
+	"github.com/switchboard/switchboard/internal/platform/metrics"
+)
+
+type ctxKey int
+
+const (
+	loggerKey ctxKey = iota
+	requestIDKey
+)
+
+// Locals keys.
+const (
+	principalKey      = "principal"
+	basicChallengeKey = "basic_challenge"
+	unmatchedKey      = "unmatched" // set by the no-route handler
+)
+
+// requestContext is the first middleware: it gives the request an id
+// (echoing a sane X-Request-ID), a deadline and a logger carrying the id,
+// all in c.UserContext(), which Fiber otherwise leaves as Background.
+func requestContext(base *slog.Logger, m *metrics.Metrics, timeout time.Duration) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		id := c.Get(fiber.HeaderXRequestID)
+		if !validRequestID(id) {
+			id = newRequestID()
+		}
+		c.Set(fiber.HeaderXRequestID, id)
+		log := base.With("request_id", id)
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		ctx = context.WithValue(ctx, loggerKey, log)
+		ctx = context.WithValue(ctx, requestIDKey, id)
+		c.SetUserContext(ctx)
+		start := time.Now()
+		err := c.Next()
+		if err != nil {
+			if herr := c.App().ErrorHandler(c, err); herr != nil {
+				return herr
+			}
+		}
+		status, route, latency := c.Response().StatusCode(), routePattern(c), time.Since(start)
+		// Fiber's strings alias its reused buffers: the metric keeps a copy.
+		m.ObserveHTTP(strings.Clone(c.Method()), route, status, latency)
+		who := "-"
+		if p := principal(c); p != nil {
+			who = p.Name // "key:<prefix>" or "admin:<user>": never a secret
+		}
+		log.LogAttrs(ctx, levelFor(route, status), "http request",
+			slog.Int("status", status),
+			slog.Float64("latency_ms", float64(latency.Microseconds())/1000),
+			slog.String("method", c.Method()),
+			slog.String("route", route),
+			slog.String("path", redactPath(c.Path())),
+			slog.String("principal", who),
+			slog.String("remote", c.IP()),
+		)
+		return nil
+	}
+}
+
+// routePattern is the matched route's declared path (":tenant", not the
+// tenant's name), so logs and metrics group by endpoint; "unmatched" when
+// no route took the request.
+func routePattern(c *fiber.Ctx) string {
+	if unmatched, _ := c.Locals(unmatchedKey).(bool); unmatched {
+		return "unmatched"
+	}
+	if r := c.Route(); r != nil && r.Path != "" {
+		return r.Path
+	}
+	return "unmatched"
+}
+
+// probeRoutes are polled every few seconds by load balancers and
+// Prometheus; their lines stay at debug so the info log is about traffic.
+var probeRoutes = map[string]bool{"/healthz": true, "/readyz": true, "/metrics": true}
+
+// levelFor logs every request at info (401 and 403 included), probes at
+// debug, and server errors at error.
+func levelFor(route string, status int) slog.Level {
+	switch {
+	case status >= 500:
+		return slog.LevelError
+	case probeRoutes[route]:
+		return slog.LevelDebug
+	}
+	return slog.LevelInfo
+}
+
+// redactPath keeps webhook tokens out of logs.
+func redactPath(p string) string {
+	const hook = "/integration/webhooks/"
+	if len(p) > len(hook)+6 && p[:len(hook)] == hook {
+		return p[:len(hook)+6] + "…"
+	}
+	return p
+}
+
+func validRequestID(id string) bool {
+	if id == "" || len(id) > 128 {
+		return false
+	}
+	for _, r := range id {
+		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || r == '-' || r == '_' || r == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+func newRequestID() string {
+	b := make([]byte, 12)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// logger returns the request's logger.
+func logger(c *fiber.Ctx) *slog.Logger {
+	if l, ok := c.UserContext().Value(loggerKey).(*slog.Logger); ok {
+		return l
+	}
+	return slog.Default()
+}

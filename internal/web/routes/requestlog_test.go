@@ -1,0 +1,81 @@
+package routes_test
+
+import (
+	"encoding/base64"
+	"strings"
+	"testing"
+
+	"github.com/switchboard/switchboard/internal/app/apptest"
+)
+
+// TestRequestLogOneInfoLinePerRequest: every request, refused ones
+// included, leaves one info line with status, latency, method, route
+// pattern, principal and request id, and never a credential.
+func TestRequestLogOneInfoLinePerRequest(t *testing.T) {
+	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
+		tenant := s.Tenant(t, "logs")
+		other := s.Tenant(t, "logsother")
+		tenantKey := s.KeyFor(t, map[string]any{"tenant": tenant})
+		if _, err := s.Store.SetAdmin(t.Context(), "logadmin", "correct horse battery"); err != nil {
+			t.Fatal(err)
+		}
+		basic := func(user, pass string) string {
+			return "Basic " + base64.StdEncoding.EncodeToString([]byte(user+":"+pass))
+		}
+		cases := []struct {
+			id, method, path string
+			headers          map[string]string
+			status           int
+			route, principal string
+		}{
+			{"req-ok", "GET", "/api/tenants/" + tenant + "/extensions/", map[string]string{"X-API-Key": s.Key}, 200, "/api/tenants/:tenant/extensions/", "key:" + s.Key[:8]},
+			{"req-404", "GET", "/api/tenants/" + tenant + "/extensions/1999", map[string]string{"X-API-Key": s.Key}, 404, "/api/tenants/:tenant/extensions/:key", "key:" + s.Key[:8]},
+			{"req-401", "GET", "/api/tenants/", nil, 401, "/api/tenants/", "-"},
+			{"req-401-key", "GET", "/api/tenants/", map[string]string{"X-API-Key": "sb_not-a-real-key-at-all"}, 401, "/api/tenants/", "-"},
+			{"req-401-basic", "GET", "/api/tenants/", map[string]string{"Authorization": basic("logadmin", "wrong password here")}, 401, "/api/tenants/", "-"},
+			{"req-403", "GET", "/api/tenants/" + other + "/extensions/", map[string]string{"X-API-Key": tenantKey}, 403, "/api/tenants/:tenant/extensions/", "key:" + tenantKey[:8]},
+			{"req-admin", "GET", "/api/tenants/", map[string]string{"Authorization": basic("logadmin", "correct horse battery")}, 200, "/api/tenants/", "admin:logadmin"},
+			{"req-noroute", "GET", "/api/nothing-here", map[string]string{"X-API-Key": s.Key}, 404, "unmatched", "-"},
+		}
+		for _, c := range cases {
+			h := map[string]string{"X-Request-ID": c.id}
+			for k, v := range c.headers {
+				h[k] = v
+			}
+			s.DoHeaders(t, c.method, c.path, h, nil).Expect(t, c.status)
+		}
+		s.DoHeaders(t, "GET", "/healthz", map[string]string{"X-Request-ID": "req-probe"}, nil).Expect(t, 200)
+
+		lines := s.Logs.Lines(t)
+		for _, c := range cases {
+			var found []map[string]any
+			for _, l := range lines {
+				if l["request_id"] == c.id && l["msg"] == "http request" {
+					found = append(found, l)
+				}
+			}
+			if len(found) != 1 {
+				t.Errorf("%s: %d request lines, want 1", c.id, len(found))
+				continue
+			}
+			l := found[0]
+			lat, _ := l["latency_ms"].(float64)
+			if l["level"] != "INFO" || l["status"] != float64(c.status) || l["method"] != c.method ||
+				l["route"] != c.route || l["principal"] != c.principal || lat <= 0 {
+				t.Errorf("%s: log line %v; want INFO, status %d, %s, route %s, principal %s, latency > 0",
+					c.id, l, c.status, c.method, c.route, c.principal)
+			}
+		}
+		for _, l := range lines {
+			if l["request_id"] == "req-probe" {
+				t.Errorf("health probes stay at debug, found %v", l)
+			}
+		}
+		text := s.Logs.String()
+		for _, secret := range []string{s.Key, tenantKey, "correct horse battery", "wrong password here", "sb_not-a-real-key-at-all"} {
+			if strings.Contains(text, secret) {
+				t.Errorf("the log contains a credential %q", secret)
+			}
+		}
+	})
+}
