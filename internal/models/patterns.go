@@ -9,12 +9,15 @@ const (
 	patDigitsCID  = `^\+?[0-9]{3,15}$`
 	patDisplayCID = `^"?[^"<>\r\n]{0,64}"?\s*<[0-9+*#]{1,20}>$`
 	patLanguage   = `^[a-z]{2}(-[A-Z]{2})?$`
-	patCountry    = `^[A-Z]{2}$`
-	patPIN        = `^[0-9]{4,10}$`
-	patHostname   = `^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$`
-	patEmail      = `^[^@\s<>"]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,}$`
-	patRFC3339    = `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$`
-	patSlug       = `^[a-z0-9_]{1,40}$`
+	// patTemplateLanguage also takes Meta's own form (en_US, pt_BR) and
+	// three-letter codes (fil): WhatsApp templates are named that way.
+	patTemplateLanguage = `^[a-z]{2,3}([-_][A-Z]{2})?$`
+	patCountry          = `^[A-Z]{2}$`
+	patPIN              = `^[0-9]{4,10}$`
+	patHostname         = `^[A-Za-z0-9]([A-Za-z0-9.-]{0,251}[A-Za-z0-9])?$`
+	patEmail            = `^[^@\s<>"]{1,64}@[A-Za-z0-9.-]{1,190}\.[A-Za-z]{2,}$`
+	patRFC3339          = `^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$`
+	patSlug             = `^[a-z0-9_]{1,40}$`
 )
 
 // destinationTypes is every destination a call can be sent to (resources.md §0).

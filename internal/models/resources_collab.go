@@ -215,7 +215,7 @@ var messagingChannelsResource = &Resource{
 		{Name: "templates", Type: ObjectList, MaxItems: 40, Props: []*Field{
 			{Name: "template_id", Type: String, Required: true, Pattern: `^[A-Za-z0-9_.:-]{1,64}$`},
 			{Name: "name", Type: String, MaxLen: 64},
-			{Name: "language", Type: String, Pattern: patLanguage},
+			{Name: "language", Type: String, Pattern: patTemplateLanguage, Doc: "the template's language as Meta names it (en_US); en-US is taken too and sent as en_US"},
 			{Name: "body", Type: String, Required: true, MaxLen: 1024, Doc: "{{1}}…{{n}} placeholders"},
 			intField("variable_count", 0, 20, 0, ""),
 			enumField("status", "pending", "approved", "pending", "rejected"),

@@ -210,7 +210,12 @@ type channelRequest struct {
 }
 
 // actionTarget decodes an action body and loads its live channel.
-func (r *callRoutes) actionTarget(c *fiber.Ctx) (channelRequest, string, string, string, error) {
+// actionTarget reads a live-call action's body and finds its channel.
+// The body is checked first (check, the action's own rules), then that a
+// node is connected (503 freeswitch_unavailable, as calls answer: without
+// a node no channel can be acted on), and only then is the channel looked
+// up, so a bad request is a 400 whatever the channel.
+func (r *callRoutes) actionTarget(c *fiber.Ctx, check func(*channelRequest) error) (channelRequest, string, string, string, error) {
 	var in channelRequest
 	p := principal(c)
 	if err := decodeAction(c, &in); err != nil {
@@ -218,6 +223,14 @@ func (r *callRoutes) actionTarget(c *fiber.Ctx) (channelRequest, string, string,
 	}
 	if in.Channel == "" {
 		return in, "", "", "", models.FieldError("channel", "required")
+	}
+	if check != nil {
+		if err := check(&in); err != nil {
+			return in, "", "", "", err
+		}
+	}
+	if !r.Pool.AnyUp() {
+		return in, "", "", "", errNoNodeUp
 	}
 	ch, err := r.channel(c.UserContext(), p, in.Channel, true)
 	if err != nil {
@@ -230,7 +243,7 @@ func (r *callRoutes) actionTarget(c *fiber.Ctx) (channelRequest, string, string,
 }
 
 func (r *callRoutes) hangup(c *fiber.Ctx) error {
-	in, node, id, _, err := r.actionTarget(c)
+	in, node, id, _, err := r.actionTarget(c, nil)
 	if err != nil {
 		return err
 	}
@@ -247,12 +260,14 @@ func (r *callRoutes) hangup(c *fiber.Ctx) error {
 }
 
 func (r *callRoutes) transfer(c *fiber.Ctx) error {
-	in, node, id, tenant, err := r.actionTarget(c)
+	in, node, id, tenant, err := r.actionTarget(c, func(in *channelRequest) error {
+		if !dialableRe.MatchString(in.To) {
+			return models.FieldError("to", "required: an extension or number (1 to 32 of 0-9 + * #)")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
-	}
-	if !dialableRe.MatchString(in.To) {
-		return models.FieldError("to", "required: an extension or number (1 to 32 of 0-9 + * #)")
 	}
 	if tenant == "" {
 		return newError(fiber.StatusConflict, "no_tenant_context", "this channel belongs to no tenant, so there is no context to transfer it in")
@@ -270,21 +285,22 @@ func (r *callRoutes) transfer(c *fiber.Ctx) error {
 }
 
 func (r *callRoutes) record(c *fiber.Ctx) error {
-	in, node, id, tenant, err := r.actionTarget(c)
+	in, node, id, tenant, err := r.actionTarget(c, func(in *channelRequest) error {
+		if in.Action == "" {
+			in.Action = "start"
+		}
+		if in.Action != "start" && in.Action != "stop" {
+			return models.FieldError("action", "must be start or stop")
+		}
+		if in.Filename != "" && (!fileRe.MatchString(in.Filename) || strings.Contains(in.Filename, "..")) {
+			return models.FieldError("filename", "letters, digits, '.', '_' and '-' only (at most 100), no '..'")
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
-	action := in.Action
-	if action == "" {
-		action = "start"
-	}
-	if action != "start" && action != "stop" {
-		return models.FieldError("action", "must be start or stop")
-	}
-	name := in.Filename
-	if name != "" && (!fileRe.MatchString(name) || strings.Contains(name, "..")) {
-		return models.FieldError("filename", "letters, digits, '.', '_' and '-' only (at most 100), no '..'")
-	}
+	action, name := in.Action, in.Filename
 	if name == "" && action == "stop" {
 		name = "all"
 	}
