@@ -7,7 +7,7 @@ COPY . .
 # The commit `switchboard version` prints: docker build --build-arg SWITCHBOARD_COMMIT=$(git rev-parse HEAD) .
 ARG SWITCHBOARD_COMMIT=""
 RUN CGO_ENABLED=0 go build -trimpath \
-      -ldflags="-s -w -X github.com/switchboard/switchboard/app.Commit=${SWITCHBOARD_COMMIT}" \
+      -ldflags="-s -w -X github.com/switchboard/switchboard/internal/app.Commit=${SWITCHBOARD_COMMIT}" \
       -o /out/switchboard ./cmd/switchboard \
  && mkdir -p /out/data /out/media && chmod 2775 /out/media
 

@@ -6,7 +6,7 @@ BIN := bin/switchboard
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 
 build:
-	$(GO) build -ldflags "-X github.com/switchboard/switchboard/app.Commit=$(COMMIT)" -o $(BIN) ./cmd/switchboard
+	$(GO) build -ldflags "-X github.com/switchboard/switchboard/internal/app.Commit=$(COMMIT)" -o $(BIN) ./cmd/switchboard
 
 run: build
 	./$(BIN) serve

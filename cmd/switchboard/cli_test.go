@@ -35,7 +35,7 @@ func buildBinary(t *testing.T) string {
 			return
 		}
 		builtBin = filepath.Join(dir, "switchboard")
-		cmd := exec.Command("go", "build", "-ldflags", "-X github.com/switchboard/switchboard/app.Commit="+testCommit, "-o", builtBin, ".")
+		cmd := exec.Command("go", "build", "-ldflags", "-X github.com/switchboard/switchboard/internal/app.Commit="+testCommit, "-o", builtBin, ".")
 		if out, err := cmd.CombinedOutput(); err != nil {
 			buildErr = errors.New(err.Error() + "\n" + string(out))
 		}

@@ -237,7 +237,7 @@ func (c schemaSQLCmd) Run(rc *runCtx) error {
 
 // Version and Commit may be set at link time:
 //
-//	go build -ldflags "-X github.com/switchboard/switchboard/app.Version=1.2.0 -X github.com/switchboard/switchboard/app.Commit=$(git rev-parse HEAD)"
+//	go build -ldflags "-X github.com/switchboard/switchboard/internal/app.Version=1.2.0 -X github.com/switchboard/switchboard/internal/app.Commit=$(git rev-parse HEAD)"
 //
 // Without them the commit comes from the VCS stamp Go embeds in binaries
 // built inside a git checkout.
