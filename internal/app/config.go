@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/platform/redisurl"
+	"github.com/switchboard/switchboard/internal/web/routes"
 )
 
 // Config is everything Switchboard reads from the environment.
@@ -37,10 +38,13 @@ type Config struct {
 	// StreamsPerKey caps the open event streams per API key and replica
 	// (SWITCHBOARD_SSE_STREAMS_PER_KEY).
 	StreamsPerKey int
-	TwilioURL     string // SWITCHBOARD_TWILIO_URL
-	MetaURL       string // SWITCHBOARD_META_URL
-	BodyLimit     int
-	ShutdownWait  time.Duration
+	// XMLAccessLog is which /fs/xml fetches get a log line
+	// (SWITCHBOARD_XML_ACCESS_LOG, SWITCHBOARD_XML_SLOW_FETCH).
+	XMLAccessLog routes.XMLAccessLog
+	TwilioURL    string // SWITCHBOARD_TWILIO_URL
+	MetaURL      string // SWITCHBOARD_META_URL
+	BodyLimit    int
+	ShutdownWait time.Duration
 	// Team chat (ejabberd); ChatAPIURL "" means no chat server.
 	ChatAPIURL    string // SWITCHBOARD_CHAT_API_URL
 	ChatDomain    string // SWITCHBOARD_CHAT_DOMAIN
@@ -104,6 +108,8 @@ var Variables = []envVar{
 	{"SWITCHBOARD_ESL_NODES", "", "FreeSWITCH event sockets: host:port or password@host:port, comma-separated"},
 	{"SWITCHBOARD_ESL_PASSWORD", "ClueCon", "default event socket password"},
 	{"SWITCHBOARD_RECORDINGS_DIR", "/var/lib/freeswitch/recordings", "directory (on the FreeSWITCH nodes) where the record endpoint writes"},
+	{"SWITCHBOARD_XML_ACCESS_LOG", "0", "share of /fs/xml fetches logged at info, 0 to 1 (errors, refused credentials and slow fetches are always logged; every fetch is counted in the metrics)"},
+	{"SWITCHBOARD_XML_SLOW_FETCH", "100ms", "an /fs/xml fetch answered slower than this is logged at warn (0 = never)"},
 	{"SWITCHBOARD_SSE_STREAMS_PER_KEY", "10", "open /api/telephony/events streams allowed per API key and replica (more answer 429)"},
 	{"SWITCHBOARD_TWILIO_URL", "https://api.twilio.com", "Twilio API base URL (tests point it at a local fake)"},
 	{"SWITCHBOARD_META_URL", "https://graph.facebook.com/v21.0", "WhatsApp Cloud API base URL, with the Graph API version"},
@@ -175,6 +181,16 @@ func LoadConfig(getenv func(string) string) (Config, error) {
 			return c, fmt.Errorf("%s: must be a whole number from 0 to 1000000", v.name)
 		}
 		*v.dst = n
+	}
+	if f, err := strconv.ParseFloat(get("SWITCHBOARD_XML_ACCESS_LOG", "0"), 64); err != nil || f < 0 || f > 1 {
+		return c, fmt.Errorf("SWITCHBOARD_XML_ACCESS_LOG: must be a share from 0 to 1 (0.01 logs one fetch in a hundred)")
+	} else {
+		c.XMLAccessLog.Sample = f
+	}
+	if d, err := time.ParseDuration(get("SWITCHBOARD_XML_SLOW_FETCH", "100ms")); err != nil || d < 0 {
+		return c, fmt.Errorf("SWITCHBOARD_XML_SLOW_FETCH: must be a duration like 100ms (0 = never)")
+	} else {
+		c.XMLAccessLog.Slow = d
 	}
 	if n, err := strconv.Atoi(get("SWITCHBOARD_SSE_STREAMS_PER_KEY", "10")); err != nil || n < 1 || n > 10000 {
 		return c, fmt.Errorf("SWITCHBOARD_SSE_STREAMS_PER_KEY: must be a number from 1 to 10000")

@@ -85,6 +85,7 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 		KeyPrefix:        parts.keyPrefix,
 		Logger:           log,
 		BaseURL:          cfg.BaseURL,
+		XMLAccessLog:     cfg.XMLAccessLog,
 		SIPDomain:        cfg.SIPDomain,
 		BodyLimit:        cfg.BodyLimit,
 		Extra:            parts.routes,

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
+	mrand "math/rand/v2"
 	"strings"
 	"time"
 
@@ -30,7 +31,7 @@ const (
 // requestContext is the first middleware: it gives the request an id
 // (echoing a sane X-Request-ID), a deadline and a logger carrying the id,
 // all in c.UserContext(), which Fiber otherwise leaves as Background.
-func requestContext(base *slog.Logger, m *metrics.Metrics, timeout time.Duration) fiber.Handler {
+func requestContext(base *slog.Logger, m *metrics.Metrics, timeout time.Duration, xmlLog XMLAccessLog) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		id := c.Get(fiber.HeaderXRequestID)
 		if !validRequestID(id) {
@@ -57,7 +58,14 @@ func requestContext(base *slog.Logger, m *metrics.Metrics, timeout time.Duration
 		if p := principal(c); p != nil {
 			who = p.Name // "key:<prefix>" or "admin:<user>": never a secret
 		}
-		log.LogAttrs(ctx, levelFor(route, status), "http request",
+		level, logged := levelFor(route, status), true
+		if route == xmlRoute {
+			level, logged = xmlLog.level(status, latency)
+		}
+		if !logged || !log.Enabled(ctx, level) {
+			return nil
+		}
+		log.LogAttrs(ctx, level, "http request",
 			slog.Int("status", status),
 			slog.Float64("latency_ms", float64(latency.Microseconds())/1000),
 			slog.String("method", c.Method()),
@@ -97,6 +105,39 @@ func levelFor(route string, status int) slog.Level {
 		return slog.LevelDebug
 	}
 	return slog.LevelInfo
+}
+
+// xmlRoute is FreeSWITCH's fetch: tens of thousands a second at peak,
+// counted in metrics, logged only as XMLAccessLog says.
+const xmlRoute = "/fs/xml"
+
+// XMLAccessLog says which /fs/xml fetches get a log line. Every fetch is
+// counted in the metrics (switchboard_http_requests_total and the latency
+// histogram); a line per fetch at 30,000 a second would be gigabytes an
+// hour and a tenth of the throughput, so by default only what needs a
+// person is logged: server errors (error), refusals of FreeSWITCH's
+// credentials (info) and fetches slower than Slow (warn).
+type XMLAccessLog struct {
+	// Sample is the share of the other fetches logged at info, 0 to 1
+	// (SWITCHBOARD_XML_ACCESS_LOG; 0 = none, 1 = every fetch).
+	Sample float64
+	// Slow is the answer time past which a fetch is logged at warn
+	// (SWITCHBOARD_XML_SLOW_FETCH; 0 = never).
+	Slow time.Duration
+}
+
+func (x XMLAccessLog) level(status int, latency time.Duration) (slog.Level, bool) {
+	switch {
+	case status >= 500:
+		return slog.LevelError, true
+	case x.Slow > 0 && latency >= x.Slow:
+		return slog.LevelWarn, true
+	case status == fiber.StatusUnauthorized || status == fiber.StatusForbidden:
+		return slog.LevelInfo, true
+	case x.Sample >= 1 || (x.Sample > 0 && mrand.Float64() < x.Sample):
+		return slog.LevelInfo, true
+	}
+	return 0, false
 }
 
 // redactPath keeps webhook tokens out of logs.

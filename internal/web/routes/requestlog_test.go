@@ -2,6 +2,7 @@ package routes_test
 
 import (
 	"encoding/base64"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -78,4 +79,48 @@ func TestRequestLogOneInfoLinePerRequest(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Issue 28: FreeSWITCH fetches /fs/xml tens of thousands of times a
+// second, so a fetch leaves no log line by default (the metrics count
+// it); SWITCHBOARD_XML_ACCESS_LOG samples them at info and
+// SWITCHBOARD_XML_SLOW_FETCH logs slow ones at warn.
+func TestXMLFetchLogLines(t *testing.T) {
+	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
+	fetch := func(t *testing.T, s *apptest.Server, id string) {
+		h := map[string]string{"X-Request-ID": id}
+		for k, v := range form {
+			h[k] = v
+		}
+		s.DoHeaders(t, "POST", "/fs/xml", h, "section=directory&purpose=gateways").Expect(t, 200)
+	}
+	levels := func(t *testing.T, s *apptest.Server, id string) []any {
+		var got []any
+		for _, l := range s.Logs.Lines(t) {
+			if l["request_id"] == id && l["msg"] == "http request" {
+				got = append(got, l["level"])
+			}
+		}
+		return got
+	}
+	for _, c := range []struct {
+		name string
+		env  map[string]string
+		want []any
+	}{
+		{"default", nil, nil},
+		{"sampled", map[string]string{"SWITCHBOARD_XML_ACCESS_LOG": "1"}, []any{"INFO"}},
+		{"slow", map[string]string{"SWITCHBOARD_XML_SLOW_FETCH": "1ns"}, []any{"WARN"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			s := apptest.Start(t, apptest.AnyEnv(t), c.env)
+			for i := range 3 {
+				id := fmt.Sprintf("xml-%s-%d", c.name, i)
+				fetch(t, s, id)
+				if got := levels(t, s, id); fmt.Sprint(got) != fmt.Sprint(c.want) {
+					t.Errorf("%s: log lines at %v, want %v", id, got, c.want)
+				}
+			}
+		})
+	}
 }

@@ -34,6 +34,9 @@ type Deps struct {
 	BaseURL   string
 	// BodyLimit caps request bodies (413 beyond it).
 	BodyLimit int
+	// XMLAccessLog says which /fs/xml fetches are logged (the zero value:
+	// errors and refused credentials only).
+	XMLAccessLog XMLAccessLog
 	// Extra lets other areas (FreeSWITCH XML, live calls) add their routes.
 	Extra []Route
 	// Schemas names the request and response shapes of Extra routes.
@@ -171,7 +174,7 @@ func New(d Deps) *fiber.App {
 		ReadBufferSize: 16 << 10,
 	})
 	app.Server().HeaderReceived = routeBodyLimits(routes, app.Config())
-	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second), securityHeaders)
+	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second, d.XMLAccessLog), securityHeaders)
 	forms := formGuard(d.BaseURL)
 	for _, r := range routes {
 		handlers := []fiber.Handler{}

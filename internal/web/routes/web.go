@@ -9,8 +9,8 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/switchboard/switchboard/internal/web/webui"
 	"github.com/switchboard/switchboard/internal/web/websession"
+	"github.com/switchboard/switchboard/internal/web/webui"
 )
 
 // The configuration manager's pages: server-rendered (html/template,
