@@ -469,6 +469,8 @@ func (r *chatRoutes) bundle(ctx context.Context, o models.Owner, ext, password, 
 		"extension": ext,
 		"connect": fiber.Map{
 			"username":      chat.UserLocal(o.Tenant, ext),
+			"jid":           chat.UserLocal(o.Tenant, ext) + "@" + cfg.Domain,
+			"domain":        cfg.Domain,
 			"password":      password,
 			"websocket_url": cfg.WSURL,
 			"login_url":     r.BaseURL + "/chat/",

@@ -55,9 +55,11 @@ func ChatSchemas() map[string]any {
 				"tenant":    str,
 				"extension": str,
 				"connect": obj{"type": "object", "additionalProperties": false,
-					"required": []string{"username", "password", "websocket_url", "login_url"},
+					"required": []string{"username", "jid", "domain", "password", "websocket_url", "login_url"},
 					"properties": obj{
-						"username":      obj{"type": "string", "description": "<tenant>-<extension>: chat web and XMPP login (the JID is <username>@<chat domain>)"},
+						"username":      obj{"type": "string", "description": "<tenant>-<extension>: the chat web client's login"},
+						"jid":           obj{"type": "string", "description": "<username>@<domain>: the XMPP address an XMPP client logs in with"},
+						"domain":        obj{"type": "string", "description": "the XMPP domain (SWITCHBOARD_CHAT_DOMAIN), which the WebSocket URL's host need not be"},
 						"password":      obj{"type": "string", "description": "returned only here; stored hashed"},
 						"websocket_url": url,
 						"login_url":     url,

@@ -138,7 +138,9 @@ func (e *chatEnv) archiveOf(t *testing.T, cl *chattest.Client, roomJID string, n
 func login(t *testing.T, e *chatEnv, bundle map[string]any) *chattest.Client {
 	t.Helper()
 	conn := bundle["connect"].(map[string]any)
-	cl, err := chattest.Login(context.Background(), conn["websocket_url"].(string), conn["username"].(string)+"@"+chatDomain, conn["password"].(string))
+	// Nothing but the bundle: the WebSocket URL's host (an address) is not
+	// the XMPP domain, which the bundle's jid carries.
+	cl, err := chattest.Login(context.Background(), conn["websocket_url"].(string), conn["jid"].(string), conn["password"].(string))
 	if err != nil {
 		t.Fatalf("XMPP login with the bundle: %v", err)
 	}
@@ -301,7 +303,7 @@ func bundleFields(t *testing.T, b map[string]any) {
 	t.Helper()
 	want := map[string][]string{
 		"":          {"status", "tenant", "extension", "connect", "sip", "endpoints"},
-		"connect":   {"username", "password", "websocket_url", "login_url"},
+		"connect":   {"username", "jid", "domain", "password", "websocket_url", "login_url"},
 		"sip":       {"extension", "auth_id", "password", "domain", "websocket_url"},
 		"endpoints": {"management", "messaging", "reporting", "media", "connect_ws"},
 	}
@@ -334,6 +336,8 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 			"tenant":                {b["tenant"], e.tenant},
 			"extension":             {b["extension"], "2001"},
 			"connect.username":      {conn["username"], e.lower + "-2001"},
+			"connect.jid":           {conn["jid"], e.lower + "-2001@" + chatDomain},
+			"connect.domain":        {conn["domain"], chatDomain},
 			"connect.websocket_url": {conn["websocket_url"], e.xmpp.WSURL},
 			"connect.login_url":     {conn["login_url"], base + "/chat/"},
 			"sip.extension":         {sip["extension"], "2001"},

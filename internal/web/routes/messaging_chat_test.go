@@ -76,7 +76,7 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 
 	ctx := context.Background()
 	conn := agent["connect"].(map[string]any)
-	cl, err := chattest.Login(ctx, conn["websocket_url"].(string), conn["username"].(string)+"@"+chatDomain, conn["password"].(string))
+	cl, err := chattest.Login(ctx, conn["websocket_url"].(string), conn["jid"].(string), conn["password"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -129,7 +129,7 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 		return msg != nil && msg["error_code"] == "chat_unavailable"
 	})
 	x.Restart()
-	cl, err = chattest.Login(ctx, conn["websocket_url"].(string), conn["username"].(string)+"@"+chatDomain, conn["password"].(string))
+	cl, err = chattest.Login(ctx, conn["websocket_url"].(string), conn["jid"].(string), conn["password"].(string))
 	if err != nil {
 		t.Fatal(err)
 	}
