@@ -1,6 +1,7 @@
 package routes_test
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"testing"
@@ -71,4 +72,50 @@ func TestWhatsAppTemplateLanguageInMetaForm(t *testing.T) {
 			}
 		}
 	})
+}
+
+// Issue 27, item 3: a client generated with openapi-typescript's default
+// options made every property with a "default" required, so no create
+// compiled, and defaults on *Update schemas said that leaving a field out
+// of a PUT resets it. What a client sends carries no default: the value is
+// in the description, and the server applies it on create.
+func TestRequestSchemasCarryNoDefault(t *testing.T) {
+	s := apptest.Start(t, apptest.AnyEnv(t), nil)
+	var doc struct {
+		Components struct {
+			Schemas map[string]any `json:"schemas"`
+		} `json:"components"`
+	}
+	s.Do(t, "GET", "/api/openapi.json", "", nil).Expect(t, 200).JSON(t, &doc)
+	var walk func(path string, v any)
+	walk = func(path string, v any) {
+		switch v := v.(type) {
+		case map[string]any:
+			for k, c := range v {
+				if k == "default" && !strings.HasSuffix(path, ".properties") {
+					t.Errorf("%s carries a default (%v)", path, c)
+				}
+				walk(path+"."+k, c)
+			}
+		case []any:
+			for i, c := range v {
+				walk(fmt.Sprintf("%s[%d]", path, i), c)
+			}
+		}
+	}
+	requests := 0
+	for name, schema := range doc.Components.Schemas {
+		if strings.HasSuffix(name, "Create") || strings.HasSuffix(name, "Update") {
+			requests++
+			walk(name, schema)
+		}
+	}
+	if requests < 40 {
+		t.Fatalf("only %d request schemas found", requests)
+	}
+	// The default is still told, in words.
+	raw, _ := json.Marshal(doc.Components.Schemas)
+	if n := strings.Count(string(raw), "Left out on create: "); n < 20 {
+		t.Errorf("%d request properties tell their default in words", n)
+	}
 }

@@ -1,6 +1,8 @@
 package routes
 
 import (
+	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 	"unicode"
@@ -226,7 +228,18 @@ func valueSchema(f *models.Field, nullable bool, dir direction) obj {
 	if f.Doc != "" {
 		s["description"] = f.Doc
 	}
-	if f.Default != nil {
+	switch {
+	case f.Default == nil:
+	case dir == request:
+		// No "default" in what a client sends: generators (openapi-typescript)
+		// make such properties required, and on an update it would say that
+		// leaving the field out resets it. The server applies it on create.
+		note := "Left out on create: " + defaultText(f.Default) + "."
+		if d, _ := s["description"].(string); d != "" {
+			note = d + " " + note
+		}
+		s["description"] = note
+	default:
 		s["default"] = f.Default
 	}
 	if f.ReadOnly {
@@ -281,4 +294,13 @@ func objectPropsSchema(props []*models.Field, dir direction) obj {
 		o["required"] = req
 	}
 	return o
+}
+
+// defaultText shows a declared default as JSON would.
+func defaultText(v any) string {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return fmt.Sprint(v)
+	}
+	return string(b)
 }

@@ -75,6 +75,6 @@ func TestGeneratedClientIsCurrent(t *testing.T) {
 		t.Fatal(err)
 	}
 	if !bytes.Equal(committed, []byte(code)) {
-		t.Fatalf("%s is stale: the served document generates a different client; run SWITCHBOARD_WRITE_CLIENT=1 go test ./routes -run TestGeneratedClientIsCurrent", filepath.ToSlash(generatedClientFile))
+		t.Fatalf("%s is stale: the served document generates a different client; run SWITCHBOARD_WRITE_CLIENT=1 go test ./internal/web/routes -run TestGeneratedClientIsCurrent", filepath.ToSlash(generatedClientFile))
 	}
 }

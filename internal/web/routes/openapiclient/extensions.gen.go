@@ -485,45 +485,67 @@ type ExtensionType string
 
 // ExtensionCreate defines model for ExtensionCreate.
 type ExtensionCreate struct {
-	Accountcode    *string                        `json:"accountcode,omitempty"`
+	Accountcode *string `json:"accountcode,omitempty"`
+
+	// CallPermission Left out on create: "national".
 	CallPermission *ExtensionCreateCallPermission `json:"call_permission,omitempty"`
-	CallWaiting    *bool                          `json:"call_waiting,omitempty"`
+
+	// CallWaiting Left out on create: true.
+	CallWaiting *bool `json:"call_waiting,omitempty"`
 
 	// Callerid display form "Name <ext>"; default first and last name with the extension
 	Callerid *string `json:"callerid,omitempty"`
 
-	// Description free text
-	Description               *string `json:"description,omitempty"`
-	DirectoryExtensionVisible *bool   `json:"directory_extension_visible,omitempty"`
-	DirectoryVisible          *bool   `json:"directory_visible,omitempty"`
-	Dnd                       *bool   `json:"dnd,omitempty"`
-	Email                     *string `json:"email,omitempty"`
-	EmergencyLocationId       *int    `json:"emergency_location_id,omitempty"`
-	Enabled                   *bool   `json:"enabled,omitempty"`
-	FirstName                 *string `json:"first_name,omitempty"`
-	ForwardAll                *struct {
+	// Description free text Left out on create: "".
+	Description *string `json:"description,omitempty"`
+
+	// DirectoryExtensionVisible Left out on create: true.
+	DirectoryExtensionVisible *bool `json:"directory_extension_visible,omitempty"`
+
+	// DirectoryVisible Left out on create: true.
+	DirectoryVisible *bool `json:"directory_visible,omitempty"`
+
+	// Dnd Left out on create: false.
+	Dnd                 *bool   `json:"dnd,omitempty"`
+	Email               *string `json:"email,omitempty"`
+	EmergencyLocationId *int    `json:"emergency_location_id,omitempty"`
+
+	// Enabled Left out on create: true.
+	Enabled    *bool   `json:"enabled,omitempty"`
+	FirstName  *string `json:"first_name,omitempty"`
+	ForwardAll *struct {
 		// Destination dialable
 		Destination *string `json:"destination,omitempty"`
-		Enabled     *bool   `json:"enabled,omitempty"`
+
+		// Enabled Left out on create: false.
+		Enabled *bool `json:"enabled,omitempty"`
 	} `json:"forward_all,omitempty"`
 	ForwardBusy *struct {
 		// Destination dialable
 		Destination *string `json:"destination,omitempty"`
-		Enabled     *bool   `json:"enabled,omitempty"`
+
+		// Enabled Left out on create: false.
+		Enabled *bool `json:"enabled,omitempty"`
 	} `json:"forward_busy,omitempty"`
 	ForwardNoAnswer *struct {
 		// Destination dialable
 		Destination *string `json:"destination,omitempty"`
-		Enabled     *bool   `json:"enabled,omitempty"`
+
+		// Enabled Left out on create: false.
+		Enabled *bool `json:"enabled,omitempty"`
 	} `json:"forward_no_answer,omitempty"`
 	ForwardUnregistered *struct {
 		// Destination dialable
 		Destination *string `json:"destination,omitempty"`
-		Enabled     *bool   `json:"enabled,omitempty"`
+
+		// Enabled Left out on create: false.
+		Enabled *bool `json:"enabled,omitempty"`
 	} `json:"forward_unregistered,omitempty"`
-	Language         *string `json:"language,omitempty"`
-	LastName         *string `json:"last_name,omitempty"`
-	MaxRegistrations *int    `json:"max_registrations,omitempty"`
+	Language *string `json:"language,omitempty"`
+	LastName *string `json:"last_name,omitempty"`
+
+	// MaxRegistrations Left out on create: 5.
+	MaxRegistrations *int `json:"max_registrations,omitempty"`
 
 	// Mobile the user's mobile; from of POST /api/telephony/call must equal it. Phone numbers: international (+…), or national read with the tenant's country; stored in E.164.
 	Mobile *string `json:"mobile,omitempty"`
@@ -532,38 +554,48 @@ type ExtensionCreate struct {
 	MohClassId *int `json:"moh_class_id,omitempty"`
 
 	// Name extension number; path id
-	Name             string                   `json:"name"`
-	OutboundCallerid *string                  `json:"outbound_callerid,omitempty"`
-	Protocol         *ExtensionCreateProtocol `json:"protocol,omitempty"`
-	Record           *ExtensionCreateRecord   `json:"record,omitempty"`
+	Name             string  `json:"name"`
+	OutboundCallerid *string `json:"outbound_callerid,omitempty"`
 
-	// RingSeconds before no-answer handling
+	// Protocol Left out on create: "SIP".
+	Protocol *ExtensionCreateProtocol `json:"protocol,omitempty"`
+	Record   *ExtensionCreateRecord   `json:"record,omitempty"`
+
+	// RingSeconds before no-answer handling Left out on create: 30.
 	RingSeconds *int `json:"ring_seconds,omitempty"`
 
 	// SipSecret generated when omitted; returned once
-	SipSecret                 *string              `json:"sip_secret,omitempty"`
-	Tags                      *[]string            `json:"tags,omitempty"`
-	Timezone                  *string              `json:"timezone,omitempty"`
-	Type                      *ExtensionCreateType `json:"type,omitempty"`
-	VoicemailAttachAudio      *bool                `json:"voicemail_attach_audio,omitempty"`
-	VoicemailDeleteAfterEmail *bool                `json:"voicemail_delete_after_email,omitempty"`
-	VoicemailEmail            *string              `json:"voicemail_email,omitempty"`
-	VoicemailEnabled          *bool                `json:"voicemail_enabled,omitempty"`
+	SipSecret *string   `json:"sip_secret,omitempty"`
+	Tags      *[]string `json:"tags,omitempty"`
+	Timezone  *string   `json:"timezone,omitempty"`
+
+	// Type Left out on create: "user".
+	Type *ExtensionCreateType `json:"type,omitempty"`
+
+	// VoicemailAttachAudio Left out on create: true.
+	VoicemailAttachAudio *bool `json:"voicemail_attach_audio,omitempty"`
+
+	// VoicemailDeleteAfterEmail Left out on create: false.
+	VoicemailDeleteAfterEmail *bool   `json:"voicemail_delete_after_email,omitempty"`
+	VoicemailEmail            *string `json:"voicemail_email,omitempty"`
+
+	// VoicemailEnabled Left out on create: true.
+	VoicemailEnabled *bool `json:"voicemail_enabled,omitempty"`
 
 	// VoicemailPin generated when omitted; returned once
 	VoicemailPin *string `json:"voicemail_pin,omitempty"`
 }
 
-// ExtensionCreateCallPermission defines model for ExtensionCreate.CallPermission.
+// ExtensionCreateCallPermission Left out on create: "national".
 type ExtensionCreateCallPermission string
 
-// ExtensionCreateProtocol defines model for ExtensionCreate.Protocol.
+// ExtensionCreateProtocol Left out on create: "SIP".
 type ExtensionCreateProtocol string
 
 // ExtensionCreateRecord defines model for ExtensionCreate.Record.
 type ExtensionCreateRecord string
 
-// ExtensionCreateType defines model for ExtensionCreate.Type.
+// ExtensionCreateType Left out on create: "user".
 type ExtensionCreateType string
 
 // ExtensionCreated defines model for ExtensionCreated.
@@ -656,45 +688,67 @@ type ExtensionCreatedType string
 
 // ExtensionUpdate defines model for ExtensionUpdate.
 type ExtensionUpdate struct {
-	Accountcode    *string                        `json:"accountcode,omitempty"`
+	Accountcode *string `json:"accountcode,omitempty"`
+
+	// CallPermission Left out on create: "national".
 	CallPermission *ExtensionUpdateCallPermission `json:"call_permission,omitempty"`
-	CallWaiting    *bool                          `json:"call_waiting,omitempty"`
+
+	// CallWaiting Left out on create: true.
+	CallWaiting *bool `json:"call_waiting,omitempty"`
 
 	// Callerid display form "Name <ext>"; default first and last name with the extension
 	Callerid *string `json:"callerid,omitempty"`
 
-	// Description free text
-	Description               *string `json:"description,omitempty"`
-	DirectoryExtensionVisible *bool   `json:"directory_extension_visible,omitempty"`
-	DirectoryVisible          *bool   `json:"directory_visible,omitempty"`
-	Dnd                       *bool   `json:"dnd,omitempty"`
-	Email                     *string `json:"email,omitempty"`
-	EmergencyLocationId       *int    `json:"emergency_location_id,omitempty"`
-	Enabled                   *bool   `json:"enabled,omitempty"`
-	FirstName                 *string `json:"first_name,omitempty"`
-	ForwardAll                *struct {
+	// Description free text Left out on create: "".
+	Description *string `json:"description,omitempty"`
+
+	// DirectoryExtensionVisible Left out on create: true.
+	DirectoryExtensionVisible *bool `json:"directory_extension_visible,omitempty"`
+
+	// DirectoryVisible Left out on create: true.
+	DirectoryVisible *bool `json:"directory_visible,omitempty"`
+
+	// Dnd Left out on create: false.
+	Dnd                 *bool   `json:"dnd,omitempty"`
+	Email               *string `json:"email,omitempty"`
+	EmergencyLocationId *int    `json:"emergency_location_id,omitempty"`
+
+	// Enabled Left out on create: true.
+	Enabled    *bool   `json:"enabled,omitempty"`
+	FirstName  *string `json:"first_name,omitempty"`
+	ForwardAll *struct {
 		// Destination dialable
 		Destination *string `json:"destination,omitempty"`
-		Enabled     *bool   `json:"enabled,omitempty"`
+
+		// Enabled Left out on create: false.
+		Enabled *bool `json:"enabled,omitempty"`
 	} `json:"forward_all,omitempty"`
 	ForwardBusy *struct {
 		// Destination dialable
 		Destination *string `json:"destination,omitempty"`
-		Enabled     *bool   `json:"enabled,omitempty"`
+
+		// Enabled Left out on create: false.
+		Enabled *bool `json:"enabled,omitempty"`
 	} `json:"forward_busy,omitempty"`
 	ForwardNoAnswer *struct {
 		// Destination dialable
 		Destination *string `json:"destination,omitempty"`
-		Enabled     *bool   `json:"enabled,omitempty"`
+
+		// Enabled Left out on create: false.
+		Enabled *bool `json:"enabled,omitempty"`
 	} `json:"forward_no_answer,omitempty"`
 	ForwardUnregistered *struct {
 		// Destination dialable
 		Destination *string `json:"destination,omitempty"`
-		Enabled     *bool   `json:"enabled,omitempty"`
+
+		// Enabled Left out on create: false.
+		Enabled *bool `json:"enabled,omitempty"`
 	} `json:"forward_unregistered,omitempty"`
-	Language         *string `json:"language,omitempty"`
-	LastName         *string `json:"last_name,omitempty"`
-	MaxRegistrations *int    `json:"max_registrations,omitempty"`
+	Language *string `json:"language,omitempty"`
+	LastName *string `json:"last_name,omitempty"`
+
+	// MaxRegistrations Left out on create: 5.
+	MaxRegistrations *int `json:"max_registrations,omitempty"`
 
 	// Mobile the user's mobile; from of POST /api/telephony/call must equal it. Phone numbers: international (+…), or national read with the tenant's country; stored in E.164.
 	Mobile *string `json:"mobile,omitempty"`
@@ -703,38 +757,48 @@ type ExtensionUpdate struct {
 	MohClassId *int `json:"moh_class_id,omitempty"`
 
 	// Name extension number; path id
-	Name             *string                  `json:"name,omitempty"`
-	OutboundCallerid *string                  `json:"outbound_callerid,omitempty"`
-	Protocol         *ExtensionUpdateProtocol `json:"protocol,omitempty"`
-	Record           *ExtensionUpdateRecord   `json:"record,omitempty"`
+	Name             *string `json:"name,omitempty"`
+	OutboundCallerid *string `json:"outbound_callerid,omitempty"`
 
-	// RingSeconds before no-answer handling
+	// Protocol Left out on create: "SIP".
+	Protocol *ExtensionUpdateProtocol `json:"protocol,omitempty"`
+	Record   *ExtensionUpdateRecord   `json:"record,omitempty"`
+
+	// RingSeconds before no-answer handling Left out on create: 30.
 	RingSeconds *int `json:"ring_seconds,omitempty"`
 
 	// SipSecret generated when omitted; returned once
-	SipSecret                 *string              `json:"sip_secret,omitempty"`
-	Tags                      *[]string            `json:"tags,omitempty"`
-	Timezone                  *string              `json:"timezone,omitempty"`
-	Type                      *ExtensionUpdateType `json:"type,omitempty"`
-	VoicemailAttachAudio      *bool                `json:"voicemail_attach_audio,omitempty"`
-	VoicemailDeleteAfterEmail *bool                `json:"voicemail_delete_after_email,omitempty"`
-	VoicemailEmail            *string              `json:"voicemail_email,omitempty"`
-	VoicemailEnabled          *bool                `json:"voicemail_enabled,omitempty"`
+	SipSecret *string   `json:"sip_secret,omitempty"`
+	Tags      *[]string `json:"tags,omitempty"`
+	Timezone  *string   `json:"timezone,omitempty"`
+
+	// Type Left out on create: "user".
+	Type *ExtensionUpdateType `json:"type,omitempty"`
+
+	// VoicemailAttachAudio Left out on create: true.
+	VoicemailAttachAudio *bool `json:"voicemail_attach_audio,omitempty"`
+
+	// VoicemailDeleteAfterEmail Left out on create: false.
+	VoicemailDeleteAfterEmail *bool   `json:"voicemail_delete_after_email,omitempty"`
+	VoicemailEmail            *string `json:"voicemail_email,omitempty"`
+
+	// VoicemailEnabled Left out on create: true.
+	VoicemailEnabled *bool `json:"voicemail_enabled,omitempty"`
 
 	// VoicemailPin generated when omitted; returned once
 	VoicemailPin *string `json:"voicemail_pin,omitempty"`
 }
 
-// ExtensionUpdateCallPermission defines model for ExtensionUpdate.CallPermission.
+// ExtensionUpdateCallPermission Left out on create: "national".
 type ExtensionUpdateCallPermission string
 
-// ExtensionUpdateProtocol defines model for ExtensionUpdate.Protocol.
+// ExtensionUpdateProtocol Left out on create: "SIP".
 type ExtensionUpdateProtocol string
 
 // ExtensionUpdateRecord defines model for ExtensionUpdate.Record.
 type ExtensionUpdateRecord string
 
-// ExtensionUpdateType defines model for ExtensionUpdate.Type.
+// ExtensionUpdateType Left out on create: "user".
 type ExtensionUpdateType string
 
 // OtherError defines model for OtherError.
