@@ -27,7 +27,83 @@ type Payload struct {
 	Text        string       `json:"text"`
 	Mrkdwn      *bool        `json:"mrkdwn"`
 	Attachments []Attachment `json:"attachments"`
+	// Blocks are Block Kit blocks. Slack shows them instead of text
+	// (which is then the notification's fallback); a post of blocks
+	// alone is rendered from the blocks' text (BlockText).
+	Blocks []any `json:"blocks"`
 }
+
+// maxBlocks is Slack's limit on a message's blocks.
+const maxBlocks = 50
+
+// BlockText is the text of Block Kit blocks as one mrkdwn text: a line
+// per text object (section and header text, section fields, context
+// elements) and per rich-text section (its text and link elements run
+// together); dividers become a rule. Images and interactive elements
+// carry nothing to read and are left out.
+func BlockText(blocks []any) string {
+	var lines []string
+	var walk func(v any)
+	walk = func(v any) {
+		switch v := v.(type) {
+		case []any:
+			for _, c := range v {
+				walk(c)
+			}
+		case map[string]any:
+			typ, _ := v["type"].(string)
+			switch typ {
+			case "plain_text", "mrkdwn":
+				if t, _ := v["text"].(string); strings.TrimSpace(t) != "" {
+					lines = append(lines, t)
+				}
+				return
+			case "divider":
+				lines = append(lines, horizontalRule)
+				return
+			case "rich_text_section", "rich_text_quote", "rich_text_preformatted":
+				var b strings.Builder
+				for _, e := range asList(v["elements"]) {
+					el, _ := e.(map[string]any)
+					switch el["type"] {
+					case "text", "emoji":
+						t, _ := el["text"].(string)
+						b.WriteString(t)
+					case "link":
+						t, _ := el["text"].(string)
+						if t == "" {
+							t, _ = el["url"].(string)
+						}
+						b.WriteString(t)
+					}
+				}
+				if strings.TrimSpace(b.String()) != "" {
+					lines = append(lines, b.String())
+				}
+				return
+			case "image", "actions", "input", "button":
+				return
+			}
+			for _, k := range []string{"text", "fields", "elements"} {
+				if c, ok := v[k]; ok {
+					walk(c)
+				}
+			}
+		}
+	}
+	walk(blocks)
+	// A rule separates what there is to read; alone or at an end it says
+	// nothing.
+	for len(lines) > 0 && lines[0] == horizontalRule {
+		lines = lines[1:]
+	}
+	for len(lines) > 0 && lines[len(lines)-1] == horizontalRule {
+		lines = lines[:len(lines)-1]
+	}
+	return strings.Join(lines, "\n")
+}
+
+func asList(v any) []any { l, _ := v.([]any); return l }
 
 // Attachment is Slack's legacy attachment.
 type Attachment struct {
@@ -92,6 +168,12 @@ func ParsePayload(raw []byte) (*Payload, error) {
 	if err := dec.Decode(&p); err != nil {
 		return nil, &PayloadError{"invalid_payload", "the payload does not match the incoming-webhook format"}
 	}
+	if len(p.Blocks) > maxBlocks {
+		return nil, &PayloadError{"invalid_blocks", fmt.Sprintf("at most %d blocks", maxBlocks)}
+	}
+	if strings.TrimSpace(p.Text) == "" && len(p.Blocks) > 0 {
+		p.Text = BlockText(p.Blocks)
+	}
 	if len(p.Attachments) > maxAttachments {
 		return nil, &PayloadError{"too_many_attachments", fmt.Sprintf("at most %d attachments", maxAttachments)}
 	}
@@ -106,7 +188,7 @@ func ParsePayload(raw []byte) (*Payload, error) {
 		return nil, &PayloadError{"msg_too_long", fmt.Sprintf("text is limited to %d characters", maxText)}
 	}
 	if !show {
-		return nil, &PayloadError{"no_text", "nothing to post: give text or an attachment with content"}
+		return nil, &PayloadError{"no_text", "nothing to post: give text, blocks with text or an attachment with content"}
 	}
 	return &p, nil
 }

@@ -113,3 +113,36 @@ func TestMrkdwn(t *testing.T) {
 		t.Fatalf("attachment without mrkdwn_in styled %s", h)
 	}
 }
+
+// Issue 27, item 4: Slack's own client posting blocks only (no text) got
+// 400 no_text where Slack accepts it; the post is rendered from the
+// blocks' text.
+func TestBlockOnlyPayload(t *testing.T) {
+	raw := []byte(`{"blocks":[
+		{"type":"header","text":{"type":"plain_text","text":"Deploy finished"}},
+		{"type":"section","text":{"type":"mrkdwn","text":"*api* is live"},"fields":[{"type":"mrkdwn","text":"_env_: prod"}]},
+		{"type":"divider"},
+		{"type":"image","image_url":"https://example.net/x.png","alt_text":"chart"},
+		{"type":"context","elements":[{"type":"mrkdwn","text":"by ci"}]},
+		{"type":"rich_text","elements":[{"type":"rich_text_section","elements":[{"type":"text","text":"see "},{"type":"link","url":"https://example.net/run/1"}]}]}
+	]}`)
+	p, err := ParsePayload(raw)
+	if err != nil {
+		t.Fatalf("block-only payload refused: %v", err)
+	}
+	want := "Deploy finished\n*api* is live\n_env_: prod\n" + horizontalRule + "\nby ci\nsee https://example.net/run/1"
+	if p.Text != want {
+		t.Errorf("text from blocks:\n%q\nwant\n%q", p.Text, want)
+	}
+	if r := Render(p); !strings.Contains(r.HTML, "<strong>api</strong>") || !strings.Contains(r.Body, "Deploy finished") {
+		t.Errorf("rendered %+v", r)
+	}
+	// Blocks with nothing to read are still nothing to post.
+	for _, empty := range []string{`{"blocks":[]}`, `{"blocks":[{"type":"divider"}]}`, `{"blocks":[{"type":"image","image_url":"https://example.net/x.png"}]}`} {
+		if _, err := ParsePayload([]byte(empty)); err == nil {
+			t.Errorf("%s accepted", empty)
+		} else if pe, _ := IsPayloadError(err); pe == nil || pe.Code != "no_text" {
+			t.Errorf("%s: %v, want no_text", empty, err)
+		}
+	}
+}
