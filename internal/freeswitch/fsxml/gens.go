@@ -131,7 +131,10 @@ func (g *scopeGens) extensionsChanged(scope string, from, to uint64) (names []st
 }
 
 // reset drops every model and document at once.
-func (g *scopeGens) reset() { g.epoch.Add(1) }
+func (g *scopeGens) reset() {
+	g.epoch.Add(1)
+	stats.resets.Add(1)
+}
 
 // gens are the generations one fetch's answer is keyed by.
 type gens struct {

@@ -265,10 +265,13 @@ func (c *weightedLRU[V]) stats() (n, weight int) {
 // diagnostics.
 type Stats struct {
 	Fetches, DocHits, Renders, TenantBuilds, TenantPatches, PlatformBuilds int64
+	// Resets counts the times every model was dropped at once (a missed
+	// change stream: Redis reconnected or a notification was lost).
+	Resets int64
 }
 
 var stats struct {
-	fetches, docHits, renders, tenantBuilds, tenantPatches, platformBuilds atomic.Int64
+	fetches, docHits, renders, tenantBuilds, tenantPatches, platformBuilds, resets atomic.Int64
 }
 
 // ReadStats returns the counters since the process started.
@@ -276,7 +279,7 @@ func ReadStats() Stats {
 	return Stats{
 		Fetches: stats.fetches.Load(), DocHits: stats.docHits.Load(), Renders: stats.renders.Load(),
 		TenantBuilds: stats.tenantBuilds.Load(), TenantPatches: stats.tenantPatches.Load(),
-		PlatformBuilds: stats.platformBuilds.Load(),
+		PlatformBuilds: stats.platformBuilds.Load(), Resets: stats.resets.Load(),
 	}
 }
 

@@ -163,6 +163,14 @@ func TestDirectoryWriteReadsOneExtension(t *testing.T) {
 			check()
 			after := fsxml.ReadStats()
 			gotPatch, gotBuild := after.TenantPatches-before.TenantPatches, after.TenantBuilds-before.TenantBuilds
+			if after.Resets != before.Resets {
+				// Every model was dropped meanwhile (the change stream was
+				// interrupted, as Redis Cluster's pub/sub may be under
+				// load): a rebuild is then right, and the answers were
+				// checked above.
+				t.Logf("%s: the change stream was interrupted (%d resets); %d patches, %d builds", what, after.Resets-before.Resets, gotPatch, gotBuild)
+				return
+			}
 			if patched && (gotPatch != 1 || gotBuild != 0) || !patched && gotBuild != 1 {
 				t.Errorf("%s: %d patches, %d builds of the model (want patched=%v)", what, gotPatch, gotBuild, patched)
 			}
