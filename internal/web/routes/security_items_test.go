@@ -148,8 +148,10 @@ func TestEmptyBodyActionsUnchangedByMalformedBodies(t *testing.T) {
 		hook := fmt.Sprintf("%s%d", hooks, id)
 		first := s.Do(t, "POST", hook+"/test", s.Key, map[string]any{}).Expect(t, 200).Map(t)
 		// Creating the webhook sent a config.changed event too: let it settle.
+		// The bound is generous: the outbox worker reads the whole shared CI
+		// database, which under -race took over 10 s once.
 		var before []byte
-		eventually(t, 10*time.Second, "the deliveries settled", func() bool {
+		eventually(t, 60*time.Second, "the deliveries settled", func() bool {
 			before = s.Do(t, "GET", hook+"/deliveries", s.Key, nil).Expect(t, 200).Body
 			return !strings.Contains(string(before), `"pending"`)
 		})
