@@ -147,7 +147,7 @@ func TestDeletedMediaLeavesNoFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Do(t, "DELETE", base+fmt.Sprint(p["id"]), s.Key, nil).Expect(t, 204)
-		eventually(t, 10*time.Second, "the deleted prompt's file removed", func() bool {
+		eventually(t, 60*time.Second, "the deleted prompt's file removed", func() bool {
 			_, err := os.Stat(file)
 			return os.IsNotExist(err)
 		})
@@ -162,7 +162,7 @@ func TestDeletedMediaLeavesNoFiles(t *testing.T) {
 			t.Fatalf("class files %v", files)
 		}
 		s.Do(t, "DELETE", classPath, s.Key, nil).Expect(t, 204)
-		eventually(t, 10*time.Second, "the deleted class's files removed", func() bool {
+		eventually(t, 60*time.Second, "the deleted class's files removed", func() bool {
 			return len(allFiles(t, classDir)) == 0
 		})
 		// The class's external_id is free again: its row went with it.
@@ -189,7 +189,7 @@ func TestDeletedTenantLeavesNoFiles(t *testing.T) {
 			t.Fatalf("%d files before the delete", n)
 		}
 		s.Do(t, "DELETE", "/api/tenants/"+tenant, s.Key, nil).Expect(t, 204)
-		eventually(t, 10*time.Second, "the deleted tenant's files removed", func() bool {
+		eventually(t, 60*time.Second, "the deleted tenant's files removed", func() bool {
 			_, err := os.Stat(filepath.Join(s.Cfg.Media.Dir, tenant))
 			return os.IsNotExist(err)
 		})
