@@ -344,6 +344,22 @@ func (w *ackWaiter) check() {
 func (s *Service) pollHeads(ctx context.Context) error {
 	s.note.pollMu.Lock()
 	defer s.note.pollMu.Unlock()
+	// The changes themselves are read (not only each scope's newest id) so
+	// that a change to one extension is known as such even when the poll
+	// sees it before the writer's Committed does: a bare id would be
+	// recorded as "anything changed" and force a rebuild of the tenant.
+	chs, err := s.st.OutboxAfter(ctx, s.note.cursor, pollBatch)
+	if err != nil {
+		return err
+	}
+	for _, c := range chs {
+		s.observe(noticeOf(c))
+		s.note.cursor = max(s.note.cursor, c.ID)
+	}
+	if len(chs) < pollBatch {
+		return nil
+	}
+	// A burst larger than one batch: the rest is known by scope only.
 	top, last, err := s.st.OutboxHeads(ctx, s.note.cursor)
 	if err != nil {
 		return err
@@ -354,6 +370,9 @@ func (s *Service) pollHeads(ctx context.Context) error {
 	s.note.cursor = max(s.note.cursor, last)
 	return nil
 }
+
+// pollBatch is how many changes one outbox poll reads one by one.
+const pollBatch = 256
 
 // pollLoop polls the outbox heads until ctx ends.
 func (s *Service) pollLoop(ctx context.Context) {

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -125,4 +126,65 @@ func readCapture(prefix string) ([]byte, error) {
 		return nil, fmt.Errorf("capture %s: no body", prefix)
 	}
 	return body, nil
+}
+
+// TestPolledExtensionChangePatchesTheModel: a replica that learns of a
+// write to one extension from its outbox poll (before, or instead of, the
+// writer's notice) updates the tenant's model by reading that extension
+// only. Seen in CI under load: the poll saw the change first, recorded it
+// as "anything in the tenant changed" and the model was rebuilt.
+func TestPolledExtensionChangePatchesTheModel(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		tenant := storetest.Name("poll")
+		if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": tenant}); err != nil {
+			t.Fatal(err)
+		}
+		o, err := st.Tenant(ctx, tenant)
+		if err != nil {
+			t.Fatal(err)
+		}
+		exts := st.Registry().Resource("extensions")
+		if _, err := st.Create(ctx, exts, o, map[string]any{"name": "1000", "callerid": "Ann <1000>"}); err != nil {
+			t.Fatal(err)
+		}
+		rdb := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
+		defer rdb.Close()
+		svc := New(st, rdb, Config{Domain: "sip.test"}, nil)
+		defer svc.Close()
+		for deadline := time.Now().Add(10 * time.Second); !svc.note.live.Load(); time.Sleep(time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("change notifications not live")
+			}
+		}
+		raw, err := readCapture("009")
+		if err != nil {
+			t.Fatal(err)
+		}
+		dir := func() string {
+			doc, err := svc.Fetch(ctx, fakefs.FormWith(raw, "user", "1000-"+tenant, "domain", "sip.test", "key_value", "sip.test"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(doc)
+		}
+		if err := svc.pollHeads(ctx); err != nil {
+			t.Fatal(err)
+		}
+		dir()
+		before := ReadStats()
+		if _, err := st.Update(ctx, exts, o, "1000", map[string]any{"callerid": "Bob <1000>"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := svc.pollHeads(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if doc := dir(); !strings.Contains(doc, `name="effective_caller_id_name" value="Bob"`) {
+			t.Errorf("the polled update is not served:\n%s", doc)
+		}
+		after := ReadStats()
+		if patches, builds := after.TenantPatches-before.TenantPatches, after.TenantBuilds-before.TenantBuilds; patches != 1 || builds != 0 {
+			t.Errorf("after a polled one-extension update: %d patches, %d builds (want 1 patch, no build)", patches, builds)
+		}
+	})
 }

@@ -171,14 +171,6 @@ func TestDirectoryWriteReadsOneExtension(t *testing.T) {
 				t.Logf("%s: the change stream was interrupted (%d resets); %d patches, %d builds", what, after.Resets-before.Resets, gotPatch, gotBuild)
 				return
 			}
-			if patched && gotBuild > 0 && gotPatch == 0 {
-				// Seen in CI under load since the layout step: the write's
-				// notice missed and the model was rebuilt. The answers
-				// above are still checked; the patch path is logged until
-				// the cause (a gap in the recent-change ring) is found.
-				t.Logf("%s: rebuilt instead of patched (%d builds)", what, gotBuild)
-				return
-			}
 			if patched && (gotPatch != 1 || gotBuild != 0) || !patched && gotBuild != 1 {
 				t.Errorf("%s: %d patches, %d builds of the model (want patched=%v)", what, gotPatch, gotBuild, patched)
 			}
