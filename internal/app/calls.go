@@ -149,7 +149,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	go func() { defer wg.Done(); applier.Run(runCtx, featureEvents) }()
 	go func() {
 		defer wg.Done()
-		mwi.New(st, pool, cfg.SIPDomain, upNodes{pool}.UpNodes, log.With("component", "mwi")).Run(runCtx, mwiEvents)
+		mwi.New(st, pool, cfg.SIPDomain, func() []string { return esl.UpNodes(pool) }, log.With("component", "mwi")).Run(runCtx, mwiEvents)
 	}()
 	go func() { defer wg.Done(); reconcileNodes(runCtx, pool, cfg, st, reload, log) }()
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
@@ -159,13 +159,13 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
 	registerPoolMetrics(s.metrics, pool, events, log)
 
-	s.subscribers = append(s.subscribers, &media.VoicemailDelivery{Nodes: upNodes{pool}, Domain: cfg.SIPDomain, NodeDir: cfg.Media.NodeDir})
+	s.subscribers = append(s.subscribers, &media.VoicemailDelivery{Nodes: pool, Domain: cfg.SIPDomain, NodeDir: cfg.Media.NodeDir})
 	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool), ccSync, gwSync)
 	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
 		Store:         st,
 		Redis:         rdb,
 		KeyPrefix:     s.keyPrefix,
-		Pool:          pool,
+		Control:       calls.NewControl(pool, tracker),
 		Tracker:       tracker,
 		Recordings:    cfg.Recordings,
 		Streams:       runCtx,
@@ -285,12 +285,12 @@ func resync(ctx context.Context, pool *esl.Pool, tracker *calls.Tracker, node st
 	defer cancel()
 	// The Core-UUID first: channels of an earlier FreeSWITCH process on
 	// this node are gone whatever their age.
-	core, err := pool.API(ctx, node, command.CoreUUID)
+	core, err := pool.API(ctx, node, command.CoreUUID())
 	if err != nil {
 		log.Warn("core uuid unknown; resync cannot tell a restart", "node", node, "error", err)
 		core = ""
 	}
-	body, err := pool.API(ctx, node, command.ShowChannels)
+	body, err := pool.API(ctx, node, command.ShowChannels())
 	if err == nil {
 		err = tracker.ResyncCore(ctx, node, strings.TrimSpace(core), body)
 	}
@@ -344,10 +344,10 @@ func every(ctx context.Context, d time.Duration, fn func()) {
 func directoryFlusher(pool *esl.Pool, domain string) changes.Subscriber {
 	return changes.Func{ID: "freeswitch-directory-flush", Fn: func(ctx context.Context, c changes.Change) error {
 		users, all := fsxml.DirectoryUsers(c)
-		var cmds []string
+		var cmds []command.Command
 		switch {
 		case all:
-			cmds = []string{command.FlushDirectory}
+			cmds = []command.Command{command.FlushDirectory()}
 		default:
 			for _, u := range users {
 				cmd, err := command.FlushUser(u, domain)
@@ -370,22 +370,9 @@ func streamReloader(pool *esl.Pool) changes.Subscriber {
 	}}
 }
 
-// upNodes gives media.VoicemailDelivery the pool's connected nodes.
-type upNodes struct{ *esl.Pool }
-
-func (p upNodes) UpNodes() []string {
-	var names []string
-	for _, n := range p.Nodes() {
-		if n.Up {
-			names = append(names, n.Name)
-		}
-	}
-	return names
-}
-
 // broadcast sends each API command to every connected node; a node that is
 // down has nothing to apply (it reads the configuration when it comes up).
-func broadcast(ctx context.Context, pool *esl.Pool, cmds []string) error {
+func broadcast(ctx context.Context, pool *esl.Pool, cmds []command.Command) error {
 	if len(cmds) == 0 {
 		return nil
 	}

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 
 	"github.com/switchboard/switchboard/internal/changes"
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 )
 
@@ -11,7 +12,7 @@ import (
 // music-on-hold change on a node: a new or changed class is (re)loaded from
 // local_stream.conf by name; a renamed class's old stream is stopped first;
 // a deleted class's stream is stopped. Nil for other changes.
-func StreamCommands(c changes.Change) []string {
+func StreamCommands(c changes.Change) []command.Command {
 	if c.Resource != "music_on_hold" || c.Tenant == "" {
 		return nil
 	}
@@ -25,12 +26,12 @@ func StreamCommands(c changes.Change) []string {
 		return dialplan.MOHStreamName(c.Tenant, obj.Name)
 	}
 	before, after := name(c.Before), name(c.After)
-	var cmds []string
+	var cmds []command.Command
 	if before != "" && before != after {
-		cmds = append(cmds, "local_stream stop "+before)
+		cmds = append(cmds, command.LocalStreamStop(before))
 	}
 	if after != "" {
-		cmds = append(cmds, "local_stream reload "+after)
+		cmds = append(cmds, command.LocalStreamReload(after))
 	}
 	return cmds
 }

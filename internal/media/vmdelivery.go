@@ -10,7 +10,9 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/changes"
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 )
 
 // VoicemailDeliveryData is the voicemail.imported event's payload: what a
@@ -27,11 +29,7 @@ type VoicemailDeliveryData struct {
 }
 
 // VoicemailNodes is what delivery needs of the FreeSWITCH node pool.
-type VoicemailNodes interface {
-	// UpNodes names the nodes whose command connection is up.
-	UpNodes() []string
-	API(ctx context.Context, node, cmd string) (string, error)
-}
+type VoicemailNodes = esl.Commander
 
 // VoicemailDelivery files imported messages in mod_voicemail on every
 // connected node. mod_voicemail keeps its message index in its own
@@ -80,7 +78,7 @@ func (d *VoicemailDelivery) Handle(ctx context.Context, c changes.Change) error 
 		return err
 	}
 	var errs []error
-	for _, node := range d.Nodes.UpNodes() {
+	for _, node := range esl.UpNodes(d.Nodes) {
 		if err := d.deliver(ctx, node, cmds); err != nil {
 			errs = append(errs, fmt.Errorf("voicemail %s on %s: %w", m.ExternalID, node, err))
 		}
@@ -90,10 +88,10 @@ func (d *VoicemailDelivery) Handle(ctx context.Context, c changes.Change) error 
 
 // vmCommands are one message's API commands, built from validated parts.
 type vmCommands struct {
-	list, inject string
+	list, inject command.Command
 	// marker ends the file_path mod_voicemail records for this file.
 	marker string
-	read   func(uuid string) string
+	read   func(uuid string) command.Command
 }
 
 // maxVMPath is one less than the file_path length at which vm_inject names
@@ -112,20 +110,17 @@ func (d *VoicemailDelivery) commands(tenant string, m VoicemailDeliveryData) (vm
 		return vmCommands{}, fmt.Errorf("voicemail delivery: the media directory %q is too long for mod_voicemail's file_path", dir)
 	}
 	id := box + "@" + d.Domain
-	inject := "vm_inject " + id + "@" + dialplan.VoicemailProfile + " " + dir + "/" + m.Path + " " + firstOr(m.CallerIDNumber, "anonymous")
-	if name := vmCallerName(m.CallerIDName); name != "" {
-		inject += " '" + name + "'"
-	}
-	c := vmCommands{list: "vm_list " + id, inject: inject, marker: "_broadcast_" + file}
+	inject := command.VMInject(id, dialplan.VoicemailProfile, dir+"/"+m.Path, firstOr(m.CallerIDNumber, "anonymous"), vmCallerName(m.CallerIDName))
+	c := vmCommands{list: command.VMList(id), inject: inject, marker: "_broadcast_" + file}
 	if m.Read {
-		c.read = func(uuid string) string { return "vm_read " + id + " read " + uuid }
+		c.read = func(uuid string) command.Command { return command.VMRead(id, uuid) }
 	}
 	return c, nil
 }
 
 // deliver files the message on one node unless it is there already.
 func (d *VoicemailDelivery) deliver(ctx context.Context, node string, c vmCommands) error {
-	api := func(cmd string) (string, error) {
+	api := func(cmd command.Command) (string, error) {
 		cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 		defer cancel()
 		return d.Nodes.API(cctx, node, cmd)
@@ -141,7 +136,7 @@ func (d *VoicemailDelivery) deliver(ctx context.Context, node string, c vmComman
 			return err
 		}
 		if !strings.HasPrefix(out, "+OK") {
-			return fmt.Errorf("vm_inject refused: %s", strings.TrimSpace(out))
+			return fmt.Errorf("mod_voicemail refused the message: %s", strings.TrimSpace(out))
 		}
 		// vm_inject answers +OK even when it could not read the file (then
 		// nothing is filed): only the list proves the message is there.
@@ -149,7 +144,7 @@ func (d *VoicemailDelivery) deliver(ctx context.Context, node string, c vmComman
 			return err
 		}
 		if uuid, heard, found = findVMMessage(list, c.marker); !found {
-			return fmt.Errorf("vm_inject answered +OK but vm_list does not show the message")
+			return fmt.Errorf("mod_voicemail took the message (+OK) but does not list it")
 		}
 	}
 	if c.read == nil || heard {
@@ -160,7 +155,7 @@ func (d *VoicemailDelivery) deliver(ctx context.Context, node string, c vmComman
 		return err
 	}
 	if !strings.HasPrefix(out, "+OK") {
-		return fmt.Errorf("vm_read refused: %s", strings.TrimSpace(out))
+		return fmt.Errorf("mod_voicemail refused to mark the message heard: %s", strings.TrimSpace(out))
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package media
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
+	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"strings"
 	"testing"
 
@@ -18,9 +20,10 @@ type vmStub struct {
 	lose  bool
 }
 
-func (n *vmStub) UpNodes() []string { return []string{"fs1"} }
+func (n *vmStub) Nodes() []esl.NodeStatus { return []esl.NodeStatus{{Name: "fs1", Up: true}} }
 
-func (n *vmStub) API(_ context.Context, _, cmd string) (string, error) {
+func (n *vmStub) API(_ context.Context, _ string, c command.Command) (string, error) {
+	cmd := c.String()
 	n.cmds = append(n.cmds, cmd)
 	switch {
 	case strings.HasPrefix(cmd, "vm_list "):

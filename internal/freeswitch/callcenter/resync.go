@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/internal/changes"
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/models"
 )
@@ -152,7 +153,7 @@ func (s *Sync) held(ctx context.Context, node string, scope func(tenant string) 
 // split at "|": mod_callcenter prints a header row (for agents and tiers
 // only when there are rows), the rows, then "+OK".
 func (s *Sync) list(ctx context.Context, node, section string) ([][]string, error) {
-	reply, err := s.call(ctx, node, section+" list")
+	reply, err := s.call(ctx, node, command.CallcenterList(section))
 	if err != nil {
 		return nil, err
 	}
@@ -176,26 +177,26 @@ func (s *Sync) reconcile(ctx context.Context, node string, scope func(string) bo
 	if err != nil {
 		return err
 	}
-	var cmds []command
+	var cmds []step
 	for _, q := range sortedKeys(have.queues) {
 		if !want.queues[q] {
-			cmds = append(cmds, command{args: "queue unload " + q})
+			cmds = append(cmds, step{cmd: command.QueueUnload(q)})
 		}
 	}
 	for _, a := range sortedKeys(have.agents) {
 		if _, ok := want.agents[a]; !ok {
-			cmds = append(cmds, command{args: "agent del " + a}) // its tiers go with it
+			cmds = append(cmds, step{cmd: command.AgentDel(a)}) // its tiers go with it
 		}
 	}
 	for _, q := range sortedKeys(want.queues) {
 		if have.queues[q] {
-			cmds = append(cmds, command{args: "queue reload " + q})
+			cmds = append(cmds, step{cmd: command.QueueReload(q)})
 		} else {
-			cmds = append(cmds, command{args: "queue load " + q})
+			cmds = append(cmds, step{cmd: command.QueueLoad(q)})
 		}
 	}
 	for _, a := range sortedKeys(want.agents) {
-		cmds = append(cmds, command{args: "agent add " + a + " callback", exists: "-ERR Agent already exist!"})
+		cmds = append(cmds, step{cmd: command.AgentAdd(a), exists: "-ERR Agent already exist!"})
 		for _, kv := range want.agents[a] {
 			cmds = append(cmds, agentSet(kv[0], a, kv[1]))
 		}
@@ -203,7 +204,7 @@ func (s *Sync) reconcile(ctx context.Context, node string, scope func(string) bo
 	for _, k := range sortedKeys(have.tiers) {
 		if _, ok := want.tiers[k]; !ok {
 			if _, kept := want.agents[k[1]]; kept {
-				cmds = append(cmds, command{args: "tier del " + k[0] + " " + k[1]})
+				cmds = append(cmds, step{cmd: command.TierDel(k[0], k[1])})
 			}
 		}
 	}

@@ -19,16 +19,14 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/changes"
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
-// Nodes is what the sync needs of the node pool (esl.Pool).
-type Nodes interface {
-	Nodes() []esl.NodeStatus
-	API(ctx context.Context, node, cmd string) (string, error)
-}
+// Nodes is what the sync needs of the node pool.
+type Nodes = esl.Commander
 
 // Sync is the outbox subscriber.
 type Sync struct {
@@ -56,10 +54,10 @@ func (s *Sync) Name() string { return "freeswitch-callcenter" }
 // command is one callcenter_config command. A reply equal to exists means
 // the module already holds what the command adds (a redelivered change):
 // then orElse is sent instead, or nothing.
-type command struct {
-	args   string
+type step struct {
+	cmd    command.Command
 	exists string
-	orElse []string
+	orElse []command.Command
 	// skipIf is a reply that means the command is not needed here (a
 	// queue's tier for an agent the node does not hold yet: the agent's own
 	// change, later in the outbox, adds it with all its tiers).
@@ -73,7 +71,7 @@ type command struct {
 func (s *Sync) Handle(ctx context.Context, c changes.Change) error {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var cmds []command
+	var cmds []step
 	var err error
 	switch c.Resource {
 	case "queues":
@@ -100,9 +98,9 @@ func (s *Sync) Handle(ctx context.Context, c changes.Change) error {
 	return errors.Join(errs...)
 }
 
-func (s *Sync) send(ctx context.Context, node string, cmds []command) error {
+func (s *Sync) send(ctx context.Context, node string, cmds []step) error {
 	for _, cmd := range cmds {
-		err := s.api(ctx, node, cmd.args)
+		err := s.api(ctx, node, cmd.cmd)
 		var ce *esl.CommandError
 		if err != nil && cmd.skipIf != "" && errors.As(err, &ce) && strings.TrimSpace(ce.Reply) == cmd.skipIf {
 			continue
@@ -122,29 +120,25 @@ func (s *Sync) send(ctx context.Context, node string, cmds []command) error {
 	return nil
 }
 
-func (s *Sync) api(ctx context.Context, node, args string) error {
-	_, err := s.call(ctx, node, args)
+func (s *Sync) api(ctx context.Context, node string, cmd command.Command) error {
+	_, err := s.call(ctx, node, cmd)
 	return err
 }
 
 // call runs one callcenter_config command and returns its reply.
-func (s *Sync) call(ctx context.Context, node, args string) (string, error) {
+func (s *Sync) call(ctx context.Context, node string, cmd command.Command) (string, error) {
 	cctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	reply, err := s.nodes.API(cctx, node, "callcenter_config "+args)
+	reply, err := s.nodes.API(cctx, node, cmd)
 	if err != nil {
 		return "", fmt.Errorf("callcenter sync: %w", err)
 	}
 	return reply, nil
 }
 
-// agentSet is "agent set <key> <agent> <value>". mod_callcenter splits its
-// arguments at spaces; quotes group ("On Break"). Only statuses hold spaces.
-func agentSet(key, agent, value string) command {
-	if strings.Contains(value, " ") {
-		value = "'" + value + "'"
-	}
-	return command{args: "agent set " + key + " " + agent + " " + value}
+// agentSet is one agent setting (command.AgentSet).
+func agentSet(key, agent, value string) step {
+	return step{cmd: command.AgentSet(key, agent, value)}
 }
 
 // decode reads a change's before or after object (nil when absent).
@@ -183,13 +177,13 @@ func records[T any](ctx context.Context, st *models.Store, tenant, resource stri
 	return out, nil
 }
 
-func tierAdd(t dialplan.Tier) command {
-	return command{
-		args:   fmt.Sprintf("tier add %s %s %d %d", t.Queue, t.Agent, t.Level, t.Position),
+func tierAdd(t dialplan.Tier) step {
+	return step{
+		cmd:    command.TierAdd(t.Queue, t.Agent, t.Level, t.Position),
 		exists: "-ERR Tier already exist!",
-		orElse: []string{
-			fmt.Sprintf("tier set level %s %s %d", t.Queue, t.Agent, t.Level),
-			fmt.Sprintf("tier set position %s %s %d", t.Queue, t.Agent, t.Position),
+		orElse: []command.Command{
+			command.TierSetLevel(t.Queue, t.Agent, t.Level),
+			command.TierSetPosition(t.Queue, t.Agent, t.Position),
 		},
 	}
 }
@@ -198,7 +192,7 @@ func tierAdd(t dialplan.Tier) command {
 // renumbered) is unloaded under its old name; one that starts is loaded
 // (mod_callcenter fetches callcenter.conf for it) and its agents' tiers are
 // added; an edited one is reloaded, which keeps its tiers.
-func (s *Sync) queueCommands(ctx context.Context, c changes.Change) ([]command, error) {
+func (s *Sync) queueCommands(ctx context.Context, c changes.Change) ([]step, error) {
 	before, err := decode[dialplan.Queue](c.Before)
 	if err != nil {
 		return nil, err
@@ -208,18 +202,18 @@ func (s *Sync) queueCommands(ctx context.Context, c changes.Change) ([]command, 
 		return nil, err
 	}
 	served := func(q *dialplan.Queue) bool { return q != nil && q.Enabled && validName(c.Tenant, q.Number) }
-	var cmds []command
+	var cmds []step
 	if served(before) && (!served(after) || after.Number != before.Number) {
-		cmds = append(cmds, command{args: "queue unload " + dialplan.QueueName(c.Tenant, before.Number)})
+		cmds = append(cmds, step{cmd: command.QueueUnload(dialplan.QueueName(c.Tenant, before.Number))})
 	}
 	if !served(after) {
 		return cmds, nil
 	}
 	name := dialplan.QueueName(c.Tenant, after.Number)
 	if served(before) && before.Number == after.Number {
-		return append(cmds, command{args: "queue reload " + name}), nil
+		return append(cmds, step{cmd: command.QueueReload(name)}), nil
 	}
-	cmds = append(cmds, command{args: "queue load " + name})
+	cmds = append(cmds, step{cmd: command.QueueLoad(name)})
 	agents, err := records[dialplan.Agent](ctx, s.st, c.Tenant, "agents")
 	if err != nil {
 		return nil, err
@@ -239,7 +233,7 @@ func (s *Sync) queueCommands(ctx context.Context, c changes.Change) ([]command, 
 // unreachable) is deleted with its tiers; a new one is added with every
 // setting and tier; an edited one gets the settings that changed and the
 // tier differences.
-func (s *Sync) agentCommands(ctx context.Context, c changes.Change) ([]command, error) {
+func (s *Sync) agentCommands(ctx context.Context, c changes.Change) ([]step, error) {
 	before, err := decode[dialplan.Agent](c.Before)
 	if err != nil {
 		return nil, err
@@ -262,16 +256,16 @@ func (s *Sync) agentCommands(ctx context.Context, c changes.Change) ([]command, 
 	if newSet != nil {
 		newName = dialplan.AgentName(c.Tenant, after.AgentNumber)
 	}
-	var cmds []command
+	var cmds []step
 	if oldSet != nil && oldName != newName {
-		cmds = append(cmds, command{args: "agent del " + oldName})
+		cmds = append(cmds, step{cmd: command.AgentDel(oldName)})
 	}
 	if newSet == nil {
 		return cmds, nil
 	}
 	fresh := oldName != newName
 	if fresh {
-		cmds = append(cmds, command{args: "agent add " + newName + " callback", exists: "-ERR Agent already exist!"})
+		cmds = append(cmds, step{cmd: command.AgentAdd(newName), exists: "-ERR Agent already exist!"})
 	}
 	for i, kv := range newSet {
 		if !fresh && oldSet[i] == kv {
@@ -291,7 +285,7 @@ func (s *Sync) agentCommands(ctx context.Context, c changes.Change) ([]command, 
 	}
 	for _, h := range had {
 		if !containsQueue(want, h.Queue) {
-			cmds = append(cmds, command{args: "tier del " + h.Queue + " " + h.Agent})
+			cmds = append(cmds, step{cmd: command.TierDel(h.Queue, h.Agent)})
 		}
 	}
 	for _, w := range want {
@@ -299,7 +293,7 @@ func (s *Sync) agentCommands(ctx context.Context, c changes.Change) ([]command, 
 		case i < 0:
 			cmds = append(cmds, tierAdd(w))
 		case had[i] != w:
-			cmds = append(cmds, command{args: tierAdd(w).orElse[0]}, command{args: tierAdd(w).orElse[1]})
+			cmds = append(cmds, step{cmd: tierAdd(w).orElse[0]}, step{cmd: tierAdd(w).orElse[1]})
 		}
 	}
 	return cmds, nil

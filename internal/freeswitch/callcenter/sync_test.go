@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/freeswitch/callcenter"
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/models/storetest"
@@ -22,7 +23,8 @@ func (n *nodeWithoutAgents) Nodes() []esl.NodeStatus {
 	return []esl.NodeStatus{{Name: "fs1", Up: true}}
 }
 
-func (n *nodeWithoutAgents) API(_ context.Context, node, cmd string) (string, error) {
+func (n *nodeWithoutAgents) API(_ context.Context, node string, c command.Command) (string, error) {
+	cmd := c.String()
 	n.sent = append(n.sent, cmd)
 	if strings.HasPrefix(cmd, "callcenter_config tier add ") {
 		return "", &esl.CommandError{Node: node, Command: cmd, Reply: "-ERR Agent not found!\n"}

@@ -11,6 +11,17 @@ import (
 	"fmt"
 )
 
+// Command is one API command line for a node. Only this package's
+// builders make one, and the node pool (esl.Pool.API, BgAPI) sends
+// nothing else: no FreeSWITCH command text is written anywhere else.
+type Command struct{ line string }
+
+// String is the line as the node receives it after "api " or "bgapi ".
+func (c Command) String() string { return c.line }
+
+// IsZero reports whether c was built by no builder.
+func (c Command) IsZero() bool { return c.line == "" }
+
 // ValueError names the variable or argument whose value no FreeSWITCH
 // command can carry (see QuoteListVar and SafeArg).
 type ValueError struct {
@@ -44,7 +55,7 @@ var displayVars = map[string]bool{"effective_caller_id_name": true, "origination
 // through QuoteListVar or SafeArg even though the inputs were validated.
 //
 //	originate {^^;origination_uuid=<id>;...}loopback/<mobile>/<tenant> <to> XML <tenant>
-func Callback(id string, userVars [][2]string, mobile, to string) (string, error) {
+func Callback(id string, userVars [][2]string, mobile, to string) (Command, error) {
 	var tenant, cidName, cidNum string
 	for _, kv := range userVars {
 		switch kv[0] {
@@ -75,74 +86,74 @@ func Callback(id string, userVars [][2]string, mobile, to string) (string, error
 		}
 		v, err := QuoteListVar(kv[1])
 		if err != nil {
-			return "", &ValueError{Name: kv[0], Err: err}
+			return Command{}, &ValueError{Name: kv[0], Err: err}
 		}
 		parts = append(parts, kv[0]+"="+v)
 	}
 	for _, a := range [][2]string{{"to", mobile}, {"sb_tenant", tenant}, {"to", to}} {
 		if _, err := SafeArg(a[1]); err != nil {
-			return "", &ValueError{Name: a[0], Err: err}
+			return Command{}, &ValueError{Name: a[0], Err: err}
 		}
 	}
-	return fmt.Sprintf("originate %sloopback/%s/%s %s XML %s", VarBlock(parts), mobile, tenant, to, tenant), nil
+	return Command{fmt.Sprintf("originate %sloopback/%s/%s %s XML %s", VarBlock(parts), mobile, tenant, to, tenant)}, nil
 }
 
 // UUIDKill hangs up a channel: uuid_kill <uuid>.
-func UUIDKill(uuid string) (string, error) {
+func UUIDKill(uuid string) (Command, error) {
 	if _, err := SafeArg(uuid); err != nil {
-		return "", &ValueError{Name: "uuid", Err: err}
+		return Command{}, &ValueError{Name: "uuid", Err: err}
 	}
-	return "uuid_kill " + uuid, nil
+	return Command{"uuid_kill " + uuid}, nil
 }
 
 // UUIDTransfer blind-transfers a channel to dest in the XML dialplan's
 // context: uuid_transfer <uuid> <dest> XML <context>.
-func UUIDTransfer(uuid, dest, context string) (string, error) {
+func UUIDTransfer(uuid, dest, context string) (Command, error) {
 	for _, a := range [][2]string{{"uuid", uuid}, {"to", dest}, {"context", context}} {
 		if _, err := SafeArg(a[1]); err != nil {
-			return "", &ValueError{Name: a[0], Err: err}
+			return Command{}, &ValueError{Name: a[0], Err: err}
 		}
 	}
-	return fmt.Sprintf("uuid_transfer %s %s XML %s", uuid, dest, context), nil
+	return Command{fmt.Sprintf("uuid_transfer %s %s XML %s", uuid, dest, context)}, nil
 }
 
 // UUIDRecord starts or stops recording a channel into path (an absolute
 // file on the node; "all" when stopping every recording of the channel):
 // uuid_record <uuid> start|stop <path>.
-func UUIDRecord(uuid, action, path string) (string, error) {
+func UUIDRecord(uuid, action, path string) (Command, error) {
 	if action != "start" && action != "stop" {
-		return "", &ValueError{Name: "action", Err: fmt.Errorf("must be start or stop, not %q", action)}
+		return Command{}, &ValueError{Name: "action", Err: fmt.Errorf("must be start or stop, not %q", action)}
 	}
 	if path == "all" && action != "stop" {
-		return "", &ValueError{Name: "filename", Err: errors.New(`"all" names every recording and only stops`)}
+		return Command{}, &ValueError{Name: "filename", Err: errors.New(`"all" names every recording and only stops`)}
 	}
 	for _, a := range [][2]string{{"uuid", uuid}, {"filename", path}} {
 		if _, err := SafeArg(a[1]); err != nil {
-			return "", &ValueError{Name: a[0], Err: err}
+			return Command{}, &ValueError{Name: a[0], Err: err}
 		}
 	}
-	return fmt.Sprintf("uuid_record %s %s %s", uuid, action, path), nil
+	return Command{fmt.Sprintf("uuid_record %s %s %s", uuid, action, path)}, nil
 }
 
 // CoreUUID asks a node for the UUID of its running FreeSWITCH process
 // (a new one after every restart).
-const CoreUUID = "global_getvar core_uuid"
+func CoreUUID() Command { return Command{"global_getvar core_uuid"} }
 
 // ShowChannels lists a node's channels as JSON (the resync after a
 // reconnect).
-const ShowChannels = "show channels as json"
+func ShowChannels() Command { return Command{"show channels as json"} }
 
 // FlushDirectory empties a node's whole XML cache (mod_xml_curl answers
 // FreeSWITCH keeps per user).
-const FlushDirectory = "xml_flush_cache"
+func FlushDirectory() Command { return Command{"xml_flush_cache"} }
 
 // FlushUser drops one user's cached directory entry:
 // xml_flush_cache id <user> <domain>.
-func FlushUser(user, domain string) (string, error) {
+func FlushUser(user, domain string) (Command, error) {
 	for _, a := range [][2]string{{"user", user}, {"domain", domain}} {
 		if _, err := SafeArg(a[1]); err != nil {
-			return "", &ValueError{Name: a[0], Err: err}
+			return Command{}, &ValueError{Name: a[0], Err: err}
 		}
 	}
-	return "xml_flush_cache id " + user + " " + domain, nil
+	return Command{"xml_flush_cache id " + user + " " + domain}, nil
 }

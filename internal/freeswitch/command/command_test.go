@@ -7,12 +7,12 @@ import (
 
 // The exact lines FreeSWITCH receives.
 func TestWireStrings(t *testing.T) {
-	must := func(s string, err error) string {
+	must := func(c Command, err error) string {
 		t.Helper()
 		if err != nil {
 			t.Fatal(err)
 		}
-		return s
+		return c.String()
 	}
 	for _, c := range []struct{ got, want string }{
 		{must(UUIDKill("6f0c3a2e-1b7d-4b7e-9f3a-0c1d2e3f4a5b")), "uuid_kill 6f0c3a2e-1b7d-4b7e-9f3a-0c1d2e3f4a5b"},
@@ -20,9 +20,32 @@ func TestWireStrings(t *testing.T) {
 		{must(UUIDRecord("u1", "start", "/rec/acme/all.wav")), "uuid_record u1 start /rec/acme/all.wav"},
 		{must(UUIDRecord("u1", "stop", "all")), "uuid_record u1 stop all"},
 		{must(FlushUser("1001-acme", "sip.example.net")), "xml_flush_cache id 1001-acme sip.example.net"},
-		{FlushDirectory, "xml_flush_cache"},
-		{CoreUUID, "global_getvar core_uuid"},
-		{ShowChannels, "show channels as json"},
+		{FlushDirectory().String(), "xml_flush_cache"},
+		{CoreUUID().String(), "global_getvar core_uuid"},
+		{ShowChannels().String(), "show channels as json"},
+		{CallcenterList("tier").String(), "callcenter_config tier list"},
+		{QueueLoad("650@acme").String(), "callcenter_config queue load 650@acme"},
+		{QueueReload("650@acme").String(), "callcenter_config queue reload 650@acme"},
+		{QueueUnload("650@acme").String(), "callcenter_config queue unload 650@acme"},
+		{AgentAdd("41@acme").String(), "callcenter_config agent add 41@acme callback"},
+		{AgentDel("41@acme").String(), "callcenter_config agent del 41@acme"},
+		{AgentSet("status", "41@acme", "On Break").String(), "callcenter_config agent set status 41@acme 'On Break'"},
+		{AgentSet("max_no_answer", "41@acme", "3").String(), "callcenter_config agent set max_no_answer 41@acme 3"},
+		{TierAdd("650@acme", "41@acme", 2, 3).String(), "callcenter_config tier add 650@acme 41@acme 2 3"},
+		{TierSetLevel("650@acme", "41@acme", 2).String(), "callcenter_config tier set level 650@acme 41@acme 2"},
+		{TierSetPosition("650@acme", "41@acme", 3).String(), "callcenter_config tier set position 650@acme 41@acme 3"},
+		{TierDel("650@acme", "41@acme").String(), "callcenter_config tier del 650@acme 41@acme"},
+		{GatewayStatus().String(), "sofia xmlstatus gateway"},
+		{KillGateway("external", "carrier").String(), "sofia profile external killgw carrier"},
+		{Rescan("external").String(), "sofia profile external rescan"},
+		{VMList("1001-acme@sip.test").String(), "vm_list 1001-acme@sip.test"},
+		{VMInject("1001-acme@sip.test", "default", "/media/vm/a.wav", "+2782", "Ann Lee").String(), "vm_inject 1001-acme@sip.test@default /media/vm/a.wav +2782 'Ann Lee'"},
+		{VMInject("1001-acme@sip.test", "default", "/media/vm/a.wav", "anonymous", "").String(), "vm_inject 1001-acme@sip.test@default /media/vm/a.wav anonymous"},
+		{VMRead("1001-acme@sip.test", "u1").String(), "vm_read 1001-acme@sip.test read u1"},
+		{LocalStreamStop("acme_jazz").String(), "local_stream stop acme_jazz"},
+		{LocalStreamReload("acme_jazz").String(), "local_stream reload acme_jazz"},
+		{mustEvent(t, "MESSAGE_WAITING", [][2]string{{"MWI-Messages-Waiting", "yes"}, {"MWI-Message-Account", "1001-acme@sip.test"}}).String(),
+			"sendevent MESSAGE_WAITING\r\nMWI-Messages-Waiting: yes\r\nMWI-Message-Account: 1001-acme@sip.test"},
 		{
 			must(Callback("c1", [][2]string{
 				{"sb_tenant", "acme"}, {"toll_allow", "internal,local"},
@@ -73,4 +96,31 @@ func TestRefusedValuesNamed(t *testing.T) {
 	}
 }
 
-func second(_ string, err error) error { return err }
+func second(_ Command, err error) error { return err }
+
+func mustEvent(t *testing.T, name string, headers [][2]string) Event {
+	t.Helper()
+	ev, err := SendEvent(name, headers)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ev
+}
+
+// An event with a line break in a value, a colon in a header name or a
+// bad name is refused: it would add lines to the message.
+func TestSendEventRefusesLineBreaks(t *testing.T) {
+	for _, c := range []struct {
+		name    string
+		headers [][2]string
+	}{
+		{"MESSAGE_WAITING", [][2]string{{"MWI-Messages-Waiting", "yes\r\nX: y"}}},
+		{"MESSAGE_WAITING", [][2]string{{"MWI:Account", "x"}}},
+		{"MESSAGE WAITING", nil},
+		{"", nil},
+	} {
+		if _, err := SendEvent(c.name, c.headers); err == nil {
+			t.Errorf("%q %q accepted", c.name, c.headers)
+		}
+	}
+}

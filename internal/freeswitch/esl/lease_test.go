@@ -140,7 +140,7 @@ func TestOnlyOneReplicaConsumesEvents(t *testing.T) {
 			// events reach only the holder.
 			ctx, cancel := context.WithTimeout(t.Context(), 3*time.Second)
 			defer cancel()
-			job, err := pools[other].BgAPI(ctx, node.Name, "originate sofia/gateway/gw1/4477 &park()")
+			job, err := pools[other].bgapi(ctx, node.Name, "originate sofia/gateway/gw1/4477 &park()")
 			if err != nil {
 				t.Fatal(err)
 			}

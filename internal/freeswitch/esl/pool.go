@@ -3,6 +3,7 @@ package esl
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"io"
 	"log/slog"
 	"strings"
@@ -227,8 +228,14 @@ func (p *Pool) list() []*node {
 // fails at once with ErrNodeDown. Commands on one node run one at a time,
 // as FreeSWITCH runs them; a command whose ctx ends before its reply makes
 // the pool reconnect, because the reply would otherwise answer the next
-// command. Callers build cmd from validated parts (see SafeArg, QuoteVar).
-func (p *Pool) API(ctx context.Context, node, cmd string) (string, error) {
+// command. Commands come only from the command package's builders.
+func (p *Pool) API(ctx context.Context, node string, cmd command.Command) (string, error) {
+	return p.api(ctx, node, cmd.String())
+}
+
+// api is API for a command line (the pool's own tests send lines no
+// builder makes, to check the pool refuses them).
+func (p *Pool) api(ctx context.Context, node, cmd string) (string, error) {
 	n, err := p.node(node)
 	if err != nil {
 		return "", err
@@ -251,7 +258,12 @@ func (p *Pool) API(ctx context.Context, node, cmd string) (string, error) {
 // result arrives later as a BACKGROUND_JOB event through OnEvent, on this
 // replica whether or not it holds the node's event lease. Use it for
 // originate, which blocks the connection until answered if run with API.
-func (p *Pool) BgAPI(ctx context.Context, node, cmd string) (string, error) {
+func (p *Pool) BgAPI(ctx context.Context, node string, cmd command.Command) (string, error) {
+	return p.bgapi(ctx, node, cmd.String())
+}
+
+// bgapi is BgAPI for a command line.
+func (p *Pool) bgapi(ctx context.Context, node, cmd string) (string, error) {
 	n, err := p.node(node)
 	if err != nil {
 		return "", err
@@ -283,34 +295,20 @@ func (p *Pool) BgAPI(ctx context.Context, node, cmd string) (string, error) {
 	return job, nil
 }
 
-// SendEvent fires event name on node with the given header lines
-// ("sendevent", e.g. MESSAGE_WAITING, which sofia turns into a NOTIFY to
-// the account's phones). Names and values must not hold line breaks. The
-// switch answers "+OK <Event-UUID>" whatever the event; anything else is a
+// SendEvent fires an event on node (see command.SendEvent). The switch
+// answers "+OK <Event-UUID>" whatever the event; anything else is a
 // *CommandError.
-func (p *Pool) SendEvent(ctx context.Context, node, name string, headers [][2]string) error {
+func (p *Pool) SendEvent(ctx context.Context, node string, ev command.Event) error {
 	n, err := p.node(node)
 	if err != nil {
 		return err
 	}
-	if err := checkLine(name); err != nil {
-		return err
-	}
-	var b strings.Builder
-	b.WriteString("sendevent " + name)
-	for _, h := range headers {
-		if strings.ContainsAny(h[0], "\r\n:") || strings.ContainsAny(h[1], "\r\n") || h[0] == "" {
-			return fmt.Errorf("esl sendevent %s: header %q: line break or bad name", name, h[0])
-		}
-		// All-CRLF framing, as in BgAPI.
-		b.WriteString("\r\n" + h[0] + ": " + h[1])
-	}
-	r, err := n.send(ctx, b.String())
+	r, err := n.send(ctx, ev.String())
 	if err != nil {
 		return err
 	}
 	if reply := r.GetReply(); !strings.HasPrefix(reply, "+OK") {
-		return &CommandError{Node: node, Command: "sendevent " + name, Reply: reply}
+		return &CommandError{Node: node, Command: ev.Label(), Reply: reply}
 	}
 	return nil
 }
@@ -327,6 +325,25 @@ func checkLine(cmd string) error {
 
 func isFailure(body string) bool {
 	return strings.HasPrefix(body, "-ERR") || strings.HasPrefix(body, "-USAGE")
+}
+
+// Commander is what the node subscribers (queues, gateways, voicemail)
+// need of the pool: the nodes and their state, and API commands to one of
+// them. *Pool is one; tests give a fake that records what it is sent.
+type Commander interface {
+	Nodes() []NodeStatus
+	API(ctx context.Context, node string, cmd command.Command) (string, error)
+}
+
+// UpNodes names the nodes of c whose command connection is up.
+func UpNodes(c Commander) []string {
+	var up []string
+	for _, n := range c.Nodes() {
+		if n.Up {
+			up = append(up, n.Name)
+		}
+	}
+	return up
 }
 
 // NodeStatus is a node's connection state for health checks and /readyz.

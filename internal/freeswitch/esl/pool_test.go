@@ -64,7 +64,7 @@ func TestAPIRoundTripAndErrors(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
 
-	body, err := p.API(ctx, "fs1", "show channels as json")
+	body, err := p.api(ctx, "fs1", "show channels as json")
 	if err != nil || body != "{\"row_count\": 0}\n" {
 		t.Fatalf("API = %q, %v", body, err)
 	}
@@ -72,7 +72,7 @@ func TestAPIRoundTripAndErrors(t *testing.T) {
 		t.Errorf("wire line %q", got)
 	}
 
-	_, err = p.API(ctx, "fs1", "uuid_kill 5c2a8f0e-8b1d-4c7e-9f3a-2b6d1e0a9c47")
+	_, err = p.api(ctx, "fs1", "uuid_kill 5c2a8f0e-8b1d-4c7e-9f3a-2b6d1e0a9c47")
 	var ce *CommandError
 	if !errors.As(err, &ce) || ce.Reply != "-ERR No such channel!\n" || ce.Node != "fs1" ||
 		ce.Command != "api uuid_kill 5c2a8f0e-8b1d-4c7e-9f3a-2b6d1e0a9c47" {
@@ -82,10 +82,10 @@ func TestAPIRoundTripAndErrors(t *testing.T) {
 		t.Errorf("Error() = %q", err.Error())
 	}
 
-	if _, err := p.API(ctx, "fs9", "status"); !errors.Is(err, ErrUnknownNode) {
+	if _, err := p.api(ctx, "fs9", "status"); !errors.Is(err, ErrUnknownNode) {
 		t.Errorf("unknown node: %v", err)
 	}
-	if _, err := p.API(ctx, "fs1", "status\n\nbgapi uuid_kill all"); err == nil {
+	if _, err := p.api(ctx, "fs1", "status\n\nbgapi uuid_kill all"); err == nil {
 		t.Error("command with a line break was sent")
 	}
 }
@@ -101,7 +101,7 @@ func TestBgAPIDeliversJobEventOnce(t *testing.T) {
 	defer cancel()
 
 	cmd := "originate {origination_uuid=5c2a8f0e-8b1d-4c7e-9f3a-2b6d1e0a9c47,sb_tenant=acme}sofia/gateway/gw1/447700900123 &park()"
-	job, err := p.BgAPI(ctx, "fs1", cmd)
+	job, err := p.bgapi(ctx, "fs1", cmd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -113,7 +113,7 @@ func TestBgAPIDeliversJobEventOnce(t *testing.T) {
 	}
 	eventually(t, 3*time.Second, "BACKGROUND_JOB", func() bool { return got.count(isJob(job)) > 0 })
 	// A second job on the same sockets flushes any duplicate of the first.
-	job2, err := p.BgAPI(ctx, "fs1", "uuid_exists nope")
+	job2, err := p.bgapi(ctx, "fs1", "uuid_exists nope")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -176,11 +176,11 @@ func TestNodeDownFailsFast(t *testing.T) {
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
 	start := time.Now()
-	_, err := p.API(ctx, "fs1", "status")
+	_, err := p.api(ctx, "fs1", "status")
 	if !errors.Is(err, ErrNodeDown) || !errors.Is(err, ErrNoNode) || !strings.Contains(err.Error(), "fs1") {
 		t.Fatalf("err = %v", err)
 	}
-	if _, err := p.BgAPI(ctx, "fs1", "status"); !errors.Is(err, ErrNodeDown) {
+	if _, err := p.bgapi(ctx, "fs1", "status"); !errors.Is(err, ErrNodeDown) {
 		t.Fatalf("BgAPI err = %v", err)
 	}
 	if d := time.Since(start); d > 100*time.Millisecond {
@@ -227,7 +227,7 @@ func TestReconnectsAfterRestart(t *testing.T) {
 			eventually(t, 5*time.Second, "node up again", nodeUp(p, true))
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 			defer cancel()
-			if body, err := p.API(ctx, "fs1", "uuid_exists x"); err != nil || body != "false" {
+			if body, err := p.api(ctx, "fs1", "uuid_exists x"); err != nil || body != "false" {
 				t.Fatalf("API after reconnect = %q, %v", body, err)
 			}
 			if n := fullSubscribers(fs); n != 1 {
@@ -248,7 +248,7 @@ func TestOnConnectCanResyncThroughAPI(t *testing.T) {
 	opts.OnConnect = func(ctx context.Context, node string) {
 		cctx, cancel := context.WithTimeout(ctx, time.Second)
 		defer cancel()
-		body, err := p.API(cctx, node, "show channels as json")
+		body, err := p.api(cctx, node, "show channels as json")
 		if err != nil {
 			body = err.Error()
 		}
@@ -281,7 +281,7 @@ func TestDisconnectMidCommand(t *testing.T) {
 	}()
 	ctx, cancel := context.WithTimeout(t.Context(), 5*time.Second)
 	defer cancel()
-	_, err := p.API(ctx, "fs1", "originate sofia/gateway/gw1/4477 &park()")
+	_, err := p.api(ctx, "fs1", "originate sofia/gateway/gw1/4477 &park()")
 	if !errors.Is(err, ErrDisconnected) {
 		t.Fatalf("err = %v, want ErrDisconnected", err)
 	}
@@ -293,7 +293,7 @@ func TestCommandTimeoutDoesNotShiftReplies(t *testing.T) {
 	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
 	short, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
-	if _, err := p.API(short, "fs1", "originate sofia/gateway/gw1/4477 &park()"); !errors.Is(err, context.DeadlineExceeded) {
+	if _, err := p.api(short, "fs1", "originate sofia/gateway/gw1/4477 &park()"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
 	// The late "+OK <uuid>" of the originate must not answer this command.
@@ -301,7 +301,7 @@ func TestCommandTimeoutDoesNotShiftReplies(t *testing.T) {
 	ctx, cancel2 := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel2()
 	for {
-		body, err := p.API(ctx, "fs1", "uuid_exists nope")
+		body, err := p.api(ctx, "fs1", "uuid_exists nope")
 		if errors.Is(err, ErrNodeDown) {
 			time.Sleep(10 * time.Millisecond)
 			continue
@@ -344,7 +344,7 @@ func TestBgAPIRunsExactlyTheCommand(t *testing.T) {
 	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
-	job, err := p.BgAPI(ctx, "fs1", "echo hello")
+	job, err := p.bgapi(ctx, "fs1", "echo hello")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,8 @@ import (
 	"strings"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 )
 
 // A node whose command connection is down while a trunk is created,
@@ -150,7 +152,7 @@ func (s *Sync) Resync(ctx context.Context, node string) error {
 	if err != nil {
 		return fmt.Errorf("gateways resync %s: %w", node, err)
 	}
-	reply, err := s.nodes.API(ctx, node, "sofia xmlstatus gateway")
+	reply, err := s.nodes.API(ctx, node, command.GatewayStatus())
 	if err != nil {
 		return fmt.Errorf("gateways resync %s: %w", node, err)
 	}
@@ -159,12 +161,12 @@ func (s *Sync) Resync(ctx context.Context, node string) error {
 		return fmt.Errorf("gateways resync %s: %w", node, err)
 	}
 	kill, rescan := Plan(held, given, want)
-	var cmds []string
+	var cmds []command.Command
 	for _, name := range kill {
-		cmds = append(cmds, "sofia profile "+Profile+" killgw "+name)
+		cmds = append(cmds, command.KillGateway(Profile, name))
 	}
 	if rescan {
-		cmds = append(cmds, "sofia profile "+Profile+" rescan")
+		cmds = append(cmds, command.Rescan(Profile))
 	}
 	for _, cmd := range cmds {
 		if err := s.send(ctx, node, cmd); err != nil {

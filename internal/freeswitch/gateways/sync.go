@@ -26,17 +26,15 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/changes"
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 )
 
 // Profile is the sofia profile the trunks' gateways live on.
 const Profile = "external"
 
-// Nodes is what the sync needs of the node pool (esl.Pool).
-type Nodes interface {
-	Nodes() []esl.NodeStatus
-	API(ctx context.Context, node, cmd string) (string, error)
-}
+// Nodes is what the sync needs of the node pool.
+type Nodes = esl.Commander
 
 // Sync is the outbox subscriber.
 type Sync struct {
@@ -88,7 +86,7 @@ func decode(raw json.RawMessage) (*trunk, error) {
 // change on a node, in order; nil for other changes. Every update kills
 // and re-adds the gateway: a change's before and after never show the
 // password, so an edit that changed only it looks like no change.
-func Commands(c changes.Change) ([]string, error) {
+func Commands(c changes.Change) ([]command.Command, error) {
 	if c.Resource != "sip_trunks" {
 		return nil, nil
 	}
@@ -100,12 +98,12 @@ func Commands(c changes.Change) ([]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	var cmds []string
+	var cmds []command.Command
 	if before != nil {
-		cmds = append(cmds, "sofia profile "+Profile+" killgw "+before.Name)
+		cmds = append(cmds, command.KillGateway(Profile, before.Name))
 	}
 	if after != nil && after.Enabled {
-		cmds = append(cmds, "sofia profile "+Profile+" rescan")
+		cmds = append(cmds, command.Rescan(Profile))
 	}
 	return cmds, nil
 }
@@ -146,7 +144,7 @@ func (s *Sync) Handle(ctx context.Context, c changes.Change) error {
 // the node does not hold ("-ERR no such gateway.": a trunk pinned to other
 // nodes, disabled, or already killed) is done; a rescan is done only when
 // it says "+OK scan complete"; a node without the profile has nothing to do.
-func (s *Sync) send(ctx context.Context, node, cmd string) error {
+func (s *Sync) send(ctx context.Context, node string, cmd command.Command) error {
 	cctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	reply, err := s.nodes.API(cctx, node, cmd)
@@ -162,9 +160,9 @@ func (s *Sync) send(ctx context.Context, node, cmd string) error {
 	case strings.HasPrefix(reply, "Invalid Profile ["):
 		s.log.Debug("gateways sync: node has no profile", "node", node, "profile", Profile)
 		return nil
-	case strings.Contains(cmd, " killgw ") && (strings.HasPrefix(reply, "+OK") || reply == "-ERR no such gateway."):
+	case command.IsKillGateway(cmd) && (strings.HasPrefix(reply, "+OK") || reply == "-ERR no such gateway."):
 		return nil
-	case strings.HasSuffix(cmd, " rescan") && strings.HasSuffix(reply, "+OK scan complete"):
+	case command.IsRescan(cmd) && strings.HasSuffix(reply, "+OK scan complete"):
 		return nil
 	}
 	return fmt.Errorf("gateways sync: %s on %s: %q", cmd, node, reply)

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/changes"
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"github.com/switchboard/switchboard/internal/freeswitch/gateways"
 )
@@ -38,7 +39,11 @@ func TestCommands(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			got, err := gateways.Commands(tt.c)
+			cmds, err := gateways.Commands(tt.c)
+			var got []string
+			for _, c := range cmds {
+				got = append(got, c.String())
+			}
 			if err != nil || !slices.Equal(got, tt.want) {
 				t.Errorf("Commands = %q, %v; want %q", got, err, tt.want)
 			}
@@ -56,7 +61,8 @@ func (n *sofiaNode) Nodes() []esl.NodeStatus {
 	return []esl.NodeStatus{{Name: "fs1", Up: true}, {Name: "fs2", Up: false}}
 }
 
-func (n *sofiaNode) API(_ context.Context, node, cmd string) (string, error) {
+func (n *sofiaNode) API(_ context.Context, node string, c command.Command) (string, error) {
+	cmd := c.String()
 	n.sent = append(n.sent, node+": "+cmd)
 	for prefix, r := range n.replies {
 		if strings.HasPrefix(cmd, prefix) {

@@ -15,6 +15,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"github.com/switchboard/switchboard/internal/models"
 )
@@ -26,7 +27,7 @@ const SourceHeader = "sb_mwi_mailbox"
 
 // Sender fires an event on a node (esl.Pool.SendEvent).
 type Sender interface {
-	SendEvent(ctx context.Context, node, name string, headers [][2]string) error
+	SendEvent(ctx context.Context, node string, ev command.Event) error
 }
 
 // Notifier forwards mailbox reports to the notify extensions.
@@ -106,8 +107,13 @@ func (n *Notifier) Forward(ctx context.Context, e esl.Event) (int, error) {
 			{"MWI-Voice-Message", counts},
 			{SourceHeader, number},
 		}
+		ev, err := command.SendEvent("MESSAGE_WAITING", headers)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("extension %s: %w", ext, err))
+			continue
+		}
 		for _, node := range n.nodes() {
-			if err := n.send.SendEvent(ctx, node, "MESSAGE_WAITING", headers); err != nil {
+			if err := n.send.SendEvent(ctx, node, ev); err != nil {
 				errs = append(errs, fmt.Errorf("extension %s on %s: %w", ext, node, err))
 			}
 		}

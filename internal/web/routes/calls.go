@@ -11,7 +11,6 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/calls"
-	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/platform/keyprefix"
 	"github.com/switchboard/switchboard/internal/platform/metrics"
@@ -24,8 +23,9 @@ type CallDeps struct {
 	Redis redis.UniversalClient
 	// KeyPrefix starts every Redis key (models.Store.KeyPrefix).
 	KeyPrefix string
-	Pool      *esl.Pool
-	Tracker   *calls.Tracker
+	// Control acts on live calls (the only way to the nodes).
+	Control *calls.Control
+	Tracker *calls.Tracker
 	// Recordings is the directory on the FreeSWITCH nodes where the record
 	// endpoint writes (<Recordings>/<tenant>/<file>.wav).
 	Recordings string

@@ -120,7 +120,7 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 	if mobile, _ := rec["mobile"].(string); mobile == "" || mobile != in.From {
 		return newError(fiber.StatusForbidden, "from_not_mobile", "from must equal the mobile configured on extension "+ext)
 	}
-	node, ok := r.Pool.FirstUp()
+	node, ok := r.Control.PickNode()
 	if !ok {
 		return errNoNodeUp
 	}
@@ -146,25 +146,12 @@ func (r *callRoutes) placeCall(c *fiber.Ctx) error {
 	})
 }
 
-// originate reserves the origin leg's channel id (named after name),
-// stores the call in state queued and sends the originate on a context
-// detached from the client's; a refused originate fails the call.
-func (r *callRoutes) originate(c *fiber.Ctx, call calls.Call, name, cmd string) (string, error) {
+// originate places call (calls.Control.Originate) on a context detached
+// from the client's.
+func (r *callRoutes) originate(c *fiber.Ctx, call calls.Call, name string, cmd command.Command) (string, error) {
 	actx, cancel := actionContext(c)
 	defer cancel()
-	chID, err := r.Tracker.ReserveID(actx, call.Tenant, "Local", name, call.Node, call.ID)
-	if err != nil {
-		return "", fmt.Errorf("reserve channel id: %w", err)
-	}
-	call.OriginChannel = chID
-	if err := r.Tracker.PlaceCall(actx, call); err != nil {
-		return "", err
-	}
-	if _, err := r.Pool.BgAPI(actx, call.Node, cmd); err != nil {
-		r.Tracker.FailCall(context.WithoutCancel(actx), call.ID, err.Error())
-		return "", err
-	}
-	return chID, nil
+	return r.Control.Originate(actx, call, name, cmd)
 }
 
 // getCall answers GET /api/telephony/calls/<id>: a callback call's state.
@@ -188,7 +175,7 @@ func (r *callRoutes) getCall(c *fiber.Ctx) error {
 
 // callbackCommand builds a callback (or widget) call's originate
 // (command.Callback); a value no command can carry is a 400 naming it.
-func callbackCommand(id string, userVars [][2]string, mobile, to string) (string, error) {
+func callbackCommand(id string, userVars [][2]string, mobile, to string) (command.Command, error) {
 	cmd, err := command.Callback(id, userVars, mobile, to)
 	return cmd, commandError(err)
 }
@@ -229,7 +216,7 @@ func (r *callRoutes) actionTarget(c *fiber.Ctx, check func(*channelRequest) erro
 			return in, "", "", "", err
 		}
 	}
-	if !r.Pool.AnyUp() {
+	if !r.Control.AnyNode() {
 		return in, "", "", "", errNoNodeUp
 	}
 	ch, err := r.channel(c.UserContext(), p, in.Channel, true)
@@ -249,11 +236,7 @@ func (r *callRoutes) hangup(c *fiber.Ctx) error {
 	}
 	ctx, cancel := actionContext(c)
 	defer cancel()
-	cmd, err := command.UUIDKill(id)
-	if err != nil {
-		return err
-	}
-	if _, err := r.Pool.API(ctx, node, cmd); err != nil {
+	if err := r.Control.Hangup(ctx, node, id); err != nil {
 		return err
 	}
 	return c.JSON(fiber.Map{"status": "hangup_requested", "channel": in.Channel})
@@ -274,12 +257,8 @@ func (r *callRoutes) transfer(c *fiber.Ctx) error {
 	}
 	ctx, cancel := actionContext(c)
 	defer cancel()
-	cmd, err := command.UUIDTransfer(id, in.To, tenant)
-	if err != nil {
+	if err := r.Control.Transfer(ctx, node, id, in.To, tenant); err != nil {
 		return commandError(err)
-	}
-	if _, err := r.Pool.API(ctx, node, cmd); err != nil {
-		return err
 	}
 	return c.JSON(fiber.Map{"status": "transferred", "channel": in.Channel, "to": in.To})
 }
@@ -321,13 +300,9 @@ func (r *callRoutes) record(c *fiber.Ctx) error {
 		}
 		path = strings.TrimRight(r.Recordings, "/") + "/" + dir + "/" + name
 	}
-	cmd, err := command.UUIDRecord(id, action, path)
-	if err != nil {
-		return fmt.Errorf("recording path %q: %w", path, err)
-	}
 	ctx, cancel := actionContext(c)
 	defer cancel()
-	if _, err := r.Pool.API(ctx, node, cmd); err != nil {
+	if err := r.Control.Record(ctx, node, id, action, path); err != nil {
 		return err
 	}
 	status := "recording_started"

@@ -30,7 +30,7 @@ func (r *callRoutes) listNodes(c *fiber.Ctx) error {
 	}
 	ctx := c.UserContext()
 	out := []nodeView{}
-	for _, n := range r.Pool.Nodes() {
+	for _, n := range r.Control.Nodes() {
 		v := nodeView{Name: n.Name, Address: n.Addr, Connected: n.Up, Since: n.Since, EventsHere: n.EventsHeld}
 		if r.LeaseHolder != nil {
 			holder, err := r.LeaseHolder(ctx, n.Name)

@@ -186,7 +186,7 @@ func (r *callRoutes) widgetCall(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	node, ok := r.Pool.FirstUp()
+	node, ok := r.Control.PickNode()
 	if !ok {
 		return errNoNodeUp
 	}
