@@ -3,12 +3,12 @@ package media
 import (
 	"context"
 	"encoding/json"
-	"github.com/switchboard/switchboard/internal/freeswitch/command"
-	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"strings"
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/changes"
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
+	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 )
 
 // vmStub is one node's mod_voicemail reduced to what delivery reads: it

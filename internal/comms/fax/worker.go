@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/platform/backoff"
 )
 
 // Run sends queued faxes until ctx ends; without SMTP it does nothing (the
@@ -117,7 +118,7 @@ func (s *Service) record(ctx context.Context, f Fax, token string, sendErr error
 		s.log.Error("fax e-mail failed for good", "fax_id", f.ID, "call_uuid", f.CallUUID, "attempts", attempts, "error", sendErr)
 	default:
 		msg = truncate(sendErr.Error(), 255)
-		next = now.Add(backoff(s.cfg.BackoffBase, s.cfg.BackoffMax, attempts))
+		next = now.Add(backoff.Delay(s.cfg.BackoffBase, s.cfg.BackoffMax, attempts))
 		s.log.Warn("fax e-mail failed; retrying", "fax_id", f.ID, "call_uuid", f.CallUUID, "attempts", attempts, "retry_at", next, "error", sendErr)
 	}
 	_, err := s.db.ExecContext(ctx, s.db.Rebind(`UPDATE fax_deliveries SET status = ?, attempts = ?, last_error = ?, next_attempt_at = ?, sent_at = ?, lease_owner = '', lease_until = ''
@@ -127,15 +128,6 @@ func (s *Service) record(ctx context.Context, f Fax, token string, sendErr error
 		return fmt.Errorf("record fax delivery: %w", err)
 	}
 	return nil
-}
-
-// backoff is base·2^(attempt-1), at most max.
-func backoff(base, max time.Duration, attempt int) time.Duration {
-	d := base
-	for i := 1; i < attempt && d < max; i++ {
-		d *= 2
-	}
-	return min(d, max)
 }
 
 func plural(n int) string {

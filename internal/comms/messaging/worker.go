@@ -5,14 +5,14 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
-	"math"
-	mrand "math/rand/v2"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/jmoiron/sqlx"
+
+	"github.com/switchboard/switchboard/internal/platform/backoff"
 )
 
 // claimed is an outbox row this replica holds a lease on, with its message.
@@ -173,7 +173,7 @@ func (s *Service) deliver(ctx context.Context, c claimed) outcome {
 // retryOutcome schedules another attempt with exponential backoff (or the
 // provider's Retry-After when longer).
 func (s *Service) retryOutcome(c claimed, se *SendError) outcome {
-	delay := backoff(s.cfg.BackoffBase, s.cfg.BackoffMax, c.Attempts+1)
+	delay := backoff.Delay(s.cfg.BackoffBase, s.cfg.BackoffMax, c.Attempts+1)
 	if se.RetryAfter > delay {
 		delay = se.RetryAfter
 	}
@@ -282,15 +282,6 @@ func (s *Service) recordTx(ctx context.Context, tx *sqlx.Tx, outcomes []outcome)
 	}
 	_, err = tx.ExecContext(ctx, s.db.q(query), args...)
 	return err
-}
-
-func backoff(base, max time.Duration, attempt int) time.Duration {
-	d := time.Duration(float64(base) * math.Pow(2, float64(attempt-1)))
-	if d > max || d <= 0 {
-		d = max
-	}
-	// ±20% jitter spreads retries of a provider outage.
-	return time.Duration(float64(d) * (0.8 + 0.4*mrand.Float64()))
 }
 
 func randomHex(n int) string {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
 	"net/url"
 	"slices"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/platform/backoff"
 	"github.com/switchboard/switchboard/internal/platform/egress"
 )
 
@@ -567,10 +567,5 @@ func requestError(err error, timeout time.Duration) string {
 // capped at RetryMax, with "equal jitter" (half fixed, half random) so
 // deliveries that failed together do not retry together.
 func (s *Service) backoff(attempts int) time.Duration {
-	d := s.opts.RetryMin
-	for i := 1; i < attempts && d < s.opts.RetryMax; i++ {
-		d *= 2
-	}
-	d = min(d, s.opts.RetryMax)
-	return d/2 + rand.N(d/2+1)
+	return backoff.Delay(s.opts.RetryMin, s.opts.RetryMax, attempts)
 }

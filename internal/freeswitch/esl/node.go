@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/percipia/eslgo"
+
+	"github.com/switchboard/switchboard/internal/platform/backoff"
 )
 
 // node is one FreeSWITCH node's connections and state.
@@ -303,16 +305,10 @@ func (n *node) probe(ctx context.Context, l *link) error {
 	return nil
 }
 
-// backoff returns the delay before reconnect attempt n: base·2ⁿ capped at
-// max, jittered uniformly between half and all of it.
+// backoff returns the delay before reconnect attempt n (0 first):
+// base·2ⁿ capped at max, jittered (backoff.Delay).
 func (p *Pool) backoff(attempt int) time.Duration {
-	d := p.opts.BackoffMax
-	if attempt < 30 {
-		if e := p.opts.BackoffBase << attempt; e < d {
-			d = e
-		}
-	}
-	return d/2 + rand.N(d/2+1)
+	return backoff.Delay(p.opts.BackoffBase, p.opts.BackoffMax, attempt+1)
 }
 
 func randN(n int64) int64 { return rand.Int64N(n + 1) }

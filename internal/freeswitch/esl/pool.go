@@ -3,7 +3,6 @@ package esl
 import (
 	"context"
 	"fmt"
-	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"io"
 	"log/slog"
 	"strings"
@@ -11,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/command"
 )
 
 // subscribeLine is the one subscription of an event connection: the channel
