@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard/switchboard/internal/changes/outbox"
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/models/storetest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // recorder is a subscriber that keeps what it was given for one tenant
@@ -124,28 +125,17 @@ func start(t *testing.T, st *models.Store, opts outbox.Options, subs ...changes.
 	go func() { defer close(done); _ = d.Run(ctx) }()
 	stop := func() { cancel(); <-done }
 	t.Cleanup(stop)
-	eventually(t, 10*time.Second, "dispatcher leads", d.Leading)
+	wait.Until(t, 10*time.Second, "dispatcher leads", d.Leading)
 	// A new subscriber starts at the head it reads when its goroutine
 	// starts: wait for that, so changes the test writes next reach it.
 	for _, s := range subs {
-		eventually(t, 10*time.Second, "subscriber "+s.Name()+" started", func() bool {
+		wait.Until(t, 10*time.Second, "subscriber "+s.Name()+" started", func() bool {
 			var n int
 			err := st.DB().Get(&n, "SELECT COUNT(*) FROM outbox_progress WHERE subscriber LIKE ?", "%"+s.Name())
 			return err == nil && n > 0
 		})
 	}
 	return d, sync.OnceFunc(stop)
-}
-
-func eventually(t *testing.T, within time.Duration, what string, ok func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(within)
-	for !ok() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for: %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 func fastOpts(lease string) outbox.Options {
@@ -172,7 +162,7 @@ func TestWritesReachSubscribersInOrder(t *testing.T) {
 			t.Fatal(err)
 		}
 		want := []string{"create extensions 1000", "update extensions 1000", "delete extensions 1000"}
-		eventually(t, 5*time.Second, "three changes", func() bool { return len(rec.changes()) >= 3 })
+		wait.Until(t, 5*time.Second, "three changes", func() bool { return len(rec.changes()) >= 3 })
 		if got := rec.keys(t); fmt.Sprint(got) != fmt.Sprint(want) {
 			t.Fatalf("changes %v, want %v", got, want)
 		}
@@ -267,7 +257,7 @@ func TestDispatcherKilledMidBatchDeliversEverything(t *testing.T) {
 		}
 		second := &recorder{name: name, tenant: e.tenant}
 		start(t, st, fastOpts(lease), second)
-		eventually(t, 10*time.Second, "the rest delivered", func() bool {
+		wait.Until(t, 10*time.Second, "the rest delivered", func() bool {
 			return got1+len(second.keys(t)) >= 12
 		})
 		all := append(first.keys(t), second.keys(t)...)
@@ -318,17 +308,17 @@ func TestOnlyOneDispatcherDelivers(t *testing.T) {
 		for i := range 5 {
 			e.extension(t, i)
 		}
-		eventually(t, 5*time.Second, "five delivered", func() bool { return len(a.keys(t)) >= 5 })
+		wait.Until(t, 5*time.Second, "five delivered", func() bool { return len(a.keys(t)) >= 5 })
 		time.Sleep(200 * time.Millisecond)
 		if !da.Leading() || db.Leading() || len(b.changes()) != 0 {
 			t.Fatalf("a leading %v, b leading %v, b got %v", da.Leading(), db.Leading(), b.keys(t))
 		}
 		stopA() // releases the lease
-		eventually(t, 10*time.Second, "b takes over", db.Leading)
+		wait.Until(t, 10*time.Second, "b takes over", db.Leading)
 		for i := 5; i < 8; i++ {
 			e.extension(t, i)
 		}
-		eventually(t, 5*time.Second, "b delivers the rest", func() bool { return len(b.keys(t)) >= 3 })
+		wait.Until(t, 5*time.Second, "b delivers the rest", func() bool { return len(b.keys(t)) >= 3 })
 		if got := b.keys(t); got[0] != "create extensions 2005" {
 			t.Fatalf("b started with %v (a delivered %v)", got, a.keys(t))
 		}
@@ -356,7 +346,7 @@ func TestFailingSubscriberDoesNotHoldBackOthers(t *testing.T) {
 		for i := range 4 {
 			e.extension(t, i)
 		}
-		eventually(t, 5*time.Second, "steady got all four", func() bool { return len(steady.keys(t)) >= 4 })
+		wait.Until(t, 5*time.Second, "steady got all four", func() bool { return len(steady.keys(t)) >= 4 })
 		if n := len(flaky.changes()); n != 0 {
 			t.Fatalf("flaky recorded %d while failing", n)
 		}
@@ -367,7 +357,7 @@ func TestFailingSubscriberDoesNotHoldBackOthers(t *testing.T) {
 		mu.Lock()
 		healthy = true
 		mu.Unlock()
-		eventually(t, 5*time.Second, "flaky recovered", func() bool { return len(flaky.keys(t)) >= 4 })
+		wait.Until(t, 5*time.Second, "flaky recovered", func() bool { return len(flaky.keys(t)) >= 4 })
 		if fmt.Sprint(flaky.keys(t)) != fmt.Sprint(steady.keys(t)) {
 			t.Fatalf("flaky %v, steady %v", flaky.keys(t), steady.keys(t))
 		}
@@ -384,9 +374,9 @@ func TestDeliveredChangesArePruned(t *testing.T) {
 		opts.Keep, opts.PruneEvery = time.Millisecond, 50*time.Millisecond
 		start(t, st, opts, rec)
 		e.extension(t, 1)
-		eventually(t, 5*time.Second, "delivered", func() bool { return len(rec.changes()) == 1 })
+		wait.Until(t, 5*time.Second, "delivered", func() bool { return len(rec.changes()) == 1 })
 		id := rec.changes()[0].ID
-		eventually(t, 5*time.Second, "pruned", func() bool {
+		wait.Until(t, 5*time.Second, "pruned", func() bool {
 			var n int
 			if err := st.DB().Get(&n, "SELECT COUNT(*) FROM outbox WHERE id = ?", id); err != nil {
 				t.Fatal(err)
@@ -415,7 +405,7 @@ func TestEventsReachOnlySubscribersThatAskForThem(t *testing.T) {
 			t.Fatal(err)
 		}
 		e.extension(t, 1)
-		eventually(t, 5*time.Second, "both delivered", func() bool { return len(plain.changes()) == 1 && len(evs.changes()) == 2 })
+		wait.Until(t, 5*time.Second, "both delivered", func() bool { return len(plain.changes()) == 1 && len(evs.changes()) == 2 })
 		got := evs.changes()
 		if got[0].Op != changes.Event || got[0].Resource != "call.ended" || string(got[0].After) != `{"uuid":"u1"}` || got[1].Resource != "extensions" {
 			t.Fatalf("event subscriber got %+v", got)

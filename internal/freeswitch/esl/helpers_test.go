@@ -60,18 +60,6 @@ func nodeFor(s *fakefs.Server) NodeConfig {
 	return NodeConfig{Name: "fs1", Addr: s.Addr(), Password: "ClueCon"}
 }
 
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t *testing.T, d time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(d)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %s waiting for %s", d, what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}
-
 func nodeUp(p *Pool, held bool) func() bool {
 	return func() bool {
 		st := p.Nodes()[0]

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/platform/redistest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // redisBackend is a Redis to run lease tests on; expire makes keys with
@@ -113,7 +114,7 @@ func TestOnlyOneReplicaConsumesEvents(t *testing.T) {
 			}
 			t.Cleanup(func() { b.client.Del(context.Background(), "sb:esl:lease:"+node.Name) })
 			holder := -1
-			eventually(t, 3*time.Second, "one holder", func() bool {
+			wait.Until(t, 3*time.Second, "one holder", func() bool {
 				h0, h1 := pools[0].Nodes()[0].EventsHeld, pools[1].Nodes()[0].EventsHeld
 				switch {
 				case h0 && !h1:
@@ -146,15 +147,15 @@ func TestOnlyOneReplicaConsumesEvents(t *testing.T) {
 			}
 			isJob := func(e Event) bool { return e.Name() == "BACKGROUND_JOB" && e.Get("Job-UUID") == job }
 			isAnswer := func(e Event) bool { return e.Name() == "CHANNEL_ANSWER" }
-			eventually(t, 3*time.Second, "job result at the caller", func() bool { return sinks[other].count(isJob) == 1 })
-			eventually(t, 3*time.Second, "answer at the holder", func() bool { return sinks[holder].count(isAnswer) == 1 })
+			wait.Until(t, 3*time.Second, "job result at the caller", func() bool { return sinks[other].count(isJob) == 1 })
+			wait.Until(t, 3*time.Second, "answer at the holder", func() bool { return sinks[holder].count(isAnswer) == 1 })
 			if n := sinks[other].count(isAnswer); n != 0 {
 				t.Errorf("non-holder got %d channel events", n)
 			}
 
 			// The holder stops: the other replica takes over.
 			stops[holder]()
-			eventually(t, 5*time.Second, "takeover", func() bool {
+			wait.Until(t, 5*time.Second, "takeover", func() bool {
 				return pools[other].Nodes()[0].EventsHeld && fullSubscribers(fs) == 1
 			})
 		})
@@ -176,12 +177,12 @@ func TestTakeoverAfterHolderCrash(t *testing.T) {
 	opts.OnConnect = connects.inc
 	opts.EventLease = NewRedisLease(client, "", "replica-b", ttl)
 	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, opts)
-	eventually(t, 3*time.Second, "command connection", func() bool { return p.Nodes()[0].Up })
+	wait.Until(t, 3*time.Second, "command connection", func() bool { return p.Nodes()[0].Up })
 	if p.Nodes()[0].EventsHeld || fullSubscribers(fs) != 0 || connects.get() != 0 {
 		t.Fatal("events consumed while another replica holds the lease")
 	}
 	mr.FastForward(ttl)
-	eventually(t, 3*time.Second, "takeover", func() bool {
+	wait.Until(t, 3*time.Second, "takeover", func() bool {
 		return p.Nodes()[0].EventsHeld && fullSubscribers(fs) == 1 && connects.get() == 1
 	})
 	if v, _ := client.Get(t.Context(), "sb:esl:lease:fs1").Result(); v != "replica-b" {

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/platform/racecheck"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // eslgoNoticeRace explains the one path the race detector flags inside
@@ -24,7 +25,7 @@ const eslgoNoticeRace = "skipped under -race: eslgo v1.5.2's own Close on a disc
 func TestPoolConnectsAndSubscribesExactly(t *testing.T) {
 	fs := startFake(t, fakefs.Options{})
 	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, fastOptions())
-	eventually(t, 3*time.Second, "node up with events", nodeUp(p, true))
+	wait.Until(t, 3*time.Second, "node up with events", nodeUp(p, true))
 
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
@@ -60,7 +61,7 @@ func TestPoolConnectsAndSubscribesExactly(t *testing.T) {
 func TestAPIRoundTripAndErrors(t *testing.T) {
 	fs := startFake(t, fakefs.Options{})
 	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, fastOptions())
-	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
+	wait.Until(t, 3*time.Second, "node up", nodeUp(p, true))
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
 
@@ -96,7 +97,7 @@ func TestBgAPIDeliversJobEventOnce(t *testing.T) {
 	opts := fastOptions()
 	opts.OnEvent = got.add
 	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, opts)
-	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
+	wait.Until(t, 3*time.Second, "node up", nodeUp(p, true))
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
 
@@ -111,13 +112,13 @@ func TestBgAPIDeliversJobEventOnce(t *testing.T) {
 	isJob := func(id string) func(Event) bool {
 		return func(e Event) bool { return e.Name() == "BACKGROUND_JOB" && e.Get("Job-UUID") == id }
 	}
-	eventually(t, 3*time.Second, "BACKGROUND_JOB", func() bool { return got.count(isJob(job)) > 0 })
+	wait.Until(t, 3*time.Second, "BACKGROUND_JOB", func() bool { return got.count(isJob(job)) > 0 })
 	// A second job on the same sockets flushes any duplicate of the first.
 	job2, err := p.bgapi(ctx, "fs1", "uuid_exists nope")
 	if err != nil {
 		t.Fatal(err)
 	}
-	eventually(t, 3*time.Second, "second job", func() bool { return got.count(isJob(job2)) > 0 })
+	wait.Until(t, 3*time.Second, "second job", func() bool { return got.count(isJob(job2)) > 0 })
 	if n := got.count(isJob(job)); n != 1 {
 		t.Errorf("job event delivered %d times", n)
 	}
@@ -152,14 +153,14 @@ func TestEventsArriveInSequenceOrder(t *testing.T) {
 	// default, which is a tuning, not what this test is about.
 	opts.ReorderWindow = 300 * time.Millisecond
 	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, opts)
-	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
+	wait.Until(t, 3*time.Second, "node up", nodeUp(p, true))
 	const n = 300
 	for i := 0; i < n; i++ {
 		fs.EmitEvent("CHANNEL_HOLD", []fakefs.Header{{Name: "Unique-ID", Value: "u"}}, "")
 	}
 	// Not subscribed: must not arrive.
 	fs.EmitEvent("CHANNEL_EXECUTE", nil, "")
-	eventually(t, 5*time.Second, "all events", func() bool { return len(got.all()) >= n })
+	wait.Until(t, 5*time.Second, "all events", func() bool { return len(got.all()) >= n })
 	evs := got.all()
 	for i := 1; i < len(evs); i++ {
 		if evs[i].Sequence() <= evs[i-1].Sequence() {
@@ -221,10 +222,10 @@ func TestReconnectsAfterRestart(t *testing.T) {
 			opts := fastOptions()
 			opts.OnConnect = connects.inc
 			p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, opts)
-			eventually(t, 3*time.Second, "first connect", func() bool { return connects.get() == 1 && nodeUp(p, true)() })
+			wait.Until(t, 3*time.Second, "first connect", func() bool { return connects.get() == 1 && nodeUp(p, true)() })
 			tt.breakIt(fs)
-			eventually(t, 5*time.Second, "OnConnect again", func() bool { return connects.get() >= 2 })
-			eventually(t, 5*time.Second, "node up again", nodeUp(p, true))
+			wait.Until(t, 5*time.Second, "OnConnect again", func() bool { return connects.get() >= 2 })
+			wait.Until(t, 5*time.Second, "node up again", nodeUp(p, true))
 			ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 			defer cancel()
 			if body, err := p.api(ctx, "fs1", "uuid_exists x"); err != nil || body != "false" {
@@ -272,7 +273,7 @@ func TestOnConnectCanResyncThroughAPI(t *testing.T) {
 func TestDisconnectMidCommand(t *testing.T) {
 	fs := startFake(t, fakefs.Options{RingDelay: 2 * time.Second})
 	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, fastOptions())
-	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
+	wait.Until(t, 3*time.Second, "node up", nodeUp(p, true))
 	go func() {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
 		defer cancel()
@@ -290,14 +291,14 @@ func TestDisconnectMidCommand(t *testing.T) {
 func TestCommandTimeoutDoesNotShiftReplies(t *testing.T) {
 	fs := startFake(t, fakefs.Options{RingDelay: 300 * time.Millisecond})
 	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, fastOptions())
-	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
+	wait.Until(t, 3*time.Second, "node up", nodeUp(p, true))
 	short, cancel := context.WithTimeout(t.Context(), 50*time.Millisecond)
 	defer cancel()
 	if _, err := p.api(short, "fs1", "originate sofia/gateway/gw1/4477 &park()"); !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}
 	// The late "+OK <uuid>" of the originate must not answer this command.
-	eventually(t, 5*time.Second, "reconnected", nodeUp(p, true))
+	wait.Until(t, 5*time.Second, "reconnected", nodeUp(p, true))
 	ctx, cancel2 := context.WithTimeout(t.Context(), 3*time.Second)
 	defer cancel2()
 	for {
@@ -341,7 +342,7 @@ func TestBgAPIRunsExactlyTheCommand(t *testing.T) {
 	opts := fastOptions()
 	opts.OnEvent = got.add
 	p, _ := startPool(t, []NodeConfig{nodeFor(fs)}, opts)
-	eventually(t, 3*time.Second, "node up", nodeUp(p, true))
+	wait.Until(t, 3*time.Second, "node up", nodeUp(p, true))
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
 	defer cancel()
 	job, err := p.bgapi(ctx, "fs1", "echo hello")
@@ -351,7 +352,7 @@ func TestBgAPIRunsExactlyTheCommand(t *testing.T) {
 	if line, _ := fs.WaitCommand(ctx, "bgapi "); line != "bgapi echo hello" {
 		t.Errorf("FreeSWITCH read the command as %q", line)
 	}
-	eventually(t, 3*time.Second, "BACKGROUND_JOB under the sent Job-UUID", func() bool {
+	wait.Until(t, 3*time.Second, "BACKGROUND_JOB under the sent Job-UUID", func() bool {
 		return got.count(func(e Event) bool { return e.Name() == "BACKGROUND_JOB" && e.Get("Job-UUID") == job }) == 1
 	})
 	for _, e := range got.all() {

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/fsxml"
 	"github.com/switchboard/switchboard/internal/models/storetest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // TestWritesVisibleOnOtherReplica: generations live in each replica's
@@ -53,9 +54,9 @@ func writesVisibleOnOtherReplica(t *testing.T, e apptest.Env) {
 	// again, which is allowed; serving an old answer is what is not.)
 	warm := func(body []byte) {
 		t.Helper()
-		waitFor(t, func() bool { return fromMemory(func() { fetchXML(t, b, body) }) })
+		wait.Until(t, 5*time.Second, "the model to be served from memory", func() bool { return fromMemory(func() { fetchXML(t, b, body) }) })
 	}
-	waitFor(t, func() bool { return fromMemory(func() { fetchXML(t, b, directory) }) }) // b trusts its memory
+	wait.Until(t, 5*time.Second, "the model to be served from memory", func() bool { return fromMemory(func() { fetchXML(t, b, directory) }) }) // b trusts its memory
 	for round := 0; round < 5; round++ {
 		name := []string{"Bob", "Carol", "Dan", "Eve", "Fay"}[round]
 		warm(directory)
@@ -93,7 +94,7 @@ func TestNotificationsLostNeverServeStale(t *testing.T) {
 				return fetchXML(t, s, directory).param("variable", "effective_caller_id_name")
 			}
 			// b answers from memory.
-			waitFor(t, func() bool { return fromMemory(func() { name(b) }) })
+			wait.Until(t, 5*time.Second, "the model to be served from memory", func() bool { return fromMemory(func() { name(b) }) })
 
 			m.Close() // Redis gone: connections dropped, notifications lost
 			a.Do(t, "PUT", "/api/tenants/"+tenant+"/extensions/1000", a.Key, map[string]any{"callerid": "Zoe <1000>"}).Expect(t, 200)
@@ -114,7 +115,7 @@ func TestNotificationsLostNeverServeStale(t *testing.T) {
 				time.Sleep(20 * time.Millisecond)
 			}
 			// And b trusts its memory again.
-			waitFor(t, func() bool { return fromMemory(func() { name(b) }) })
+			wait.Until(t, 5*time.Second, "the model to be served from memory", func() bool { return fromMemory(func() { name(b) }) })
 		})
 	}
 }
@@ -126,18 +127,6 @@ func fromMemory(fetch func()) bool {
 	before := fsxml.ReadStats().DocHits
 	fetch()
 	return fsxml.ReadStats().DocHits > before
-}
-
-// waitFor polls cond for up to five seconds.
-func waitFor(t *testing.T, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatal("condition not reached in 5 s")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
 }
 
 // TestDirectoryWriteReadsOneExtension: after a write to one extension the
@@ -152,7 +141,7 @@ func TestDirectoryWriteReadsOneExtension(t *testing.T) {
 			user := ext + "-" + tenant
 			return fetchXML(t, s, fakefs.FormWith(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test"))
 		}
-		waitFor(t, func() bool { return fromMemory(func() { dir("1000") }) })
+		wait.Until(t, 5*time.Second, "the model to be served from memory", func() bool { return fromMemory(func() { dir("1000") }) })
 		// step runs a write and the fetch after it, and checks how the
 		// model was brought up to date.
 		step := func(what string, patched bool, write func(), check func()) {
@@ -229,7 +218,7 @@ func TestForeignNotificationsNeverHideAWrite(t *testing.T) {
 			user := "1000-" + tenant
 			directory := fakefs.FormWith(capture(t, "009"), "user", user, "domain", "sip.test", "key_value", "sip.test")
 			name := func() string { return fetchXML(t, a, directory).param("variable", "effective_caller_id_name") }
-			waitFor(t, func() bool { return fromMemory(func() { name() }) })
+			wait.Until(t, 5*time.Second, "the model to be served from memory", func() bool { return fromMemory(func() { name() }) })
 
 			// Another installation's changes, with ids far above ours.
 			rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
@@ -242,7 +231,7 @@ func TestForeignNotificationsNeverHideAWrite(t *testing.T) {
 			if err := rdb.Publish(context.Background(), channel, foreign).Err(); err != nil {
 				t.Fatal(err)
 			}
-			waitFor(t, func() bool { return fromMemory(func() { name() }) })
+			wait.Until(t, 5*time.Second, "the model to be served from memory", func() bool { return fromMemory(func() { name() }) })
 
 			for _, who := range []string{"Ann", "Ben", "Cat"} {
 				a.Do(t, "PUT", "/api/tenants/"+tenant+"/extensions/1000", a.Key, map[string]any{"callerid": who + " <1000>"}).Expect(t, 200)
@@ -282,7 +271,7 @@ func TestInstallationsOnOneRedisKeepToThemselves(t *testing.T) {
 	}
 	// What replicas actually subscribe to: one channel per installation.
 	subs := map[string]int{}
-	waitFor(t, func() bool {
+	wait.Until(t, 5*time.Second, "the model to be served from memory", func() bool {
 		subs = map[string]int{}
 		for _, c := range []string{channel(a1), channel(b)} {
 			n, err := rdb.PubSubNumSub(ctx, c).Result()

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/media/mediatest"
 	"github.com/switchboard/switchboard/internal/platform/racecheck"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // callcenterCommands are the callcenter_config lines the fake received.
@@ -46,7 +47,7 @@ func tenantCommands(fs *fakefs.Server, tenant string) []string {
 // gives it the /fs/xml URL.)
 func (e *callEnv) waitCallcenterResync(t *testing.T, n int) {
 	t.Helper()
-	eventually(t, 60*time.Second, "the callcenter resync at connect", func() bool {
+	wait.Until(t, 60*time.Second, "the callcenter resync at connect", func() bool {
 		done := 0
 		for _, l := range e.Logs.Lines(t) {
 			if (l["msg"] == "callcenter resync done" || l["msg"] == "callcenter resync") && l["node"] == e.fs.Addr() {
@@ -68,7 +69,7 @@ func waitCallcenter(t *testing.T, fs *fakefs.Server, from int, want ...string) i
 	tenant, _, _ = strings.Cut(tenant, " ")
 	mine := func() []string { return tenantCommands(fs, tenant) }
 	var got []string
-	eventually(t, 10*time.Second, "callcenter commands "+strings.Join(want, "; "), func() bool {
+	wait.Until(t, 10*time.Second, "callcenter commands "+strings.Join(want, "; "), func() bool {
 		got = mine()[from:]
 		return len(got) >= len(want)
 	})
@@ -98,7 +99,7 @@ func TestQueueAndAgentChangesReachModCallcenter(t *testing.T) {
 		q := e.Do(t, "POST", base+"/queues/", e.Key, map[string]any{"name": "support", "number": "640", "strategy": "top-down"}).Expect(t, 201).Map(t)
 		n := waitCallcenter(t, e.fs, 0, "queue load "+queue)
 		// The load fetches callcenter.conf after the command is logged.
-		eventually(t, 10*time.Second, "the queue loaded from callcenter.conf", func() bool {
+		wait.Until(t, 10*time.Second, "the queue loaded from callcenter.conf", func() bool {
 			p, ok := e.fs.CallcenterQueue(queue)
 			return ok && p["strategy"] == "top-down"
 		})
@@ -137,7 +138,7 @@ func TestQueueAndAgentChangesReachModCallcenter(t *testing.T) {
 		e.Do(t, "PUT", fmt.Sprintf("%s/queues/%v", base, q["id"]), e.Key, map[string]any{"max_wait_seconds": 60}).Expect(t, 200)
 		n = waitCallcenter(t, e.fs, n, "queue reload "+moved)
 		// The reload fetches callcenter.conf after the command is logged.
-		eventually(t, 10*time.Second, "the reloaded queue params", func() bool {
+		wait.Until(t, 10*time.Second, "the reloaded queue params", func() bool {
 			p, _ := e.fs.CallcenterQueue(moved)
 			return p["max-wait-time"] == "60"
 		})
@@ -171,7 +172,7 @@ func TestCallcenterCommandRetried(t *testing.T) {
 			t.Fatalf("status %q before the retry", got.Status)
 		}
 		e.fs.ClearAPIReplies()
-		eventually(t, 15*time.Second, "the retried status", func() bool {
+		wait.Until(t, 15*time.Second, "the retried status", func() bool {
 			got, _ := e.fs.CallcenterAgent(agent)
 			return got.Status == "Available"
 		})
@@ -254,23 +255,23 @@ func TestFeatureCodesAct(t *testing.T) {
 			}
 			return n
 		}
-		eventually(t, 10*time.Second, "setup flush", func() bool { return flushes() > 0 })
+		wait.Until(t, 10*time.Second, "setup flush", func() bool { return flushes() > 0 })
 		before := flushes()
 		featureEvent(e, "1001", "dnd_toggle", "")
-		eventually(t, 10*time.Second, "dnd on", func() bool { return ext()["dnd"] == true })
-		eventually(t, 10*time.Second, "user cache flushed after *78", func() bool { return flushes() > before })
+		wait.Until(t, 10*time.Second, "dnd on", func() bool { return ext()["dnd"] == true })
+		wait.Until(t, 10*time.Second, "user cache flushed after *78", func() bool { return flushes() > before })
 		featureEvent(e, "1001", "forward_all_on", "0825550123")
-		eventually(t, 10*time.Second, "forward on", func() bool {
+		wait.Until(t, 10*time.Second, "forward on", func() bool {
 			fw, _ := ext()["forward_all"].(map[string]any)
 			return fw["enabled"] == true && fw["destination"] == "0825550123"
 		})
 		featureEvent(e, "1001", "forward_all_off", "")
-		eventually(t, 10*time.Second, "forward off", func() bool {
+		wait.Until(t, 10*time.Second, "forward off", func() bool {
 			fw, _ := ext()["forward_all"].(map[string]any)
 			return fw["enabled"] == false && fw["destination"] == "0825550123"
 		})
 		featureEvent(e, "1001", "office_mode_night", "")
-		eventually(t, 10*time.Second, "office mode night", func() bool {
+		wait.Until(t, 10*time.Second, "office mode night", func() bool {
 			return e.Do(t, "GET", base+"/office_mode", e.Key, nil).Expect(t, 200).Map(t)["mode"] == "night"
 		})
 		agent := "35@" + e.tenant
@@ -280,16 +281,16 @@ func TestFeatureCodesAct(t *testing.T) {
 			return e.Do(t, "GET", fmt.Sprintf("%s/agents/%v", base, a["id"]), e.Key, nil).Expect(t, 200).Map(t)["status"]
 		}
 		featureEvent(e, "1001", "agent_login_logout", "")
-		eventually(t, 10*time.Second, "agent logged in", func() bool { return status() == "available" })
+		wait.Until(t, 10*time.Second, "agent logged in", func() bool { return status() == "available" })
 		waitCommand(t, e.fs, "api callcenter_config agent set status "+agent+" Available")
 		featureEvent(e, "1001", "agent_pause_toggle", "")
-		eventually(t, 10*time.Second, "agent paused", func() bool { return status() == "on_break" })
-		eventually(t, 10*time.Second, "mod_callcenter on break", func() bool {
+		wait.Until(t, 10*time.Second, "agent paused", func() bool { return status() == "on_break" })
+		wait.Until(t, 10*time.Second, "mod_callcenter on break", func() bool {
 			got, _ := e.fs.CallcenterAgent(agent)
 			return got.Status == "On Break"
 		})
 		featureEvent(e, "1001", "agent_login_logout", "")
-		eventually(t, 10*time.Second, "agent logged out", func() bool { return status() == "logged_out" })
+		wait.Until(t, 10*time.Second, "agent logged out", func() bool { return status() == "logged_out" })
 
 		// *732: the node recorded into the media library; the event makes
 		// it a voice prompt (converted where uploads go), the recording
@@ -305,7 +306,7 @@ func TestFeatureCodesAct(t *testing.T) {
 		e.fs.EmitEvent("CUSTOM", []fakefs.Header{{Name: "Event-Subclass", Value: "switchboard::feature"}, {Name: "sb_feature", Value: "record_prompt"},
 			{Name: "Unique-ID", Value: uuid}, {Name: "variable_sb_tenant", Value: e.tenant}, {Name: "variable_sb_ext", Value: "1001"}}, "")
 		var prompt map[string]any
-		eventually(t, 20*time.Second, "the recording became a voice prompt", func() bool {
+		wait.Until(t, 20*time.Second, "the recording became a voice prompt", func() bool {
 			var list []map[string]any
 			e.Do(t, "GET", base+"/voice_prompts/", e.Key, nil).Expect(t, 200).JSON(t, &list)
 			if len(list) == 1 {
@@ -319,7 +320,7 @@ func TestFeatureCodesAct(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(e.Cfg.Media.Dir, e.tenant, fmt.Sprint(prompt["filename"]))); err != nil {
 			t.Fatalf("the prompt's file: %v", err)
 		}
-		eventually(t, 10*time.Second, "the node's recording removed", func() bool {
+		wait.Until(t, 10*time.Second, "the node's recording removed", func() bool {
 			_, err := os.Stat(raw)
 			return os.IsNotExist(err)
 		})
@@ -350,7 +351,7 @@ func TestCallcenterResyncAfterReconnectAndTenantDelete(t *testing.T) {
 		q := e.Do(t, "POST", base+"/queues/", e.Key, map[string]any{"name": "old", "number": "650"}).Expect(t, 201).Map(t)
 		a := e.Do(t, "POST", base+"/agents/", e.Key, map[string]any{"name": "Cy", "agent_number": "41", "extension": "1001", "status": "available",
 			"queues": []any{map[string]any{"queue_id": q["id"]}}}).Expect(t, 201).Map(t)
-		eventually(t, 10*time.Second, "the queue and agent on the node", func() bool {
+		wait.Until(t, 10*time.Second, "the queue and agent on the node", func() bool {
 			_, qok := e.fs.CallcenterQueue(old)
 			return qok && slices.Contains(e.fs.CallcenterTiers(), fakefs.CCTier{Queue: old, Agent: agent, Level: 1, Position: 1})
 		})
@@ -379,7 +380,7 @@ func TestCallcenterResyncAfterReconnectAndTenantDelete(t *testing.T) {
 				t.Logf("node holds: tiers %v; commands %q", e.fs.CallcenterTiers(), callcenterCommands(e.fs))
 			}
 		}()
-		eventually(t, 60*time.Second, "the resync", func() bool {
+		wait.Until(t, 60*time.Second, "the resync", func() bool {
 			_, oldLoaded := e.fs.CallcenterQueue(old)
 			p, newLoaded := e.fs.CallcenterQueue(fresh)
 			got, _ := e.fs.CallcenterAgent(agent)
@@ -394,7 +395,7 @@ func TestCallcenterResyncAfterReconnectAndTenantDelete(t *testing.T) {
 
 		// Deleting the tenant clears it from the node.
 		e.Do(t, "DELETE", "/api/tenants/"+e.tenant, e.Key, nil).Expect(t, 204)
-		eventually(t, 20*time.Second, "the tenant gone from mod_callcenter", func() bool {
+		wait.Until(t, 20*time.Second, "the tenant gone from mod_callcenter", func() bool {
 			_, qok := e.fs.CallcenterQueue(fresh)
 			_, aok := e.fs.CallcenterAgent(agent)
 			return !qok && !aok && len(tenantTiers(e.fs, e.tenant)) == 0

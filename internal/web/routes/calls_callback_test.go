@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/platform/racecheck"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // routedCallEnv is a callEnv whose fake FreeSWITCH routes loopback legs
@@ -33,7 +34,7 @@ func routedCallEnv(t *testing.T, e *callEnv, extra ...map[string]any) (trunk str
 func findChannel(t *testing.T, fs *fakefs.Server, prefix string) fakefs.Channel {
 	t.Helper()
 	var found fakefs.Channel
-	eventually(t, 5*time.Second, "fake channel "+prefix, func() bool {
+	wait.Until(t, 5*time.Second, "fake channel "+prefix, func() bool {
 		for _, c := range fs.Channels() {
 			if strings.HasPrefix(c.Name, prefix) {
 				found = c
@@ -87,7 +88,7 @@ func TestCallbackRefusedByTheTenantsRoute(t *testing.T) {
 		if line := waitCommand(t, e.fs, "bgapi originate"); !strings.Contains(line, ";toll_allow=internal;") {
 			t.Fatalf("originate %s", line)
 		}
-		eventually(t, 5*time.Second, "both loopback legs gone", func() bool { return len(e.fs.Channels()) == 0 })
+		wait.Until(t, 5*time.Second, "both loopback legs gone", func() bool { return len(e.fs.Channels()) == 0 })
 		for _, c := range e.fs.Channels() {
 			t.Errorf("channel left: %+v", c)
 		}
@@ -104,7 +105,7 @@ func TestInboundDIDCallBelongsToItsTenant(t *testing.T) {
 			t.Fatal(err)
 		}
 		var ch map[string]any
-		eventually(t, 5*time.Second, "the tenant sees its inbound call", func() bool {
+		wait.Until(t, 5*time.Second, "the tenant sees its inbound call", func() bool {
 			var list []map[string]any
 			e.Do(t, "GET", "/api/telephony/channels", e.tenantKey, nil).Expect(t, 200).JSON(t, &list)
 			if len(list) == 1 && list[0]["uuid"] == id {
@@ -120,7 +121,7 @@ func TestInboundDIDCallBelongsToItsTenant(t *testing.T) {
 		if err := e.fs.Hangup(id, ""); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 5*time.Second, "the tenant's cdr", func() bool {
+		wait.Until(t, 5*time.Second, "the tenant's cdr", func() bool {
 			var list []map[string]any
 			e.Do(t, "GET", "/api/reports/cdrs", e.tenantKey, nil).Expect(t, 200).JSON(t, &list)
 			return len(list) == 1 && list[0]["uuid"] == id && list[0]["tenant"] == e.tenant
@@ -157,12 +158,12 @@ func TestFreeSWITCHRestartEndsItsCalls(t *testing.T) {
 		if e.fs.CoreUUID() == oldCore {
 			t.Fatal("fake kept its Core-UUID across a restart")
 		}
-		eventually(t, 10*time.Second, "ghost channels gone", func() bool {
+		wait.Until(t, 10*time.Second, "ghost channels gone", func() bool {
 			var list []map[string]any
 			e.Do(t, "GET", "/api/telephony/channels", e.tenantKey, nil).Expect(t, 200).JSON(t, &list)
 			return len(list) == 0
 		})
-		eventually(t, 5*time.Second, "cdrs of both legs", func() bool {
+		wait.Until(t, 5*time.Second, "cdrs of both legs", func() bool {
 			var list []map[string]any
 			e.Do(t, "GET", "/api/reports/cdrs", e.tenantKey, nil).Expect(t, 200).JSON(t, &list)
 			return len(list) == 2

@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // callEnv is a running server wired to one fake FreeSWITCH node.
@@ -87,7 +88,7 @@ func setupCallEnv(t *testing.T, s *apptest.Server, fs *fakefs.Server) *callEnv {
 // connection is authenticated.
 func waitEvents(t *testing.T, fs *fakefs.Server, n int) {
 	t.Helper()
-	eventually(t, 10*time.Second, "event subscriptions", func() bool {
+	wait.Until(t, 10*time.Second, "event subscriptions", func() bool {
 		subs, authed := 0, 0
 		for _, c := range fs.Conns() {
 			if c.Authed {
@@ -99,18 +100,6 @@ func waitEvents(t *testing.T, fs *fakefs.Server, n int) {
 		}
 		return subs == n && authed > n
 	})
-}
-
-// eventually polls cond until it holds or the deadline passes.
-func eventually(t testing.TB, limit time.Duration, what string, cond func() bool) {
-	t.Helper()
-	deadline := time.Now().Add(limit)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
 }
 
 // liveChannel creates an inbound channel of tenant on the fake and waits
@@ -132,7 +121,7 @@ func (e *callEnv) liveChannel(t *testing.T, tenant, ext string) (id, uuid string
 func (e *callEnv) waitChannel(t *testing.T, uuid string) string {
 	t.Helper()
 	var id string
-	eventually(t, 5*time.Second, "channel "+uuid+" listed", func() bool {
+	wait.Until(t, 5*time.Second, "channel "+uuid+" listed", func() bool {
 		var list []map[string]any
 		e.Do(t, "GET", "/api/telephony/channels?limit=1000", e.Key, nil).Expect(t, 200).JSON(t, &list)
 		for _, ch := range list {

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/platform/racecheck"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 func TestIdempotentCall(t *testing.T) {
@@ -147,7 +148,7 @@ func TestResyncAfterFreeSWITCHRestart(t *testing.T) {
 				t.Logf("last list: %s", last)
 			}
 		}()
-		eventually(t, 15*time.Second, "resynced list", func() bool {
+		wait.Until(t, 15*time.Second, "resynced list", func() bool {
 			var list []map[string]any
 			r := e.Do(t, "GET", "/api/telephony/channels", e.tenantKey, nil).Expect(t, 200)
 			last = string(r.Body)
@@ -161,7 +162,7 @@ func TestResyncAfterFreeSWITCHRestart(t *testing.T) {
 		e.Do(t, "GET", "/api/telephony/channels/"+stay, e.tenantKey, nil).Expect(t, 200)
 		// The call that ended while away still gets its CDR.
 		var list []map[string]any
-		eventually(t, 5*time.Second, "cdr of the vanished call", func() bool {
+		wait.Until(t, 5*time.Second, "cdr of the vanished call", func() bool {
 			e.Do(t, "GET", "/api/reports/cdrs", e.tenantKey, nil).Expect(t, 200).JSON(t, &list)
 			return len(list) == 1 && list[0]["uuid"] == gone
 		})
@@ -206,7 +207,7 @@ func TestEventLeaseTakeover(t *testing.T) {
 				a := apptest.Start(t, be, env)
 				waitEvents(t, fs, 1)
 				b = apptest.Start(parent, be, env) // outlives this subtest
-				eventually(t, 5*time.Second, "second command connection", func() bool { return len(fs.Conns()) >= 3 })
+				wait.Until(t, 5*time.Second, "second command connection", func() bool { return len(fs.Conns()) >= 3 })
 				time.Sleep(300 * time.Millisecond) // b would subscribe by now if it wrongly could
 				waitEvents(t, fs, 1)
 				e := setupCallEnv(t, a, fs)
@@ -246,12 +247,12 @@ func TestDirectoryChangeFlushesFreeSWITCHCache(t *testing.T) {
 		}
 		user := "api xml_flush_cache id 1002-" + e.tenant + " sip.test"
 		// Creating the extensions already flushed them; wait for that.
-		eventually(t, 5*time.Second, "setup flushes", func() bool { return slices.Contains(flushes(), user) })
+		wait.Until(t, 5*time.Second, "setup flushes", func() bool { return slices.Contains(flushes(), user) })
 		time.Sleep(300 * time.Millisecond)
 		before := len(flushes())
 		e.Do(t, "POST", "/api/tenants/"+e.tenant+"/tags/", e.Key, map[string]any{"name": "vip"}).Expect(t, 201)
 		e.Do(t, "PUT", "/api/tenants/"+e.tenant+"/extensions/1002", e.Key, map[string]any{"sip_secret": "a-new-secret-123456"}).Expect(t, 200)
-		eventually(t, 5*time.Second, "xml_flush_cache after the change", func() bool { return len(flushes()) > before })
+		wait.Until(t, 5*time.Second, "xml_flush_cache after the change", func() bool { return len(flushes()) > before })
 		time.Sleep(300 * time.Millisecond)
 		if got := flushes()[before:]; len(got) != 1 || got[0] != user {
 			t.Fatalf("flushes after the tag and the secret change: %q, want only %q", got, user)

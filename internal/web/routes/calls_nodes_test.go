@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // TestNodesFollowTheServersResource: a server added through the API is
@@ -22,7 +24,7 @@ func TestNodesFollowTheServersResource(t *testing.T) {
 		p, _ := strconv.Atoi(port)
 		srv := e.Do(t, "POST", "/api/servers/", e.Key, map[string]any{"name": "fs2", "hostname": "fs2.example", "esl_host": "127.0.0.1", "esl_port": p, "enabled": true}).Expect(t, 201).Map(t)
 		var fs2View map[string]any
-		eventually(t, 10*time.Second, "fs2 connected and listed", func() bool {
+		wait.Until(t, 10*time.Second, "fs2 connected and listed", func() bool {
 			var list []map[string]any
 			e.Do(t, "GET", "/api/telephony/nodes", e.Key, nil).Expect(t, 200).JSON(t, &list)
 			for _, n := range list {
@@ -39,7 +41,7 @@ func TestNodesFollowTheServersResource(t *testing.T) {
 		e.Do(t, "GET", "/api/telephony/nodes", e.tenantKey, nil).Expect(t, 403)
 
 		e.Do(t, "DELETE", "/api/servers/"+fmt.Sprint(srv["id"]), e.Key, nil).Expect(t, 204)
-		eventually(t, 10*time.Second, "fs2 dropped", func() bool {
+		wait.Until(t, 10*time.Second, "fs2 dropped", func() bool {
 			var list []map[string]any
 			e.Do(t, "GET", "/api/telephony/nodes", e.Key, nil).Expect(t, 200).JSON(t, &list)
 			for _, n := range list {

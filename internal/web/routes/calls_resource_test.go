@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // openStream opens the SSE stream with key and returns its reader.
@@ -45,7 +47,7 @@ func getCall(t *testing.T, e *callEnv, loc, key string) map[string]any {
 func waitCallState(t *testing.T, e *callEnv, loc, state string, within time.Duration) map[string]any {
 	t.Helper()
 	var call map[string]any
-	eventually(t, within, "call "+state, func() bool {
+	wait.Until(t, within, "call "+state, func() bool {
 		call = getCall(t, e, loc, e.user)
 		return call["state"] == state
 	})
@@ -72,7 +74,7 @@ func TestCallResourceFollowsTheCallback(t *testing.T) {
 		// events' path, so on a loaded host the call may read bridged a
 		// moment before its destination channel is known.
 		var call map[string]any
-		eventually(t, 5*time.Second, "the bridged call's destination channel", func() bool {
+		wait.Until(t, 5*time.Second, "the bridged call's destination channel", func() bool {
 			call = getCall(t, e, loc, e.user)
 			return call["destination_channel"] != ""
 		})
@@ -129,7 +131,7 @@ func TestRefusedCallFailsWithFreeSWITCHsText(t *testing.T) {
 		r := e.Do(t, "POST", "/api/telephony/call", e.user, map[string]any{"from": testMobile, "to": "1002"}).Expect(t, 202)
 		call := waitCallState(t, e, r.Header.Get("Location"), "failed", time.Second)
 		var reason any
-		eventually(t, time.Second, "FreeSWITCH's text", func() bool {
+		wait.Until(t, time.Second, "FreeSWITCH's text", func() bool {
 			call = getCall(t, e, r.Header.Get("Location"), e.user)
 			reason = call["reason"]
 			return reason != nil

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/platform/racecheck"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 func TestPlaceCallSendsCallbackOriginate(t *testing.T) {
@@ -163,7 +164,7 @@ func TestChannelActions(t *testing.T) {
 			t.Errorf("got %q, want %q", got, want)
 		}
 		// Once ended the channel is 404 for actions.
-		eventually(t, 5*time.Second, "channel ended", func() bool {
+		wait.Until(t, 5*time.Second, "channel ended", func() bool {
 			return e.Do(t, "POST", "/api/telephony/hangup", e.user, map[string]any{"channel": id}).Status == 404
 		})
 		if r := e.Do(t, "POST", "/api/telephony/hangup", e.user, map[string]any{"channel": id}); r.Code(t) != "channel_ended" {
@@ -212,7 +213,7 @@ func TestChannelActionErrors(t *testing.T) {
 		}
 		// A node that is down answers 503 at once, for actions and calls.
 		e.fs.Close()
-		eventually(t, 5*time.Second, "node down", func() bool {
+		wait.Until(t, 5*time.Second, "node down", func() bool {
 			return e.Do(t, "POST", "/api/telephony/hangup", e.user, map[string]any{"channel": id}).Status == 503
 		})
 		r := e.Do(t, "POST", "/api/telephony/call", e.user, map[string]any{"from": testMobile, "to": "1002"}).Expect(t, 503)
@@ -265,7 +266,7 @@ func TestCDRWrittenAndFiltered(t *testing.T) {
 			t.Fatal(err)
 		}
 		var list []map[string]any
-		eventually(t, 5*time.Second, "cdr", func() bool {
+		wait.Until(t, 5*time.Second, "cdr", func() bool {
 			e.Do(t, "GET", "/api/reports/cdrs", e.tenantKey, nil).Expect(t, 200).JSON(t, &list)
 			return len(list) == 1
 		})

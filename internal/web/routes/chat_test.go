@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/comms/chat"
 	"github.com/switchboard/switchboard/internal/comms/chat/chattest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 const chatDomain = "chat.test"
@@ -65,7 +66,7 @@ func (e *chatEnv) provision(t *testing.T, ext string) map[string]any {
 func (e *chatEnv) waitRoom(t *testing.T, room string) map[string]string {
 	t.Helper()
 	var opts map[string]string
-	eventually(t, 20*time.Second, "room "+room+" on ejabberd", func() bool {
+	wait.Until(t, 20*time.Second, "room "+room+" on ejabberd", func() bool {
 		var err error
 		opts, err = e.chat.RoomOptions(context.Background(), room)
 		return err == nil
@@ -412,7 +413,7 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 
 		// Deleting the extension removes its chat account from ejabberd.
 		e.Do(t, "DELETE", "/api/tenants/"+e.tenant+"/extensions/2003", e.Key, nil).Expect(t, 204)
-		eventually(t, 20*time.Second, "account of a deleted extension unregistered", func() bool {
+		wait.Until(t, 20*time.Second, "account of a deleted extension unregistered", func() bool {
 			ok, err := e.chat.CheckAccount(context.Background(), e.lower+"-2003")
 			return err == nil && !ok
 		})
@@ -457,7 +458,7 @@ func TestChatServerOutage(t *testing.T) {
 		// noticing is posted once ejabberd is back; after that, sends
 		// answer 503 and are not kept.
 		var accepted []string
-		eventually(t, 10*time.Second, "channel sends answer 503 during the outage", func() bool {
+		wait.Until(t, 10*time.Second, "channel sends answer 503 during the outage", func() bool {
 			body := fmt.Sprintf("during the outage %d", len(accepted))
 			r := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "general", "body": body})
 			if r.Status == 200 {
@@ -697,7 +698,7 @@ func TestChatSyncCommandRepairsWhatEjabberdLost(t *testing.T) {
 		// The member posts and reads the recreated room again. (A probe of
 		// the server's that timed out while the sync kept ejabberd busy
 		// answers 503 for about a second: posts are refused, not kept.)
-		eventually(t, 10*time.Second, "a post into the recreated room", func() bool {
+		wait.Until(t, 10*time.Second, "a post into the recreated room", func() bool {
 			r := e.Do(t, "POST", "/api/connect/message/"+e.tenant, e.Key, map[string]any{"to": "ops", "body": "after the sync"})
 			if r.Status == 503 && r.Code(t) == "chat_unavailable" {
 				time.Sleep(200 * time.Millisecond)

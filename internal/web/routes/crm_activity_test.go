@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // A call from a contact's number, simulated on the fake FreeSWITCH, ends
@@ -35,7 +36,7 @@ func TestCallFromContactCreatesActivity(t *testing.T) {
 		known := call("+27215550123")
 		call("+27215550777") // nobody's number
 		var cdrs []map[string]any
-		eventually(t, 10*time.Second, "two cdrs", func() bool {
+		wait.Until(t, 10*time.Second, "two cdrs", func() bool {
 			e.Do(t, "GET", "/api/reports/cdrs", e.tenantKey, nil).Expect(t, 200).JSON(t, &cdrs)
 			return len(cdrs) == 2
 		})
@@ -46,7 +47,7 @@ func TestCallFromContactCreatesActivity(t *testing.T) {
 			}
 		}
 		var acts []map[string]any
-		eventually(t, 10*time.Second, "the call activity", func() bool {
+		wait.Until(t, 10*time.Second, "the call activity", func() bool {
 			e.Do(t, "GET", base+"/activities/", e.tenantKey, nil).Expect(t, 200).JSON(t, &acts)
 			return len(acts) >= 1
 		})

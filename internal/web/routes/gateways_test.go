@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/platform/racecheck"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // TestSIPTrunkChangesReachFreeSWITCH: a running node loads a new trunk's
@@ -41,27 +42,27 @@ func TestSIPTrunkChangesReachFreeSWITCH(t *testing.T) {
 		}
 
 		tr := e.Do(t, "POST", "/api/sip_trunks/", e.Key, map[string]any{"name": name, "host": "carrier.example"}).Expect(t, 201).Map(t)
-		eventually(t, 5*time.Second, "gateway loaded after the create", loaded)
+		wait.Until(t, 5*time.Second, "gateway loaded after the create", loaded)
 		if kills() != 0 {
 			t.Errorf("killgw for a new trunk: %q", sent())
 		}
 
 		path := fmt.Sprintf("/api/sip_trunks/%v", tr["id"])
 		e.Do(t, "PUT", path, e.Key, map[string]any{"host": "carrier2.example"}).Expect(t, 200)
-		eventually(t, 5*time.Second, "killgw then rescan after the edit", func() bool {
+		wait.Until(t, 5*time.Second, "killgw then rescan after the edit", func() bool {
 			got := sent()
 			k := slices.Index(got, "api sofia profile external killgw "+name)
 			return k >= 0 && slices.Contains(got[k+1:], "api sofia profile external rescan")
 		})
-		eventually(t, 5*time.Second, "gateway re-added after the edit", loaded)
+		wait.Until(t, 5*time.Second, "gateway re-added after the edit", loaded)
 
 		e.Do(t, "PUT", path, e.Key, map[string]any{"enabled": false}).Expect(t, 200)
-		eventually(t, 5*time.Second, "gateway gone once disabled", func() bool { return kills() == 2 && !loaded() })
+		wait.Until(t, 5*time.Second, "gateway gone once disabled", func() bool { return kills() == 2 && !loaded() })
 
 		// Deleting a disabled trunk kills a gateway the node no longer
 		// holds: mod_sofia's "-ERR no such gateway." counts as done.
 		e.Do(t, "DELETE", path, e.Key, nil).Expect(t, 204)
-		eventually(t, 5*time.Second, "killgw after the delete", func() bool { return kills() == 3 })
+		wait.Until(t, 5*time.Second, "killgw after the delete", func() bool { return kills() == 3 })
 		if loaded() {
 			t.Errorf("gateway still loaded: %q", e.fs.Gateways())
 		}
@@ -97,7 +98,7 @@ func TestSIPTrunkResyncAfterReconnect(t *testing.T) {
 			}
 			return n
 		}
-		eventually(t, 60*time.Second, "the gateways resync at connect", func() bool { return resyncs() >= 1 })
+		wait.Until(t, 60*time.Second, "the gateways resync at connect", func() bool { return resyncs() >= 1 })
 		ours := func() []string {
 			var out []string
 			for _, g := range e.fs.Gateways() {
@@ -111,7 +112,7 @@ func TestSIPTrunkResyncAfterReconnect(t *testing.T) {
 		for _, name := range []string{keep, edit, gone} {
 			ids[name] = e.Do(t, "POST", "/api/sip_trunks/", e.Key, map[string]any{"name": name, "host": "carrier.example"}).Expect(t, 201).Map(t)["id"]
 		}
-		eventually(t, 60*time.Second, "the three gateways loaded", func() bool { return len(ours()) == 3 })
+		wait.Until(t, 60*time.Second, "the three gateways loaded", func() bool { return len(ours()) == 3 })
 
 		// The node goes away; trunks change; the node comes back.
 		if err := e.fs.Close(); err != nil {
@@ -130,7 +131,7 @@ func TestSIPTrunkResyncAfterReconnect(t *testing.T) {
 		if err := e.fs.Restart(); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 60*time.Second, "the gateways resync after the reconnect", func() bool { return resyncs() >= 2 })
+		wait.Until(t, 60*time.Second, "the gateways resync after the reconnect", func() bool { return resyncs() >= 2 })
 		defer func() {
 			if t.Failed() {
 				t.Logf("node holds %q; commands since the disconnect %q", e.fs.Gateways(), e.fs.Commands()[before:])

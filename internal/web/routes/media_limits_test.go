@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/media/mediatest"
 	"github.com/switchboard/switchboard/internal/models/storetest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // silenceFLAC is a FLAC of the given seconds of 8 kHz mono silence, made
@@ -147,7 +148,7 @@ func TestDeletedMediaLeavesNoFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		s.Do(t, "DELETE", base+fmt.Sprint(p["id"]), s.Key, nil).Expect(t, 204)
-		eventually(t, 60*time.Second, "the deleted prompt's file removed", func() bool {
+		wait.Until(t, 60*time.Second, "the deleted prompt's file removed", func() bool {
 			_, err := os.Stat(file)
 			return os.IsNotExist(err)
 		})
@@ -162,7 +163,7 @@ func TestDeletedMediaLeavesNoFiles(t *testing.T) {
 			t.Fatalf("class files %v", files)
 		}
 		s.Do(t, "DELETE", classPath, s.Key, nil).Expect(t, 204)
-		eventually(t, 60*time.Second, "the deleted class's files removed", func() bool {
+		wait.Until(t, 60*time.Second, "the deleted class's files removed", func() bool {
 			return len(allFiles(t, classDir)) == 0
 		})
 		// The class's external_id is free again: its row went with it.
@@ -189,7 +190,7 @@ func TestDeletedTenantLeavesNoFiles(t *testing.T) {
 			t.Fatalf("%d files before the delete", n)
 		}
 		s.Do(t, "DELETE", "/api/tenants/"+tenant, s.Key, nil).Expect(t, 204)
-		eventually(t, 60*time.Second, "the deleted tenant's files removed", func() bool {
+		wait.Until(t, 60*time.Second, "the deleted tenant's files removed", func() bool {
 			_, err := os.Stat(filepath.Join(s.Cfg.Media.Dir, tenant))
 			return os.IsNotExist(err)
 		})

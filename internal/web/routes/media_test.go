@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/media/mediatest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // filesIn lists the names in dir (none when it does not exist).
@@ -354,7 +355,7 @@ func TestRecordActionRecordingsAreNotIndexed(t *testing.T) {
 			t.Fatal(err)
 		}
 		var cdr map[string]any
-		eventually(t, 10*time.Second, "the recorded call's CDR", func() bool {
+		wait.Until(t, 10*time.Second, "the recorded call's CDR", func() bool {
 			var cdrs []map[string]any
 			e.Do(t, "GET", "/api/reports/cdrs?tenant="+e.tenant, e.Key, nil).Expect(t, 200).JSON(t, &cdrs)
 			for _, c := range cdrs {

@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard/switchboard/internal/comms/chat/chattest"
 	"github.com/switchboard/switchboard/internal/comms/messaging"
 	"github.com/switchboard/switchboard/internal/comms/messaging/providertest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // TestInboundMessagesReachChatChannel: SMS and WhatsApp messages received
@@ -104,11 +105,11 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 		}()
 	}
 	for body, from := range want {
-		wait := 20 * time.Second
+		within := 20 * time.Second
 		if body == "Kannel says hi" {
-			wait = 60 * time.Second
+			within = 60 * time.Second
 		}
-		eventually(t, wait, body+" in the room's archive", func() bool { return inRoom(body, from) })
+		wait.Until(t, within, body+" in the room's archive", func() bool { return inRoom(body, from) })
 	}
 
 	// ejabberd down: the provider still gets its 200 (the message is
@@ -118,7 +119,7 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 	x.Stop()
 	twilioIn("SM0002", "+27825550004", "Sent during the outage")
 	var msg map[string]any
-	eventually(t, 15*time.Second, "a failed delivery attempt", func() bool {
+	wait.Until(t, 15*time.Second, "a failed delivery attempt", func() bool {
 		var list []map[string]any
 		s.Do(t, "GET", "/api/messaging/messages?direction=inbound&channel_id="+fmt.Sprint(tw), s.Key, nil).Expect(t, 200).JSON(t, &list)
 		for _, m := range list {
@@ -134,7 +135,7 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cl.Close()
-	eventually(t, 20*time.Second, "the outage's message in the room", func() bool { return inRoom("Sent during the outage", "+27825550004") })
+	wait.Until(t, 20*time.Second, "the outage's message in the room", func() bool { return inRoom("Sent during the outage", "+27825550004") })
 	// The worker records the delivery after ejabberd took the message, so
 	// the room may show it a moment before the message's record does.
 	var m map[string]any
@@ -147,7 +148,7 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 			t.Logf("the message's record: %v", m)
 		}
 	}()
-	eventually(t, 10*time.Second, "the message's record to show its delivery", delivered)
+	wait.Until(t, 10*time.Second, "the message's record to show its delivery", delivered)
 }
 
 // startWithChat runs a server on the first backend pairing with the

@@ -19,6 +19,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // scrape reads /metrics with a platform key and parses the text format.
@@ -155,7 +156,7 @@ func TestMetricsAfterTraffic(t *testing.T) {
 		if v := value(m, "switchboard_outbox_depth", nil); v < 0 || math.IsNaN(v) {
 			t.Errorf("switchboard_outbox_depth = %v, want a depth", v)
 		}
-		eventually(t, 10*time.Second, "the outbox to drain to depth 0", func() bool {
+		wait.Until(t, 10*time.Second, "the outbox to drain to depth 0", func() bool {
 			return value(scrape(t, s.URL+"/metrics", s.Key), "switchboard_outbox_depth", nil) == 0
 		})
 		for _, runtime := range []string{"go_goroutines", "go_memstats_heap_alloc_bytes", "process_cpu_seconds_total"} {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/media/mediatest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // TestMusicOnHoldReachesFreeSWITCH: local_stream.conf lists the tenant's
@@ -34,7 +35,7 @@ func TestMusicOnHoldReachesFreeSWITCH(t *testing.T) {
 		}
 		waitFor := func(want string) {
 			t.Helper()
-			eventually(t, 5*time.Second, want, func() bool { return slices.Contains(streams(), want) })
+			wait.Until(t, 5*time.Second, want, func() bool { return slices.Contains(streams(), want) })
 		}
 		base := "/api/tenants/" + e.tenant + "/music_on_hold/"
 		id := e.Do(t, "POST", base, e.Key, map[string]any{"name": "jazz", "rate": 16000, "shuffle": true}).Expect(t, 201).Map(t)["id"]
@@ -62,7 +63,7 @@ func TestMusicOnHoldReachesFreeSWITCH(t *testing.T) {
 		if err != nil || int(stored[24])|int(stored[25])<<8 != 16000 {
 			t.Fatalf("stored file: %v", err)
 		}
-		eventually(t, 5*time.Second, "reload after the file", func() bool { return len(streams()) > n })
+		wait.Until(t, 5*time.Second, "reload after the file", func() bool { return len(streams()) > n })
 		class := e.Do(t, "GET", fmt.Sprintf("%s%v", base, id), e.Key, nil).Expect(t, 200).Map(t)
 		if files, _ := class["files"].([]any); len(files) != 1 || files[0].(map[string]any)["filename"] != added["filename"] {
 			t.Fatalf("class files %v", class["files"])

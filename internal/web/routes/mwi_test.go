@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // mailboxReport fires what mod_voicemail's update_mwi fires when a box's
@@ -49,7 +50,7 @@ func TestSpecialMailboxMessageWaiting(t *testing.T) {
 
 		mailboxReport(e, "820-"+e.tenant+"@sip.test", "yes", "2/1")
 		want := []string{"1001-" + e.tenant + "@sip.test yes 2/1", "1002-" + e.tenant + "@sip.test yes 2/1"}
-		eventually(t, 10*time.Second, "message waiting for the notify extensions", func() bool { return len(mwiSent(e.fs)) >= 2 })
+		wait.Until(t, 10*time.Second, "message waiting for the notify extensions", func() bool { return len(mwiSent(e.fs)) >= 2 })
 		// Nothing else comes: not the other tenant's, not an echo loop.
 		time.Sleep(300 * time.Millisecond)
 		if got := mwiSent(e.fs); !slices.Equal(got, want) {
@@ -68,7 +69,7 @@ func TestSpecialMailboxMessageWaiting(t *testing.T) {
 		// messages turn the lamps off.
 		mailboxReport(e, "820-"+other+"@sip.test", "no", "0/3")
 		wantOther := append(want, "1005-"+other+"@sip.test no 0/3")
-		eventually(t, 10*time.Second, "the other tenant's notify extension", func() bool { return len(mwiSent(e.fs)) >= 3 })
+		wait.Until(t, 10*time.Second, "the other tenant's notify extension", func() bool { return len(mwiSent(e.fs)) >= 3 })
 		time.Sleep(300 * time.Millisecond)
 		if got := mwiSent(e.fs); !slices.Equal(got, wantOther) {
 			t.Fatalf("sent %q, want %q", got, wantOther)

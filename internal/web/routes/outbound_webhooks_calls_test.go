@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // A call simulated on the fake FreeSWITCH reaches a tenant webhook as
@@ -80,7 +81,7 @@ func TestOutboundWebhookCallLifecycle(t *testing.T) {
 
 			// The delivery log: three deliveries, each with its attempt.
 			var log []map[string]any
-			eventually(t, 10*time.Second, "three succeeded deliveries", func() bool {
+			wait.Until(t, 10*time.Second, "three succeeded deliveries", func() bool {
 				s.Do(t, "GET", fmt.Sprintf("%s%d/deliveries", base, id), s.Key, nil).Expect(t, 200).JSON(t, &log)
 				ok := 0
 				for _, d := range log {

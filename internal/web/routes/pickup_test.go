@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // TestDirectedPickupFromLiveCalls: **<ext> fetched by a node is rendered
@@ -75,7 +76,7 @@ func TestDirectedPickupFromLiveCalls(t *testing.T) {
 		if err := e.fs.Answer(ringing); err != nil {
 			t.Fatal(err)
 		}
-		eventually(t, 5*time.Second, "answered call no longer picked up", func() bool { return refused(fetch("1002", "**1001")) })
+		wait.Until(t, 5*time.Second, "answered call no longer picked up", func() bool { return refused(fetch("1002", "**1001")) })
 
 		if doc := fetch("1002", "*8"); !strings.Contains(doc, `application="pickup" data="`+e.tenant+`_sales"`) {
 			t.Fatalf("group pickup\n%s", doc)

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/models/storetest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // TestTwoReplicasShareTheWork runs two replicas on one database and one
@@ -49,7 +50,7 @@ func TestTwoReplicasShareTheWork(t *testing.T) {
 				t.Fatal(err)
 			}
 			for _, s := range []*apptest.Server{a, b} {
-				eventually(t, 10*time.Second, "the channel on both replicas", func() bool {
+				wait.Until(t, 10*time.Second, "the channel on both replicas", func() bool {
 					return strings.Contains(string(s.Do(t, "GET", "/api/telephony/channels?tenant="+tenant, s.Key, nil).Body), uuid)
 				})
 			}
@@ -63,7 +64,7 @@ func TestTwoReplicasShareTheWork(t *testing.T) {
 			}
 
 			// The outbox: one dispatcher for the group.
-			eventually(t, 10*time.Second, "an outbox dispatcher", func() bool {
+			wait.Until(t, 10*time.Second, "an outbox dispatcher", func() bool {
 				return dispatching(t, a)+dispatching(t, b) >= 1
 			})
 			if n := dispatching(t, a) + dispatching(t, b); n != 1 {

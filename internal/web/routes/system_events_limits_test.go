@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // TestSystemEventsLimitsReached: callbacks routed by the fake through
@@ -41,9 +42,9 @@ func TestSystemEventsLimitsReached(t *testing.T) {
 				return id
 			}
 			first := call()
-			eventually(t, 5*time.Second, "the first call counted on the trunk", func() bool { return fs.LimitUsage("trunk", trunk) == 1 })
+			wait.Until(t, 5*time.Second, "the first call counted on the trunk", func() bool { return fs.LimitUsage("trunk", trunk) == 1 })
 			second := call()
-			eventually(t, 5*time.Second, "the trunk full", func() bool { return fs.LimitUsage("trunk", trunk) == 2 })
+			wait.Until(t, 5*time.Second, "the trunk full", func() bool { return fs.LimitUsage("trunk", trunk) == 2 })
 			ev := w.expect(t, "trunk.capacity_reached", ofTrunk)
 			if ev.Data["max_channels"] != float64(2) || ev.Data["usage"] != float64(2) || ev.Data["node"] != fs.Addr() ||
 				fmt.Sprint(ev.Data["tenants"]) != "["+e.tenant+"]" || ev.Data["trunk_id"] == nil || ev.Data["at"] == nil {
@@ -54,9 +55,9 @@ func TestSystemEventsLimitsReached(t *testing.T) {
 			if err := fs.Hangup(second, ""); err != nil {
 				t.Fatal(err)
 			}
-			eventually(t, 5*time.Second, "a trunk channel freed", func() bool { return fs.LimitUsage("trunk", trunk) == 1 })
+			wait.Until(t, 5*time.Second, "a trunk channel freed", func() bool { return fs.LimitUsage("trunk", trunk) == 1 })
 			third := call()
-			eventually(t, 5*time.Second, "the trunk full again", func() bool { return fs.LimitUsage("trunk", trunk) == 2 })
+			wait.Until(t, 5*time.Second, "the trunk full again", func() bool { return fs.LimitUsage("trunk", trunk) == 2 })
 
 			// The tenant's concurrent calls: the dialplan counts from the
 			// change on; one call of a limit of one reaches it.
@@ -65,7 +66,7 @@ func TestSystemEventsLimitsReached(t *testing.T) {
 					t.Fatal(err)
 				}
 			}
-			eventually(t, 5*time.Second, "the calls ended", func() bool { return fs.LimitUsage("trunk", trunk) == 0 })
+			wait.Until(t, 5*time.Second, "the calls ended", func() bool { return fs.LimitUsage("trunk", trunk) == 0 })
 			s.Do(t, "PUT", "/api/tenants/"+e.tenant, s.Key, map[string]any{"max_concurrent_calls": 1}).Expect(t, 200)
 			call()
 			ev = w.expect(t, "tenant.limit_reached", fieldIs("tenant", e.tenant))

@@ -11,6 +11,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/media/mediatest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 func voicemailBody(id, mailbox, audio string) map[string]any {
@@ -36,7 +37,7 @@ func TestVoicemailImportReachesMailbox(t *testing.T) {
 		filed := func(user string, n int) []fakefs.VMMessage {
 			t.Helper()
 			var out []fakefs.VMMessage
-			eventually(t, 10*time.Second, "messages filed in "+user, func() bool {
+			wait.Until(t, 10*time.Second, "messages filed in "+user, func() bool {
 				out = out[:0]
 				for _, m := range e.fs.VoicemailMessages() {
 					if m.Username == user {
@@ -82,7 +83,7 @@ func TestVoicemailImportReachesMailbox(t *testing.T) {
 			t.Fatalf("mp3 %v", mp3)
 		}
 		var heard fakefs.VMMessage
-		eventually(t, 10*time.Second, "the mp3 message heard", func() bool {
+		wait.Until(t, 10*time.Second, "the mp3 message heard", func() bool {
 			for _, m := range e.fs.VoicemailMessages() {
 				if m.Username == "820-"+e.tenant && m.ReadEpoch > 0 {
 					heard = m

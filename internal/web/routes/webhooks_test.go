@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // postHook sends a raw webhook post and returns status, content type and body.
@@ -253,7 +254,7 @@ func TestIncomingWebhookOversizeAndChatServerDown(t *testing.T) {
 		}
 		e.xmpp.Stop()
 		accepted := []string{"before the outage"}
-		eventually(t, 10*time.Second, "webhook posts answer 503 during the outage", func() bool {
+		wait.Until(t, 10*time.Second, "webhook posts answer 503 during the outage", func() bool {
 			text := fmt.Sprintf("during the outage %d", len(accepted))
 			status, ct, body := post(text)
 			if status == 200 {
@@ -274,7 +275,7 @@ func TestIncomingWebhookOversizeAndChatServerDown(t *testing.T) {
 			t.Fatalf("post while down asking for JSON: %d %q %q", status, ct, body)
 		}
 		e.xmpp.Restart()
-		eventually(t, 20*time.Second, "webhook posts accepted again", func() bool {
+		wait.Until(t, 20*time.Second, "webhook posts accepted again", func() bool {
 			status, _, _ := post("after the outage")
 			if status == 200 {
 				accepted = append(accepted, "after the outage")

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // fakeSiteverify answers like Turnstile's and hCaptcha's siteverify: a form
@@ -91,7 +92,7 @@ func TestWidgetCaptcha(t *testing.T) {
 				t.Fatalf("%d originates before an accepted captcha", n)
 			}
 			e.DoHeaders(t, "POST", call, from, body("good")).Expect(t, 202)
-			eventually(t, 5*time.Second, "the callback originate", func() bool { return originates(e) == 1 })
+			wait.Until(t, 5*time.Second, "the callback originate", func() bool { return originates(e) == 1 })
 
 			seen := verify.seen()
 			if len(seen) != 3 {

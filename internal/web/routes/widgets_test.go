@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 const widgetOrigin = "https://shop.example"
@@ -127,7 +129,7 @@ func TestWidgetPlacesTheCallback(t *testing.T) {
 		if lim.Header.Get("Retry-After") == "" {
 			t.Errorf("429 without Retry-After")
 		}
-		eventually(t, 5*time.Second, "second originate", func() bool { return originates(e) == 2 })
+		wait.Until(t, 5*time.Second, "second originate", func() bool { return originates(e) == 2 })
 
 		// A disabled widget places nothing.
 		e.Do(t, "PUT", obj, e.Key, map[string]any{"enabled": false}).Expect(t, 200)

@@ -237,15 +237,3 @@ func subscribe(t *testing.T, c *eslgo.Conn, names ...string) {
 		t.Fatalf("subscribe: %v %q", err, r.GetReply())
 	}
 }
-
-// waitFor polls cond for up to 5 s.
-func waitFor(t *testing.T, cond func() bool, what string) {
-	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
-}

@@ -6,6 +6,9 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // limitedXML is an outbound route as Switchboard renders it for a tenant
@@ -88,7 +91,7 @@ func TestLimitUsageEventsFollowTheDialplansLimits(t *testing.T) {
 	if got := limitEvent(t, rc); got != "acme outbound 2 0 2 2" {
 		t.Fatalf("tenant usage %q", got)
 	}
-	waitFor(t, func() bool { return s.LimitUsage("acme", "outbound") == 1 }, "the refused call's tenant usage released")
+	wait.Until(t, 5*time.Second, "the refused call's tenant usage released", func() bool { return s.LimitUsage("acme", "outbound") == 1 })
 
 	// The trunk's refused increment fired nothing: the next event is the
 	// test's own marker.
@@ -101,7 +104,7 @@ func TestLimitUsageEventsFollowTheDialplansLimits(t *testing.T) {
 	if err := s.Hangup(first, ""); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, func() bool { return s.LimitUsage("trunk", "carrier") == 0 && s.LimitUsage("acme", "outbound") == 0 }, "usage released on hangup")
+	wait.Until(t, 5*time.Second, "usage released on hangup", func() bool { return s.LimitUsage("trunk", "carrier") == 0 && s.LimitUsage("acme", "outbound") == 0 })
 	if got := api.api("originate loopback/+15550001001/acme &park()"); !strings.HasPrefix(got, "+OK ") {
 		t.Fatalf("third call: %q", got)
 	}

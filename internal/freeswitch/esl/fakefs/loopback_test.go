@@ -6,6 +6,9 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // outboundXML is a tenant's outbound route as Switchboard renders it: the
@@ -89,5 +92,5 @@ func TestLoopbackOriginateRoutedWithTheChannelsVariables(t *testing.T) {
 		len(names) != 0 { // the -a leg may already have failed its destination
 		t.Errorf("legs %q", names)
 	}
-	waitFor(t, func() bool { return len(s.Channels()) == 0 }, "legs hung up after NO_ROUTE_DESTINATION for 1002")
+	wait.Until(t, 5*time.Second, "legs hung up after NO_ROUTE_DESTINATION for 1002", func() bool { return len(s.Channels()) == 0 })
 }
