@@ -19,15 +19,17 @@ import (
 // Every error it returns went through the store's dialect translation
 // once: no rows is ErrNotFound, a unique violation a *ConflictError
 // (ErrConflict), a foreign-key violation ErrReferenced or a
-// *ValidationError. Any other database failure is wrapped as "database:
-// ..." and answers 500 "internal error" at the HTTP layer, so driver text
-// reaches the logs only. Callers add their own context ("list recordings:
+// *ValidationError. A cancelled or expired context is returned as it is;
+// any other database failure is wrapped as "database: ..." and answers
+// 500 "internal error" at the HTTP layer, so driver text reaches the logs
+// only (the wrapped driver error stays visible to errors.As, which is how
+// the store's transactions recognise a deadlock worth a retry). Callers add their own context ("list recordings:
 // ...") and compare with errors.Is against the store's sentinels, never
 // against driver errors.
 //
 // Placeholders are "?" on both dialects. A Querier is a small value, safe
 // to copy; one from a transaction must not outlive the function it was
-// handed to.
+// handed to. The zero Querier is not usable.
 type Querier struct {
 	x sqlx.ExtContext // the pool (*sqlx.DB) or one transaction (*sqlx.Tx)
 	d Dialect
