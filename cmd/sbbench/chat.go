@@ -138,7 +138,7 @@ func benchChat(ctx context.Context, args []string) error {
 	// accepted message to ejabberd.
 	for {
 		var left int
-		if err := b.st.DB().GetContext(ctx, &left, "SELECT COUNT(*) FROM chat_outbox"); err != nil {
+		if err := b.st.Querier().GetContext(ctx, &left, "SELECT COUNT(*) FROM chat_outbox"); err != nil {
 			return err
 		}
 		if left == 0 {

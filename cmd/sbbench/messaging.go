@@ -69,7 +69,7 @@ func benchMessaging(ctx context.Context, args []string) error {
 		BaseURL: "http://127.0.0.1", Providers: messaging.Providers{Twilio: tw.URL},
 		Logger: slog.New(slog.NewTextHandler(io.Discard, nil)), Replica: "bench",
 	})
-	if _, err := b.st.DB().ExecContext(ctx, "DELETE FROM messaging_outbox"); err != nil {
+	if _, err := b.st.Querier().ExecContext(ctx, "DELETE FROM messaging_outbox"); err != nil {
 		return err
 	}
 	body := "Your order is ready for collection"

@@ -45,7 +45,7 @@ func didNumber(i int) string  { return fmt.Sprintf("+2721%07d", i) }
 // numbers in the number plan: nothing here reads it.
 func seed(ctx context.Context, st *models.Store) error {
 	var n int
-	if err := st.DB().GetContext(ctx, &n, "SELECT COUNT(*) FROM tenants WHERE tenant = ?", tenantName(tenantCount-1)); err != nil {
+	if err := st.Querier().GetContext(ctx, &n, "SELECT COUNT(*) FROM tenants WHERE tenant = ?", tenantName(tenantCount-1)); err != nil {
 		return fmt.Errorf("check seed: %w", err)
 	}
 	if n > 0 {
@@ -99,7 +99,7 @@ func seed(ctx context.Context, st *models.Store) error {
 		ID     int64  `db:"id"`
 		Tenant string `db:"tenant"`
 	}
-	if err := st.DB().SelectContext(ctx, &list, "SELECT id, tenant FROM tenants WHERE tenant LIKE 'bench_t%'"); err != nil {
+	if err := st.Querier().SelectContext(ctx, &list, "SELECT id, tenant FROM tenants WHERE tenant LIKE 'bench_t%'"); err != nil {
 		return err
 	}
 	for _, t := range list {
@@ -160,7 +160,7 @@ func seed(ctx context.Context, st *models.Store) error {
 // unique keys must be among them or be left to the database).
 func copyRows(ctx context.Context, st *models.Store, table, where string, args []any, overrides []map[string]any) error {
 	tmpl := map[string]any{}
-	rows, err := st.DB().QueryxContext(ctx, "SELECT * FROM "+table+" WHERE "+where, args...)
+	rows, err := st.Querier().QueryContext(ctx, "SELECT * FROM "+table+" WHERE "+where, args...)
 	if err != nil {
 		return fmt.Errorf("template %s: %w", table, err)
 	}
@@ -198,7 +198,7 @@ func copyRows(ctx context.Context, st *models.Store, table, where string, args [
 			parts = append(parts, rowSQL)
 		}
 		q := "INSERT INTO " + table + " (" + strings.Join(cols, ",") + ") VALUES " + strings.Join(parts, ",")
-		if _, err := st.DB().ExecContext(ctx, q, vals...); err != nil {
+		if _, err := st.Querier().ExecContext(ctx, q, vals...); err != nil {
 			return fmt.Errorf("copy %s: %w", table, err)
 		}
 	}

@@ -64,7 +64,7 @@ func benchWebhooks(ctx context.Context, args []string) error {
 	depth := func() (int64, int64) {
 		d, _ := b.st.OutboxDepth(ctx, []string{"webhooks"})
 		var pending int64
-		_ = b.st.DB().GetContext(ctx, &pending, "SELECT COUNT(*) FROM webhook_deliveries WHERE hook_kind = 'outbound_webhooks' AND hook_id = ? AND status = 'pending'", hook["id"])
+		_ = b.st.Querier().GetContext(ctx, &pending, "SELECT COUNT(*) FROM webhook_deliveries WHERE hook_kind = 'outbound_webhooks' AND hook_id = ? AND status = 'pending'", hook["id"])
 		return d, pending
 	}
 	// Open loop: each tick's events are emitted by a pool of writers, so a

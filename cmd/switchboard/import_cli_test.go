@@ -60,7 +60,7 @@ func importedCDRs(t *testing.T, dir, tenant string) (rows, distinct int) {
 	t.Helper()
 	st := openCLIStore(t, dir)
 	defer st.Close()
-	if err := st.DB().QueryRow("SELECT COUNT(*), COUNT(DISTINCT channel_id) FROM cdrs WHERE tenant = ? AND node = 'import'", tenant).Scan(&rows, &distinct); err != nil {
+	if err := st.Querier().QueryRowContext(context.Background(), "SELECT COUNT(*), COUNT(DISTINCT channel_id) FROM cdrs WHERE tenant = ? AND node = 'import'", tenant).Scan(&rows, &distinct); err != nil {
 		t.Fatal(err)
 	}
 	return rows, distinct

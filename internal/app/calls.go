@@ -131,7 +131,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 				return nil, err
 			}
 			return gateways.Fingerprints(conf, gateways.Profile)
-		}, gateways.SQLLedger{DB: st.DB()})
+		}, st.GatewayLedger())
 	// Servers written through the API connect or drop nodes when the change
 	// is delivered; every replica also re-reads them periodically.
 	reload := make(chan struct{}, 1)

@@ -110,9 +110,9 @@ func (a *CallActivity) Handle(ctx context.Context, c changes.Change) error {
 // redelivered event).
 func (a *CallActivity) logged(ctx context.Context, o models.Owner, cdrID, contactID int64) (bool, error) {
 	var related []string
-	err := a.st.DB().SelectContext(ctx, &related, "SELECT COALESCE(related, '') FROM activities WHERE tenant_id = ? AND cdr_id = ?", o.TenantID, strconv.FormatInt(cdrID, 10))
+	err := a.st.Querier().SelectContext(ctx, &related, "SELECT COALESCE(related, '') FROM activities WHERE tenant_id = ? AND cdr_id = ?", o.TenantID, strconv.FormatInt(cdrID, 10))
 	if err != nil {
-		return false, fmt.Errorf("crm: activities of cdr %d: %w", cdrID, a.st.TranslateErr(err))
+		return false, fmt.Errorf("crm: activities of cdr %d: %w", cdrID, err)
 	}
 	for _, r := range related {
 		var rel struct {

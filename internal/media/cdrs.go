@@ -12,8 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -164,7 +162,7 @@ func cdrInsertSQL(d models.Dialect, n int) string {
 // there; it answers how many were new. full, when set, is that statement
 // prepared for len(rows) rows (a bulk job's full batches reuse it instead
 // of preparing 30,000 placeholders per batch).
-func insertCDRs(ctx context.Context, tx *sqlx.Tx, d models.Dialect, rows []cdrRow, args []any, full *sql.Stmt) (int64, []any, error) {
+func insertCDRs(ctx context.Context, tx models.Querier, d models.Dialect, rows []cdrRow, args []any, full *models.Stmt) (int64, []any, error) {
 	if len(rows) == 0 {
 		return 0, args, nil
 	}
@@ -177,12 +175,12 @@ func insertCDRs(ctx context.Context, tx *sqlx.Tx, d models.Dialect, rows []cdrRo
 	var res sql.Result
 	var err error
 	if full != nil {
-		res, err = tx.StmtContext(ctx, full).ExecContext(ctx, args...)
+		res, err = tx.Stmt(ctx, full).ExecContext(ctx, args...)
 	} else {
 		res, err = tx.ExecContext(ctx, cdrInsertSQL(d, len(rows)), args...)
 	}
 	if err != nil {
-		return 0, args, fmt.Errorf("insert imported cdrs: %w", d.Translate(err))
+		return 0, args, fmt.Errorf("insert imported cdrs: %w", err)
 	}
 	n, err := res.RowsAffected()
 	if err != nil {
@@ -235,7 +233,7 @@ func (old storedCDR) differences(r cdrRow) fieldDiff {
 // (the same external_id with other content: a refused row with code
 // conflict naming the fields that differ). Rows sharing a key within rows
 // are compared with whichever of them was stored.
-func storeCDRs(ctx context.Context, tx *sqlx.Tx, d models.Dialect, rows []cdrRow, args []any, full *sql.Stmt) (created, duplicates int64, conflicts []RowError, _ []any, err error) {
+func storeCDRs(ctx context.Context, tx models.Querier, d models.Dialect, rows []cdrRow, args []any, full *models.Stmt) (created, duplicates int64, conflicts []RowError, _ []any, err error) {
 	created, args, err = insertCDRs(ctx, tx, d, rows, args, full)
 	if err != nil || created == int64(len(rows)) {
 		return created, 0, nil, args, err
@@ -259,7 +257,7 @@ func storeCDRs(ctx context.Context, tx *sqlx.Tx, d models.Dialect, rows []cdrRow
 		strings.Repeat(", ?", len(keys)-2) + ")"
 	var stored []storedCDR
 	if err := tx.SelectContext(ctx, &stored, q, keys...); err != nil {
-		return 0, 0, nil, args, fmt.Errorf("read imported cdrs: %w", d.Translate(err))
+		return 0, 0, nil, args, fmt.Errorf("read imported cdrs: %w", err)
 	}
 	byKey := make(map[string]storedCDR, len(stored))
 	for _, s := range stored {
@@ -313,7 +311,7 @@ func (s *Service) ImportCDRs(ctx context.Context, o models.Owner, records []CDRR
 		rows = append(rows, row)
 	}
 	var conflicts []RowError
-	err := s.Store.InTx(ctx, func(tx *sqlx.Tx) (err error) {
+	err := s.Store.InTx(ctx, func(tx models.Querier) (err error) {
 		sum.Created, sum.Duplicates, conflicts, _, err = storeCDRs(ctx, tx, s.Store.Dialect(), rows, nil, nil)
 		return err
 	})

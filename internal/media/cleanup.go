@@ -62,11 +62,11 @@ func (s *Service) cleanUp(ctx context.Context, c changes.Change) error {
 func (s *Service) dropMOHClass(ctx context.Context, tenant string, classID int64, name string) error {
 	var paths []string
 	q := "SELECT path FROM moh_files WHERE moh_id = ? AND tenant_id IN (SELECT id FROM tenants WHERE tenant = ?)"
-	if err := s.Store.DB().SelectContext(ctx, &paths, q, classID, tenant); err != nil {
-		return fmt.Errorf("music-on-hold files of a deleted class: %w", s.Store.Dialect().Translate(err))
+	if err := s.Store.Querier().SelectContext(ctx, &paths, q, classID, tenant); err != nil {
+		return fmt.Errorf("music-on-hold files of a deleted class: %w", err)
 	}
-	if _, err := s.Store.DB().ExecContext(ctx, "DELETE FROM moh_files WHERE moh_id = ? AND tenant_id IN (SELECT id FROM tenants WHERE tenant = ?)", classID, tenant); err != nil {
-		return fmt.Errorf("music-on-hold files of a deleted class: %w", s.Store.Dialect().Translate(err))
+	if _, err := s.Store.Querier().ExecContext(ctx, "DELETE FROM moh_files WHERE moh_id = ? AND tenant_id IN (SELECT id FROM tenants WHERE tenant = ?)", classID, tenant); err != nil {
+		return fmt.Errorf("music-on-hold files of a deleted class: %w", err)
 	}
 	for _, p := range paths {
 		if err := s.Lib.Remove(p); err != nil {
@@ -94,13 +94,13 @@ func (s *Service) dropTenant(ctx context.Context, c changes.Change) error {
 		return nil
 	}
 	for _, table := range mediaTables {
-		if _, err := s.Store.DB().ExecContext(ctx, "DELETE FROM "+table+" WHERE tenant_id NOT IN (SELECT id FROM tenants)"); err != nil {
-			return fmt.Errorf("media rows of deleted tenants: %s: %w", table, s.Store.Dialect().Translate(err))
+		if _, err := s.Store.Querier().ExecContext(ctx, "DELETE FROM "+table+" WHERE tenant_id NOT IN (SELECT id FROM tenants)"); err != nil {
+			return fmt.Errorf("media rows of deleted tenants: %s: %w", table, err)
 		}
 	}
 	var n int
-	if err := s.Store.DB().GetContext(ctx, &n, "SELECT COUNT(*) FROM tenants WHERE tenant = ?", tenant); err != nil {
-		return fmt.Errorf("media cleanup of tenant %s: %w", tenant, s.Store.Dialect().Translate(err))
+	if err := s.Store.Querier().GetContext(ctx, &n, "SELECT COUNT(*) FROM tenants WHERE tenant = ?", tenant); err != nil {
+		return fmt.Errorf("media cleanup of tenant %s: %w", tenant, err)
 	}
 	root := filepath.Join(s.Lib.Root, dir)
 	if n == 0 {
@@ -149,15 +149,15 @@ func (s *Service) SweepOrphans(ctx context.Context) (int, error) {
 		Tenant   string `db:"tenant"`
 		Filename string `db:"filename"`
 	}
-	if err := s.Store.DB().SelectContext(ctx, &prompts, "SELECT t.tenant, v.filename FROM voice_prompts v JOIN tenants t ON t.id = v.tenant_id WHERE v.filename IS NOT NULL"); err != nil {
-		return 0, fmt.Errorf("orphan sweep: prompts: %w", s.Store.Dialect().Translate(err))
+	if err := s.Store.Querier().SelectContext(ctx, &prompts, "SELECT t.tenant, v.filename FROM voice_prompts v JOIN tenants t ON t.id = v.tenant_id WHERE v.filename IS NOT NULL"); err != nil {
+		return 0, fmt.Errorf("orphan sweep: prompts: %w", err)
 	}
 	for _, p := range prompts {
 		named[filepath.Join(p.Tenant, p.Filename)] = true
 	}
 	var paths []string
-	if err := s.Store.DB().SelectContext(ctx, &paths, "SELECT path FROM moh_files UNION ALL SELECT path FROM recordings UNION ALL SELECT path FROM voicemail_imports"); err != nil {
-		return 0, fmt.Errorf("orphan sweep: files: %w", s.Store.Dialect().Translate(err))
+	if err := s.Store.Querier().SelectContext(ctx, &paths, "SELECT path FROM moh_files UNION ALL SELECT path FROM recordings UNION ALL SELECT path FROM voicemail_imports"); err != nil {
+		return 0, fmt.Errorf("orphan sweep: files: %w", err)
 	}
 	for _, p := range paths {
 		named[filepath.Clean(p)] = true

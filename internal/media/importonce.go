@@ -2,7 +2,6 @@ package media
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 
@@ -64,7 +63,7 @@ func importOnce[T any](ctx context.Context, s *Service, in audioImport[T]) (T, b
 	}
 	if err := in.insert(ctx, file); err != nil {
 		s.RemoveAudio(file.Rel)
-		if err = s.Store.Dialect().Translate(err); errors.Is(err, models.ErrConflict) {
+		if errors.Is(err, models.ErrConflict) {
 			old, gerr := in.find(ctx)
 			if gerr != nil {
 				return zero, false, gerr
@@ -81,14 +80,11 @@ func importOnce[T any](ctx context.Context, s *Service, in audioImport[T]) (T, b
 // models.ErrNotFound when there is none.
 func getOne[T any](ctx context.Context, s *Service, what, query string, args ...any) (T, error) {
 	var v T
-	err := s.Store.DB().GetContext(ctx, &v, query, args...)
-	if errors.Is(err, sql.ErrNoRows) {
-		return v, models.ErrNotFound
+	err := s.Store.Querier().GetContext(ctx, &v, query, args...)
+	if err != nil && !errors.Is(err, models.ErrNotFound) {
+		return v, fmt.Errorf("read %s: %w", what, err)
 	}
-	if err != nil {
-		return v, fmt.Errorf("read %s: %w", what, s.Store.Dialect().Translate(err))
-	}
-	return v, nil
+	return v, err
 }
 
 // fieldDiff collects the names of the fields a repeat changes.

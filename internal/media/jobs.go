@@ -3,7 +3,6 @@ package media
 import (
 	"bufio"
 	"context"
-	"database/sql"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -13,8 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/models"
@@ -92,10 +89,10 @@ func (s *Service) CreateCDRJob(ctx context.Context, o models.Owner, format, sour
 		return Job{}, fmt.Errorf("import source: %w", err)
 	}
 	stamp := models.FormatTime(s.now())
-	res, err := s.Store.DB().ExecContext(ctx, `INSERT INTO import_jobs (tenant_id, tenant, kind, format, source, source_bytes, status, created_at, updated_at)
+	res, err := s.Store.Querier().ExecContext(ctx, `INSERT INTO import_jobs (tenant_id, tenant, kind, format, source, source_bytes, status, created_at, updated_at)
 		VALUES (?, ?, 'cdrs', ?, ?, ?, ?, ?, ?)`, o.TenantID, o.Tenant, format, source, st.Size(), JobRunning, stamp, stamp)
 	if err != nil {
-		return Job{}, fmt.Errorf("create import job: %w", s.Store.Dialect().Translate(err))
+		return Job{}, fmt.Errorf("create import job: %w", err)
 	}
 	id, err := res.LastInsertId()
 	if err != nil {
@@ -117,16 +114,16 @@ func (s *Service) JobByID(ctx context.Context, o models.Owner, id int64) (Job, e
 		return Job{}, err
 	}
 	j.Errors = []RowError{}
-	err = s.Store.DB().SelectContext(ctx, &j.Errors, "SELECT row_no, external_id, code, error FROM import_errors WHERE job_id = ? ORDER BY row_no LIMIT ?", id, jobErrorsShown)
+	err = s.Store.Querier().SelectContext(ctx, &j.Errors, "SELECT row_no, external_id, code, error FROM import_errors WHERE job_id = ? ORDER BY row_no LIMIT ?", id, jobErrorsShown)
 	if err != nil {
-		return Job{}, fmt.Errorf("read import errors: %w", s.Store.Dialect().Translate(err))
+		return Job{}, fmt.Errorf("read import errors: %w", err)
 	}
 	return j, nil
 }
 
 // claim takes or renews the job's lease for owner; false when another
 // runner holds it or the job is finished.
-func (s *Service) claim(ctx context.Context, q sqlx.ExecerContext, id int64, owner string) (bool, error) {
+func (s *Service) claim(ctx context.Context, q models.Querier, id int64, owner string) (bool, error) {
 	now := s.now()
 	// claims always changes, so MySQL counts the row as affected even when
 	// the lease's time is unchanged.
@@ -134,7 +131,7 @@ func (s *Service) claim(ctx context.Context, q sqlx.ExecerContext, id int64, own
 		WHERE id = ? AND status = ? AND (lease_owner = ? OR lease_until < ?)`,
 		owner, models.FormatTime(now.Add(leaseFor)), models.FormatTime(now), id, JobRunning, owner, models.FormatTime(now))
 	if err != nil {
-		return false, fmt.Errorf("claim import job %d: %w", id, s.Store.Dialect().Translate(err))
+		return false, fmt.Errorf("claim import job %d: %w", id, err)
 	}
 	n, err := res.RowsAffected()
 	return n == 1, err
@@ -144,7 +141,7 @@ func (s *Service) claim(ctx context.Context, q sqlx.ExecerContext, id int64, own
 // or command-line run id). progress, when set, sees the job after every
 // batch. A cancelled ctx stops between batches, nothing half-written.
 func (s *Service) RunJob(ctx context.Context, id int64, owner string, progress func(Job)) error {
-	ok, err := s.claim(ctx, s.Store.DB(), id, owner)
+	ok, err := s.claim(ctx, s.Store.Querier(), id, owner)
 	if err != nil {
 		return err
 	}
@@ -152,8 +149,8 @@ func (s *Service) RunJob(ctx context.Context, id int64, owner string, progress f
 		return ErrLeased
 	}
 	var j Job
-	if err := s.Store.DB().GetContext(ctx, &j, "SELECT "+jobColumns+" FROM import_jobs WHERE id = ?", id); err != nil {
-		return fmt.Errorf("read import job %d: %w", id, s.Store.Dialect().Translate(err))
+	if err := s.Store.Querier().GetContext(ctx, &j, "SELECT "+jobColumns+" FROM import_jobs WHERE id = ?", id); err != nil {
+		return fmt.Errorf("read import job %d: %w", id, err)
 	}
 	err = s.runJob(ctx, &j, owner, progress)
 	var se sourceError
@@ -186,10 +183,10 @@ func (e sourceError) Unwrap() error { return e.err }
 // of after the lease lapses. For a run that stopped on purpose (^C): a run
 // that dies keeps its lease for a minute.
 func (s *Service) ReleaseJob(ctx context.Context, id int64, owner string) error {
-	_, err := s.Store.DB().ExecContext(ctx, `UPDATE import_jobs SET lease_owner = '', lease_until = '', updated_at = ? WHERE id = ? AND lease_owner = ? AND status = ?`,
+	_, err := s.Store.Querier().ExecContext(ctx, `UPDATE import_jobs SET lease_owner = '', lease_until = '', updated_at = ? WHERE id = ? AND lease_owner = ? AND status = ?`,
 		models.FormatTime(s.now()), id, owner, JobRunning)
 	if err != nil {
-		return fmt.Errorf("release import job %d: %w", id, s.Store.Dialect().Translate(err))
+		return fmt.Errorf("release import job %d: %w", id, err)
 	}
 	return nil
 }
@@ -232,9 +229,9 @@ func (s *Service) runJob(ctx context.Context, j *Job, owner string, progress fun
 		}
 		<-readDone
 	}()
-	full, err := s.Store.DB().PrepareContext(ctx, cdrInsertSQL(s.Store.Dialect(), batchRows))
+	full, err := s.Store.Querier().PrepareContext(ctx, cdrInsertSQL(s.Store.Dialect(), batchRows))
 	if err != nil {
-		return fmt.Errorf("prepare cdr insert: %w", s.Store.Dialect().Translate(err))
+		return fmt.Errorf("prepare cdr insert: %w", err)
 	}
 	defer full.Close()
 	var args []any
@@ -310,11 +307,11 @@ func (s *Service) readBatches(ctx context.Context, next rowReader, tenant string
 
 // commitBatch writes one batch with the job's progress in one transaction,
 // holding the lease (a runner that lost it writes nothing).
-func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch, args []any, full *sql.Stmt) ([]any, error) {
+func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch, args []any, full *models.Stmt) ([]any, error) {
 	rows, n, offset := b.rows, b.n, b.offset
 	var created, duplicates int64
 	var rowErrs, conflicts []RowError
-	err := s.Store.InTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.Store.InTx(ctx, func(tx models.Querier) error {
 		ok, err := s.claim(ctx, tx, j.ID, owner)
 		if err != nil {
 			return err
@@ -332,14 +329,14 @@ func (s *Service) commitBatch(ctx context.Context, j *Job, owner string, b batch
 			}
 			if _, err := tx.ExecContext(ctx, s.Store.Dialect().InsertIgnore()+" INTO import_errors (job_id, row_no, external_id, code, error) VALUES (?, ?, ?, ?, ?)",
 				j.ID, e.Row, truncate(e.ExternalID, 128), e.Code, truncate(e.Error, 512)); err != nil {
-				return fmt.Errorf("record import error: %w", s.Store.Dialect().Translate(err))
+				return fmt.Errorf("record import error: %w", err)
 			}
 		}
 		_, err = tx.ExecContext(ctx, `UPDATE import_jobs SET byte_offset = ?, rows_done = rows_done + ?, created_rows = created_rows + ?,
 			duplicate_rows = duplicate_rows + ?, failed_rows = failed_rows + ?, conflict_rows = conflict_rows + ?, updated_at = ? WHERE id = ?`,
 			offset, n, created, duplicates, len(rowErrs), len(conflicts), models.FormatTime(s.now()), j.ID)
 		if err != nil {
-			return fmt.Errorf("record import progress: %w", s.Store.Dialect().Translate(err))
+			return fmt.Errorf("record import progress: %w", err)
 		}
 		return nil
 	})
@@ -384,7 +381,7 @@ func (s *Service) finishOnce(ctx context.Context, j *Job, owner, status, msg str
 	stamp := models.FormatTime(s.now())
 	// The system event (import.completed or import.failed) commits with
 	// the job's end, once: only the runner that still holds the lease ends it.
-	err := s.Store.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	err := s.Store.WithEvents(ctx, func(tx models.Querier) ([]changes.Change, error) {
 		res, err := tx.ExecContext(ctx, `UPDATE import_jobs SET status = ?, error = ?, finished_at = ?, updated_at = ?, lease_owner = '', lease_until = ''
 			WHERE id = ? AND lease_owner = ?`, status, truncate(msg, 512), stamp, stamp, j.ID, owner)
 		if err != nil {
@@ -416,7 +413,7 @@ func (s *Service) finishOnce(ctx context.Context, j *Job, owner, status, msg str
 func (s *Service) ResumeJobs(ctx context.Context, owner string) {
 	for ctx.Err() == nil {
 		var ids []int64
-		err := s.Store.DB().SelectContext(ctx, &ids, "SELECT id FROM import_jobs WHERE status = ? AND lease_until < ? ORDER BY id LIMIT 10",
+		err := s.Store.Querier().SelectContext(ctx, &ids, "SELECT id FROM import_jobs WHERE status = ? AND lease_until < ? ORDER BY id LIMIT 10",
 			JobRunning, models.FormatTime(s.now()))
 		if err != nil {
 			s.log().Error("media: listing import jobs failed", "error", err)

@@ -67,7 +67,7 @@ func newTenant(t testing.TB, st *models.Store) models.Owner {
 func importedCount(t testing.TB, st *models.Store, tenant string) int {
 	t.Helper()
 	var n int
-	if err := st.DB().Get(&n, "SELECT COUNT(*) FROM cdrs WHERE tenant = ? AND node = ?", tenant, media.ImportNode); err != nil {
+	if err := st.Querier().GetContext(context.Background(), &n, "SELECT COUNT(*) FROM cdrs WHERE tenant = ? AND node = ?", tenant, media.ImportNode); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -171,7 +171,7 @@ func TestCDRImportCSV(t *testing.T) {
 			t.Fatalf("csv job %+v", job)
 		}
 		var name string
-		if err := st.DB().Get(&name, "SELECT caller_id_name FROM cdrs WHERE tenant = ? AND channel_id = 'old-5'", o.Tenant); err != nil || name != "Eve, Smith" {
+		if err := st.Querier().GetContext(context.Background(), &name, "SELECT caller_id_name FROM cdrs WHERE tenant = ? AND channel_id = 'old-5'", o.Tenant); err != nil || name != "Eve, Smith" {
 			t.Fatalf("caller name %q %v", name, err)
 		}
 	})
@@ -298,10 +298,10 @@ func TestCDRImportConflictIsARowErrorNotADuplicate(t *testing.T) {
 		// The stored CDRs are the first import's.
 		var dur int64
 		var dst, cause string
-		if err := st.DB().Get(&dur, st.DB().Rebind("SELECT duration_seconds FROM cdrs WHERE tenant = ? AND channel_id = 'b'"), o.Tenant); err != nil || dur != 30 {
+		if err := st.Querier().GetContext(context.Background(), &dur, st.Querier().Rebind("SELECT duration_seconds FROM cdrs WHERE tenant = ? AND channel_id = 'b'"), o.Tenant); err != nil || dur != 30 {
 			t.Errorf("b's duration %d %v, want 30 (unchanged)", dur, err)
 		}
-		if err := st.DB().QueryRow(st.DB().Rebind("SELECT destination, hangup_cause FROM cdrs WHERE tenant = ? AND channel_id = 'c'"), o.Tenant).Scan(&dst, &cause); err != nil || dst != "+27215550102" || cause != "USER_BUSY" {
+		if err := st.Querier().QueryRowContext(context.Background(), st.Querier().Rebind("SELECT destination, hangup_cause FROM cdrs WHERE tenant = ? AND channel_id = 'c'"), o.Tenant).Scan(&dst, &cause); err != nil || dst != "+27215550102" || cause != "USER_BUSY" {
 			t.Errorf("c stored as %s %s %v, want unchanged", dst, cause, err)
 		}
 		if n := importedCount(t, st, o.Tenant); n != 5 {

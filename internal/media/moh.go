@@ -6,8 +6,6 @@ import (
 	"path/filepath"
 	"strconv"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -71,7 +69,7 @@ func (s *Service) ImportMOHFile(ctx context.Context, o models.Owner, classID int
 		find: func(ctx context.Context) (MOHFile, error) { return s.mohFile(ctx, o, in.ExternalID) },
 		same: func(old MOHFile) error { return sameMOHFile(old, want) },
 		insert: func(ctx context.Context, file Stored) error {
-			_, err := s.Store.DB().ExecContext(ctx, `INSERT INTO moh_files (tenant_id, moh_id, external_id, filename, path, source_format, duration_ms, size_bytes, content_sha256, created_at)
+			_, err := s.Store.Querier().ExecContext(ctx, `INSERT INTO moh_files (tenant_id, moh_id, external_id, filename, path, source_format, duration_ms, size_bytes, content_sha256, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, o.TenantID, classID, in.ExternalID, file.Filename, file.Rel, string(file.Source), file.DurationMS, file.SizeBytes, file.Digest, models.FormatTime(s.now()))
 			return err
 		},
@@ -85,8 +83,8 @@ func (s *Service) ImportMOHFile(ctx context.Context, o models.Owner, classID int
 // syncMOHFiles rewrites the class's files field from moh_files.
 func (s *Service) syncMOHFiles(ctx context.Context, o models.Owner, classID int64) error {
 	var files []MOHFile
-	if err := s.Store.DB().SelectContext(ctx, &files, "SELECT "+mohFileColumns+" FROM moh_files WHERE tenant_id = ? AND moh_id = ? ORDER BY id", o.TenantID, classID); err != nil {
-		return fmt.Errorf("list music-on-hold files: %w", s.Store.Dialect().Translate(err))
+	if err := s.Store.Querier().SelectContext(ctx, &files, "SELECT "+mohFileColumns+" FROM moh_files WHERE tenant_id = ? AND moh_id = ? ORDER BY id", o.TenantID, classID); err != nil {
+		return fmt.Errorf("list music-on-hold files: %w", err)
 	}
 	list := make([]any, len(files))
 	for i, f := range files {
@@ -113,7 +111,7 @@ var _ models.OwnedFileCopier = (*Service)(nil)
 // and its moh_files row (same external_id, pointing at the copy) in the
 // clone's transaction, so the copied class's local_stream directory plays
 // what the original's does. Other resources own no such files.
-func (s *Service) CopyOwnedFiles(ctx context.Context, tx *sqlx.Tx, resource string, from, to models.Owner, fromID, toID int64, rec models.Record) (names, rels []string, err error) {
+func (s *Service) CopyOwnedFiles(ctx context.Context, tx models.Querier, resource string, from, to models.Owner, fromID, toID int64, rec models.Record) (names, rels []string, err error) {
 	if resource != "music_on_hold" {
 		return nil, nil, nil
 	}
@@ -124,7 +122,7 @@ func (s *Service) CopyOwnedFiles(ctx context.Context, tx *sqlx.Tx, resource stri
 	}
 	var files []MOHFile
 	if err := tx.SelectContext(ctx, &files, "SELECT "+mohFileColumns+" FROM moh_files WHERE tenant_id = ? AND moh_id = ? ORDER BY id", from.TenantID, fromID); err != nil {
-		return nil, nil, fmt.Errorf("list music-on-hold files: %w", s.Store.Dialect().Translate(err))
+		return nil, nil, fmt.Errorf("list music-on-hold files: %w", err)
 	}
 	for _, f := range files {
 		if !safePart(f.Filename) {
@@ -137,7 +135,7 @@ func (s *Service) CopyOwnedFiles(ctx context.Context, tx *sqlx.Tx, resource stri
 		rels = append(rels, rel)
 		if _, err := tx.ExecContext(ctx, `INSERT INTO moh_files (tenant_id, moh_id, external_id, filename, path, source_format, duration_ms, size_bytes, content_sha256, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, to.TenantID, toID, f.ExternalID, f.Filename, rel, f.SourceFormat, f.DurationMS, f.SizeBytes, f.Digest, models.FormatTime(s.now())); err != nil {
-			return names, rels, fmt.Errorf("copy music-on-hold file %s: %w", f.Filename, s.Store.Dialect().Translate(err))
+			return names, rels, fmt.Errorf("copy music-on-hold file %s: %w", f.Filename, err)
 		}
 		names = append(names, f.Filename)
 	}

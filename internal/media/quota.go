@@ -19,8 +19,8 @@ const usageQuery = `SELECT
 // max_storage_mb bounds).
 func (s *Service) Usage(ctx context.Context, tenantID int64) (int64, error) {
 	var used int64
-	if err := s.Store.DB().GetContext(ctx, &used, usageQuery, tenantID, tenantID, tenantID, tenantID, tenantID, JobRunning); err != nil {
-		return 0, fmt.Errorf("storage in use: %w", s.Store.Dialect().Translate(err))
+	if err := s.Store.Querier().GetContext(ctx, &used, usageQuery, tenantID, tenantID, tenantID, tenantID, tenantID, JobRunning); err != nil {
+		return 0, fmt.Errorf("storage in use: %w", err)
 	}
 	return used, nil
 }
@@ -36,8 +36,8 @@ func (s *Service) admitter(tenant string) func(ctx context.Context, size int64) 
 			ID    int64 `db:"id"`
 			MaxMB int64 `db:"max_storage_mb"`
 		}
-		if err := s.Store.DB().GetContext(ctx, &t, "SELECT id, COALESCE(max_storage_mb, 0) AS max_storage_mb FROM tenants WHERE tenant = ?", tenant); err != nil {
-			return fmt.Errorf("storage quota of %s: %w", tenant, s.Store.Dialect().Translate(err))
+		if err := s.Store.Querier().GetContext(ctx, &t, "SELECT id, COALESCE(max_storage_mb, 0) AS max_storage_mb FROM tenants WHERE tenant = ?", tenant); err != nil {
+			return fmt.Errorf("storage quota of %s: %w", tenant, err)
 		}
 		if t.MaxMB <= 0 {
 			return nil

@@ -101,9 +101,9 @@ func (s *Service) validateRecording(ctx context.Context, o models.Owner, in *Rec
 // (src first), or "".
 func (s *Service) ownerExtension(ctx context.Context, o models.Owner, src, dst string) (string, error) {
 	var names []string
-	err := s.Store.DB().SelectContext(ctx, &names, "SELECT name FROM extensions WHERE tenant_id = ? AND name IN (?, ?)", o.TenantID, src, dst)
+	err := s.Store.Querier().SelectContext(ctx, &names, "SELECT name FROM extensions WHERE tenant_id = ? AND name IN (?, ?)", o.TenantID, src, dst)
 	if err != nil {
-		return "", fmt.Errorf("find recording owner: %w", s.Store.Dialect().Translate(err))
+		return "", fmt.Errorf("find recording owner: %w", err)
 	}
 	for _, n := range []string{src, dst} {
 		if slices.Contains(names, n) {
@@ -136,7 +136,7 @@ func (s *Service) ImportRecording(ctx context.Context, o models.Owner, in Record
 		find: func(ctx context.Context) (Recording, error) { return s.recordingByExternalID(ctx, o, in.ExternalID) },
 		same: func(old Recording) error { return sameRecording(old, want) },
 		insert: func(ctx context.Context, file Stored) error {
-			_, err := s.Store.DB().ExecContext(ctx, `INSERT INTO recordings
+			_, err := s.Store.Querier().ExecContext(ctx, `INSERT INTO recordings
 		(tenant_id, external_id, started_at, type, src, dst, extension, direction, duration, path, source_format, size_bytes, duration_ms, content_sha256, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
 				o.TenantID, want.ExternalID, models.FormatTime(when), want.Type, want.Src, want.Dst, want.Extension, want.Direction, want.Duration,
@@ -212,13 +212,13 @@ func (s *Service) Recordings(ctx context.Context, f RecordingFilter) ([]Recordin
 	}
 	from := " FROM recordings r JOIN tenants t ON t.id = r.tenant_id WHERE " + where
 	var total int
-	if err := s.Store.DB().GetContext(ctx, &total, "SELECT COUNT(*)"+from, args...); err != nil {
-		return nil, 0, fmt.Errorf("count recordings: %w", s.Store.Dialect().Translate(err))
+	if err := s.Store.Querier().GetContext(ctx, &total, "SELECT COUNT(*)"+from, args...); err != nil {
+		return nil, 0, fmt.Errorf("count recordings: %w", err)
 	}
 	list := []Recording{}
 	q := "SELECT " + recordingColumns + from + " ORDER BY r.started_at DESC, r.id DESC LIMIT ? OFFSET ?"
-	if err := s.Store.DB().SelectContext(ctx, &list, q, append(args, f.Page.Limit, f.Page.Offset)...); err != nil {
-		return nil, 0, fmt.Errorf("list recordings: %w", s.Store.Dialect().Translate(err))
+	if err := s.Store.Querier().SelectContext(ctx, &list, q, append(args, f.Page.Limit, f.Page.Offset)...); err != nil {
+		return nil, 0, fmt.Errorf("list recordings: %w", err)
 	}
 	for i := range list {
 		list[i].When = parseTime(list[i].Started)

@@ -7,8 +7,6 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/models"
 )
@@ -105,10 +103,10 @@ func (s *Service) mailboxExists(ctx context.Context, o models.Owner, box string)
 		return false, nil
 	}
 	var n int
-	err := s.Store.DB().GetContext(ctx, &n, `SELECT (SELECT COUNT(*) FROM extensions WHERE tenant_id = ? AND name = ?)
+	err := s.Store.Querier().GetContext(ctx, &n, `SELECT (SELECT COUNT(*) FROM extensions WHERE tenant_id = ? AND name = ?)
 		+ (SELECT COUNT(*) FROM special_mailboxes WHERE tenant_id = ? AND number = ?)`, o.TenantID, box, o.TenantID, box)
 	if err != nil {
-		return false, fmt.Errorf("find mailbox: %w", s.Store.Dialect().Translate(err))
+		return false, fmt.Errorf("find mailbox: %w", err)
 	}
 	return n > 0, nil
 }
@@ -147,7 +145,7 @@ func (s *Service) ImportVoicemail(ctx context.Context, o models.Owner, in Voicem
 			if in.Duration == nil {
 				want.Duration = (file.DurationMS + 500) / 1000
 			}
-			return s.Store.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+			return s.Store.WithEvents(ctx, func(tx models.Querier) ([]changes.Change, error) {
 				res, err := tx.ExecContext(ctx, `INSERT INTO voicemail_imports
 			(tenant_id, external_id, mailbox, folder, received_at, caller_id_name, caller_id_number, duration, is_read, path, source_format, size_bytes, duration_ms, content_sha256, created_at)
 			VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,

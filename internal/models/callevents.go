@@ -36,7 +36,7 @@ type CallLifecycle struct {
 // ignored and reports no error (call_events' primary key, written in the
 // same transaction).
 func (s *Store) InsertCallEvent(ctx context.Context, typ string, c CallLifecycle) error {
-	err := s.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	err := s.withEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
 		r, err := tx.ExecContext(ctx, s.dialect.insertIgnore()+" INTO call_events (node, uuid, event, created_at) VALUES (?, ?, ?, ?)",
 			c.Node, c.UUID, typ, now())
 		if err != nil {

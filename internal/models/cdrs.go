@@ -72,7 +72,7 @@ func (s *Store) InsertCDR(ctx context.Context, c CDR) error {
 	if c.AnsweredAt != nil && !c.AnsweredAt.IsZero() {
 		answered = sql.NullString{String: FormatTime(*c.AnsweredAt), Valid: true}
 	}
-	err := s.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	err := s.withEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
 		r, err := tx.ExecContext(ctx, s.dialect.insertIgnore()+` INTO cdrs
 		(tenant, channel_id, uuid, node, direction, caller_id_name, caller_id_number, destination, extension,
 		 started_at, answered_at, ended_at, duration_seconds, billsec, hangup_cause, recording_path, created_at)

@@ -136,7 +136,7 @@ func TestCloneIsOneTransaction(t *testing.T) {
 		src := newTenant(t, st)
 		mustCreate(t, st, "queues", src, `{"name":"Support","number":"500"}`)
 		p := mustCreate(t, st, "voice_prompts", src, `{"name":"Greeting"}`)
-		if _, err := st.DB().ExecContext(ctx, "UPDATE voice_prompts SET filename = 'f.wav' WHERE id = ?", p["id"]); err != nil {
+		if _, err := st.Querier().ExecContext(ctx, "UPDATE voice_prompts SET filename = 'f.wav' WHERE id = ?", p["id"]); err != nil {
 			t.Fatal(err)
 		}
 		name := storetest.Name("failcopy")
@@ -150,7 +150,7 @@ func TestCloneIsOneTransaction(t *testing.T) {
 			t.Errorf("tenant left behind: %v", err)
 		}
 		var n int
-		if err := st.DB().GetContext(ctx, &n, "SELECT COUNT(*) FROM queues q JOIN tenants t ON t.id = q.tenant_id WHERE t.tenant = ?", name); err != nil || n != 0 {
+		if err := st.Querier().GetContext(ctx, &n, "SELECT COUNT(*) FROM queues q JOIN tenants t ON t.id = q.tenant_id WHERE t.tenant = ?", name); err != nil || n != 0 {
 			t.Errorf("queues left behind: %d %v", n, err)
 		}
 	})

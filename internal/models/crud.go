@@ -30,7 +30,8 @@ type Page struct {
 	Query ListQuery
 }
 
-// querier is what both *sqlx.DB and *sqlx.Tx offer.
+// querier is what both *sqlx.DB and *sqlx.Tx offer (the store's own
+// queries; other packages get a Querier).
 type querier interface {
 	sqlx.ExtContext
 	GetContext(ctx context.Context, dest any, query string, args ...any) error

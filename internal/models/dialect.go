@@ -25,35 +25,44 @@ var (
 // translate maps driver errors to the package's sentinels (dberr in the
 // style guide): unique violations become ErrConflict, foreign-key
 // violations ErrReferenced or a validation error. Driver text never leaves.
+// Other errors are returned as they are.
 func (d Dialect) translate(err error) error {
+	if t, ok := d.translateKnown(err); ok {
+		return t
+	}
+	return err
+}
+
+// translateKnown is translate, reporting whether err was one it maps.
+func (d Dialect) translateKnown(err error) (error, bool) {
 	if err == nil {
-		return nil
+		return nil, false
 	}
 	if errors.Is(err, errNoRows) {
-		return ErrNotFound
+		return ErrNotFound, true
 	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1062:
-			return &ConflictError{Msg: "already exists: " + duplicateKey(me.Message)}
+			return &ConflictError{Msg: "already exists: " + duplicateKey(me.Message)}, true
 		case 1451:
-			return fmt.Errorf("%w: other objects use it", ErrReferenced)
+			return fmt.Errorf("%w: other objects use it", ErrReferenced), true
 		case 1452:
-			return FieldError("reference", "refers to an object that does not exist")
+			return FieldError("reference", "refers to an object that does not exist"), true
 		}
-		return err
+		return err, false
 	}
 	var se *sqlite.Error
 	if errors.As(err, &se) {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return &ConflictError{Msg: "already exists: " + duplicateKey(se.Error())}
+			return &ConflictError{Msg: "already exists: " + duplicateKey(se.Error())}, true
 		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
-			return fmt.Errorf("%w: a reference does not resolve or other objects use it", ErrReferenced)
+			return fmt.Errorf("%w: a reference does not resolve or other objects use it", ErrReferenced), true
 		}
 	}
-	return err
+	return err, false
 }
 
 // duplicateKey pulls the key's column names out of a driver's duplicate
@@ -126,10 +135,6 @@ func (d Dialect) nowMillis() string {
 	}
 	return "CAST(UNIX_TIMESTAMP(NOW(3)) * 1000 AS SIGNED)"
 }
-
-// Translate maps a driver error as the store does (unique violations to
-// ErrConflict, no rows to ErrNotFound), for packages with their own tables.
-func (d Dialect) Translate(err error) error { return d.translate(err) }
 
 // InsertIgnore starts an insert that skips rows whose unique key exists.
 func (d Dialect) InsertIgnore() string { return d.insertIgnore() }

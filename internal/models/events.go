@@ -26,9 +26,15 @@ func NewEvent(typ, tenant, key string, data any) (changes.Change, error) {
 	return changes.Change{Resource: typ, Op: changes.Event, Tenant: tenant, Key: key, After: b, At: time.Now().UTC()}, nil
 }
 
-// WithEvents runs fn in a transaction and appends the events it returns to
-// the outbox before committing, so they exist exactly when fn's writes do.
-func (s *Store) WithEvents(ctx context.Context, fn func(tx *sqlx.Tx) ([]changes.Change, error)) error {
+// WithEvents runs fn in a transaction (retried as Store.InTx) and appends
+// the events it returns to the outbox before committing, so they exist
+// exactly when fn's writes do.
+func (s *Store) WithEvents(ctx context.Context, fn func(q Querier) ([]changes.Change, error)) error {
+	return s.withEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) { return fn(s.txQuerier(tx)) })
+}
+
+// withEvents is WithEvents on the raw transaction, for the store's own writes.
+func (s *Store) withEvents(ctx context.Context, fn func(tx *sqlx.Tx) ([]changes.Change, error)) error {
 	var recorded []changes.Change
 	err := s.inTx(ctx, func(tx *sqlx.Tx) error {
 		evs, err := fn(tx)
@@ -46,9 +52,5 @@ func (s *Store) WithEvents(ctx context.Context, fn func(tx *sqlx.Tx) ([]changes.
 
 // Emit records events on their own (no other write goes with them).
 func (s *Store) Emit(ctx context.Context, evs ...changes.Change) error {
-	return s.WithEvents(ctx, func(*sqlx.Tx) ([]changes.Change, error) { return evs, nil })
+	return s.withEvents(ctx, func(*sqlx.Tx) ([]changes.Change, error) { return evs, nil })
 }
-
-// TranslateErr turns a driver error of a query run on the store's pool
-// into the package's sentinels (no driver text for clients).
-func (s *Store) TranslateErr(err error) error { return s.dialect.translate(err) }

@@ -52,7 +52,7 @@ func TestTenantAndExtensionHoldMusic(t *testing.T) {
 			t.Fatalf("delete a tenant naming its class: %v", err)
 		}
 		var n int
-		if err := st.DB().GetContext(ctx, &n, "SELECT COUNT(*) FROM music_on_hold WHERE tenant_id = ?", a.TenantID); err != nil || n != 0 {
+		if err := st.Querier().GetContext(ctx, &n, "SELECT COUNT(*) FROM music_on_hold WHERE tenant_id = ?", a.TenantID); err != nil || n != 0 {
 			t.Fatalf("classes left: %d %v", n, err)
 		}
 	})

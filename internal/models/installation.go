@@ -14,7 +14,7 @@ import (
 func (s *Store) InstallationID(ctx context.Context) (string, error) {
 	var id string
 	if err := s.db.GetContext(ctx, &id, "SELECT installation_id FROM installation WHERE id = 1"); err != nil {
-		return "", fmt.Errorf("installation id: %w", s.TranslateErr(err))
+		return "", fmt.Errorf("installation id: %w", s.dialect.translate(err))
 	}
 	return id, nil
 }

@@ -235,7 +235,7 @@ func (s *Store) noteLimit(ctx context.Context, le *LimitError) error {
 	if err != nil {
 		return err
 	}
-	return s.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	return s.withEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
 		if _, err := tx.ExecContext(ctx, "DELETE FROM limit_event_windows WHERE window_start < ?", window-60); err != nil {
 			return nil, fmt.Errorf("limit event windows: %w", s.dialect.translate(err))
 		}

@@ -15,7 +15,7 @@ import (
 func indexLeads(t *testing.T, st *models.Store, table string) [][]string {
 	t.Helper()
 	ctx := context.Background()
-	db := st.DB()
+	db := st.Querier()
 	var out [][]string
 	if st.Dialect().SQLite {
 		var names []string

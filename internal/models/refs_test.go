@@ -1,6 +1,7 @@
 package models_test
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -45,14 +46,14 @@ func TestReferencesBackfilledForExistingRows(t *testing.T) {
 		mustCreate(t, st, "extensions", o, `{"name":"1001"}`)
 		mustCreate(t, st, "hunt_groups", o, `{"name":"Sales","number":"600","members":[{"type":"extension","target":"1001"}]}`)
 		// As if written by an older release.
-		if _, err := st.DB().Exec("DELETE FROM refs WHERE tenant_id = ?", o.TenantID); err != nil {
+		if _, err := st.Querier().ExecContext(context.Background(), "DELETE FROM refs WHERE tenant_id = ?", o.TenantID); err != nil {
 			t.Fatal(err)
 		}
 		ext := st.Registry().Resource("extensions")
 		if _, err := st.Update(ctx, ext, o, "1001", map[string]any{"first_name": "Ann"}); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := st.DB().Exec("INSERT INTO pending_steps (name) VALUES ('backfill_refs')"); err != nil {
+		if _, err := st.Querier().ExecContext(context.Background(), "INSERT INTO pending_steps (name) VALUES ('backfill_refs')"); err != nil {
 			t.Fatal(err)
 		}
 		if err := st.Migrate(ctx); err != nil {
@@ -63,7 +64,7 @@ func TestReferencesBackfilledForExistingRows(t *testing.T) {
 			t.Fatalf("delete after backfill: %v, want 409 naming the hunt group", err)
 		}
 		var n int
-		if err := st.DB().Get(&n, "SELECT COUNT(*) FROM pending_steps"); err != nil || n != 0 {
+		if err := st.Querier().GetContext(context.Background(), &n, "SELECT COUNT(*) FROM pending_steps"); err != nil || n != 0 {
 			t.Fatalf("pending steps left: %d (%v)", n, err)
 		}
 	})
@@ -81,7 +82,7 @@ func TestTenantDeleteRemovesItsReferences(t *testing.T) {
 			t.Fatal(err)
 		}
 		var n int
-		if err := st.DB().Get(&n, "SELECT COUNT(*) FROM refs WHERE tenant_id = ? OR to_tenant_id = ?", o.TenantID, o.TenantID); err != nil || n != 0 {
+		if err := st.Querier().GetContext(context.Background(), &n, "SELECT COUNT(*) FROM refs WHERE tenant_id = ? OR to_tenant_id = ?", o.TenantID, o.TenantID); err != nil || n != 0 {
 			t.Fatalf("%d reference rows left (%v)", n, err)
 		}
 	})

@@ -175,7 +175,7 @@ var displayWidth = regexp.MustCompile(`^(bigint|int|smallint)\(\d+\)`)
 func readTable(t *testing.T, ctx context.Context, st *models.Store, table string) liveTable {
 	t.Helper()
 	lt := liveTable{cols: map[string]models.ColumnSpec{}}
-	db := st.DB()
+	db := st.Querier()
 	if st.Dialect().SQLite {
 		var cols []struct {
 			CID     int     `db:"cid"`
@@ -290,7 +290,7 @@ func TestEveryTableHasAPrimaryKey(t *testing.T) {
 				q = `SELECT m.name FROM sqlite_master m WHERE m.type = 'table' AND m.name NOT LIKE 'sqlite_%'
 					AND NOT EXISTS (SELECT 1 FROM pragma_table_info(m.name) p WHERE p.pk > 0)`
 			}
-			if err := st.DB().SelectContext(t.Context(), &missing, q); err != nil {
+			if err := st.Querier().SelectContext(t.Context(), &missing, q); err != nil {
 				t.Fatal(err)
 			}
 			if len(missing) > 0 {

@@ -178,7 +178,7 @@ func TestDepartmentTreeAndTenantDelete(t *testing.T) {
 			t.Fatalf("delete tenant with a department tree: %v", err)
 		}
 		var n int
-		if err := st.DB().GetContext(ctx, &n, "SELECT COUNT(*) FROM departments WHERE tenant_id = ?", o.TenantID); err != nil || n != 0 {
+		if err := st.Querier().GetContext(ctx, &n, "SELECT COUNT(*) FROM departments WHERE tenant_id = ?", o.TenantID); err != nil || n != 0 {
 			t.Fatalf("departments left after tenant delete: %d (%v)", n, err)
 		}
 	})
@@ -228,7 +228,7 @@ func TestMapSecretIsSealed(t *testing.T) {
 			t.Errorf("GET shows write-only headers: %v", got)
 		}
 		var raw string
-		if err := st.DB().GetContext(ctx, &raw, "SELECT headers FROM outbound_webhooks WHERE id = ?", rec["id"]); err != nil {
+		if err := st.Querier().GetContext(ctx, &raw, "SELECT headers FROM outbound_webhooks WHERE id = ?", rec["id"]); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(raw, "s3cret") {

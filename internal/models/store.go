@@ -19,7 +19,9 @@ import (
 )
 
 // Store is the database boundary: every query Switchboard runs goes
-// through it. It is safe for concurrent use.
+// through it, the store's own or, for packages with tables of their own,
+// through the Querier it hands out (which translates driver errors). It
+// is safe for concurrent use.
 type Store struct {
 	db      *sqlx.DB
 	dialect Dialect
@@ -127,11 +129,6 @@ func (s *Store) Dialect() Dialect { return s.dialect }
 // Registry returns the resource registry the store serves.
 func (s *Store) Registry() *Registry { return s.reg }
 
-// DB exposes the pool for tests and benchmarks that seed data in bulk, and
-// for the XML renderer's typed loader (fsxml), which reads rows straight into
-// its own types.
-func (s *Store) DB() *sqlx.DB { return s.db }
-
 // Sealer returns the key that seals stored secrets, for that loader.
 func (s *Store) Sealer() *Sealer { return s.sealer }
 
@@ -167,7 +164,3 @@ func FormatTime(t time.Time) string { return t.UTC().Format(timeLayout) }
 const timeLayout = "2006-01-02T15:04:05.000000Z"
 
 var errNoRows = sql.ErrNoRows
-
-// InTx runs fn in a transaction (retried on deadlocks and certification
-// failures), for packages with their own tables.
-func (s *Store) InTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error { return s.inTx(ctx, fn) }

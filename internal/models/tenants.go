@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-
-	"github.com/jmoiron/sqlx"
 )
 
 // tenantHooks: new tenants get their office mode and default feature codes,
@@ -518,7 +516,7 @@ type AudioCopier interface {
 // the transaction does not commit); a resource without such files copies
 // nothing.
 type OwnedFileCopier interface {
-	CopyOwnedFiles(ctx context.Context, tx *sqlx.Tx, resource string, from, to Owner, fromID, toID int64, rec Record) (names, rels []string, err error)
+	CopyOwnedFiles(ctx context.Context, q Querier, resource string, from, to Owner, fromID, toID int64, rec Record) (names, rels []string, err error)
 }
 
 // copyAudio gives a copied record that names a stored file (a voice
@@ -554,7 +552,7 @@ func (ts *txStore) copyOwnedFiles(ctx context.Context, res *Resource, from, to O
 		}
 		return nil, nil
 	}
-	names, rels, err := cp.CopyOwnedFiles(ctx, ts.tx, res.Name, from, to, fromID, toID, rec)
+	names, rels, err := cp.CopyOwnedFiles(ctx, ts.txQuerier(ts.tx), res.Name, from, to, fromID, toID, rec)
 	for _, rel := range rels {
 		ts.undo = append(ts.undo, func() { ts.audio.RemoveAudio(rel) })
 	}

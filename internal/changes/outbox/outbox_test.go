@@ -131,7 +131,7 @@ func start(t *testing.T, st *models.Store, opts outbox.Options, subs ...changes.
 	for _, s := range subs {
 		wait.Until(t, 10*time.Second, "subscriber "+s.Name()+" started", func() bool {
 			var n int
-			err := st.DB().Get(&n, "SELECT COUNT(*) FROM outbox_progress WHERE subscriber LIKE ?", "%"+s.Name())
+			err := st.Querier().GetContext(context.Background(), &n, "SELECT COUNT(*) FROM outbox_progress WHERE subscriber LIKE ?", "%"+s.Name())
 			return err == nil && n > 0
 		})
 	}
@@ -378,7 +378,7 @@ func TestDeliveredChangesArePruned(t *testing.T) {
 		id := rec.changes()[0].ID
 		wait.Until(t, 5*time.Second, "pruned", func() bool {
 			var n int
-			if err := st.DB().Get(&n, "SELECT COUNT(*) FROM outbox WHERE id = ?", id); err != nil {
+			if err := st.Querier().GetContext(context.Background(), &n, "SELECT COUNT(*) FROM outbox WHERE id = ?", id); err != nil {
 				t.Fatal(err)
 			}
 			return n == 0

@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/changes/outbox"
 	"github.com/switchboard/switchboard/internal/models"
@@ -187,9 +185,9 @@ func (q *Queue) enqueue(ctx context.Context, m ChannelMessage, ev Event, tenantI
 			SELECT ?, ?, ?, ?, ?, ?, ?, ?, ? FROM chat_channels WHERE tenant_id = ? AND name = ? AND archived = 0`
 		args = append(args, tenantID, ev.Channel)
 	}
-	res, err := q.st.DB().ExecContext(ctx, query, args...)
+	res, err := q.st.Querier().ExecContext(ctx, query, args...)
 	if err != nil {
-		return "", false, fmt.Errorf("queue chat message: %w", q.st.TranslateErr(err))
+		return "", false, fmt.Errorf("queue chat message: %w", err)
 	}
 	if n, err := res.RowsAffected(); err != nil || n == 0 {
 		return "", false, err
@@ -201,8 +199,8 @@ func (q *Queue) enqueue(ctx context.Context, m ChannelMessage, ev Event, tenantI
 // Pending is the number of messages not yet posted (readiness, tests).
 func (q *Queue) Pending(ctx context.Context) (int, error) {
 	var n int
-	err := q.st.DB().GetContext(ctx, &n, `SELECT COUNT(*) FROM chat_outbox WHERE out_group = ?`, q.opts.Group)
-	return n, q.st.TranslateErr(err)
+	err := q.st.Querier().GetContext(ctx, &n, `SELECT COUNT(*) FROM chat_outbox WHERE out_group = ?`, q.opts.Group)
+	return n, err
 }
 
 // Run competes for the worker lease until ctx ends and posts messages
@@ -270,11 +268,11 @@ type failure struct {
 func (q *Queue) drain(ctx context.Context, valid func() bool) (int, error) {
 	now := models.FormatTime(time.Now())
 	var rows []queued
-	if err := q.st.DB().SelectContext(ctx, &rows, `SELECT o.id, o.room, o.stanza_id, o.stanza, o.attempts, o.tenant, o.channel, o.event FROM chat_outbox o
+	if err := q.st.Querier().SelectContext(ctx, &rows, `SELECT o.id, o.room, o.stanza_id, o.stanza, o.attempts, o.tenant, o.channel, o.event FROM chat_outbox o
 		WHERE o.out_group = ? AND o.next_attempt_at <= ?
 		AND NOT EXISTS (SELECT 1 FROM chat_outbox p WHERE p.out_group = o.out_group AND p.room = o.room AND p.id < o.id AND p.next_attempt_at > ?)
 		ORDER BY o.id LIMIT ?`, q.opts.Group, now, now, q.opts.Batch); err != nil {
-		return 0, fmt.Errorf("chat queue: due rows: %w", q.st.TranslateErr(err))
+		return 0, fmt.Errorf("chat queue: due rows: %w", err)
 	}
 	if len(rows) == 0 {
 		return 0, nil
@@ -435,7 +433,7 @@ func refusedForGood(err error) bool {
 func (q *Queue) record(ctx context.Context, done []queued, failed []failure) error {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
-		if err = q.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) { return q.recordTx(ctx, tx, done, failed) }); err == nil {
+		if err = q.st.WithEvents(ctx, func(tx models.Querier) ([]changes.Change, error) { return q.recordTx(ctx, tx, done, failed) }); err == nil {
 			break
 		}
 		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
@@ -449,11 +447,11 @@ func (q *Queue) record(ctx context.Context, done []queued, failed []failure) err
 	return nil
 }
 
-func (q *Queue) recordTx(ctx context.Context, tx *sqlx.Tx, done []queued, failed []failure) ([]changes.Change, error) {
+func (q *Queue) recordTx(ctx context.Context, tx models.Querier, done []queued, failed []failure) ([]changes.Change, error) {
 	for _, f := range failed {
 		if _, err := tx.ExecContext(ctx, `UPDATE chat_outbox SET attempts = attempts + 1, next_attempt_at = ?, last_error = ? WHERE id = ?`,
 			models.FormatTime(f.at), truncate(f.err.Error(), 500), f.row.ID); err != nil {
-			return nil, q.st.TranslateErr(err)
+			return nil, err
 		}
 	}
 	if len(done) == 0 {
@@ -472,12 +470,12 @@ func (q *Queue) recordTx(ctx context.Context, tx *sqlx.Tx, done []queued, failed
 		}
 		evs = append(evs, ev)
 	}
-	query, args, err := sqlx.In(`DELETE FROM chat_outbox WHERE id IN (?)`, ids)
+	query, args, err := tx.In(`DELETE FROM chat_outbox WHERE id IN (?)`, ids)
 	if err != nil {
 		return nil, err
 	}
 	if _, err := tx.ExecContext(ctx, query, args...); err != nil {
-		return nil, q.st.TranslateErr(err)
+		return nil, err
 	}
 	return evs, nil
 }

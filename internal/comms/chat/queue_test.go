@@ -160,10 +160,10 @@ func TestQueuePostsInOrderAcrossAnOutage(t *testing.T) {
 	// The failed post was recorded for a retry in a minute; let that minute pass.
 	var tries int
 	var lastErr string
-	if err := st.DB().QueryRowContext(ctx, "SELECT attempts, last_error FROM chat_outbox WHERE stanza LIKE '%>four<%'").Scan(&tries, &lastErr); err != nil || tries != 1 || lastErr == "" {
+	if err := st.Querier().QueryRowContext(ctx, "SELECT attempts, last_error FROM chat_outbox WHERE stanza LIKE '%>four<%'").Scan(&tries, &lastErr); err != nil || tries != 1 || lastErr == "" {
 		t.Fatalf("failed row: attempts %d, error %q, %v", tries, lastErr, err)
 	}
-	if _, err := st.DB().ExecContext(ctx, "UPDATE chat_outbox SET next_attempt_at = ? WHERE attempts > 0", models.FormatTime(time.Now())); err != nil {
+	if _, err := st.Querier().ExecContext(ctx, "UPDATE chat_outbox SET next_attempt_at = ? WHERE attempts > 0", models.FormatTime(time.Now())); err != nil {
 		t.Fatal(err)
 	}
 	if n := drain(); n != 3 {
@@ -173,7 +173,7 @@ func TestQueuePostsInOrderAcrossAnOutage(t *testing.T) {
 		t.Fatalf("archive after the outage %s", got)
 	}
 	var attempts int
-	if err := st.DB().GetContext(ctx, &attempts, "SELECT COUNT(*) FROM chat_outbox"); err != nil || attempts != 0 {
+	if err := st.Querier().GetContext(ctx, &attempts, "SELECT COUNT(*) FROM chat_outbox"); err != nil || attempts != 0 {
 		t.Fatalf("rows left %d %v", attempts, err)
 	}
 }
@@ -317,7 +317,7 @@ func TestQueuePostsAgainWhatAStoppingRoomDidNotHandle(t *testing.T) {
 				t.Fatalf("after a post the room did not confirm: %d queued (want %d), %d posts", n, want, len(posted))
 			}
 			var events int
-			if err := st.DB().GetContext(ctx, &events, "SELECT COUNT(*) FROM outbox WHERE after_json LIKE '%just before the outage%'"); err != nil || events != 1-want {
+			if err := st.Querier().GetContext(ctx, &events, "SELECT COUNT(*) FROM outbox WHERE after_json LIKE '%just before the outage%'"); err != nil || events != 1-want {
 				t.Fatalf("%d chat.message events (%v), want %d", events, err, 1-want)
 			}
 

@@ -107,7 +107,7 @@ func (e faxEnv) service(t *testing.T, smtpURL string, cfg fax.Config) *fax.Servi
 // status reads the delivery row as the worker left it.
 func (e faxEnv) status(t *testing.T, call string) (status string, attempts int, lastError string) {
 	t.Helper()
-	err := e.st.DB().QueryRowContext(context.Background(), e.st.DB().Rebind(`SELECT status, attempts, last_error FROM fax_deliveries WHERE call_uuid = ?`), call).Scan(&status, &attempts, &lastError)
+	err := e.st.Querier().QueryRowContext(context.Background(), e.st.Querier().Rebind(`SELECT status, attempts, last_error FROM fax_deliveries WHERE call_uuid = ?`), call).Scan(&status, &attempts, &lastError)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -259,7 +259,7 @@ func TestFaxSurvivesWorkerRestart(t *testing.T) {
 			t.Fatal(err)
 		}
 		// The state a worker leaves when it dies mid-send: B leased.
-		if _, err := st.DB().ExecContext(ctx, st.DB().Rebind(`UPDATE fax_deliveries SET lease_owner = 'dead-worker', lease_until = ? WHERE call_uuid = ?`),
+		if _, err := st.Querier().ExecContext(ctx, st.Querier().Rebind(`UPDATE fax_deliveries SET lease_owner = 'dead-worker', lease_until = ? WHERE call_uuid = ?`),
 			models.FormatTime(time.Now().Add(time.Second)), callB); err != nil {
 			t.Fatal(err)
 		}
@@ -356,7 +356,7 @@ func TestFaxSentOverSTARTTLS(t *testing.T) {
 	if s, _, lastErr := e.status(t, call); s != fax.StatusQueued || !strings.Contains(lastErr, "starttls") {
 		t.Fatalf("%s %q", s, lastErr)
 	}
-	if _, err := st.DB().ExecContext(ctx, st.DB().Rebind(`UPDATE fax_deliveries SET next_attempt_at = '' WHERE call_uuid = ?`), call); err != nil {
+	if _, err := st.Querier().ExecContext(ctx, st.Querier().Rebind(`UPDATE fax_deliveries SET next_attempt_at = '' WHERE call_uuid = ?`), call); err != nil {
 		t.Fatal(err)
 	}
 	c.TLS = &tls.Config{RootCAs: pool, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}

@@ -19,8 +19,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/models"
 )
@@ -49,7 +47,7 @@ type Config struct {
 
 // Service stores received faxes and e-mails them.
 type Service struct {
-	db   *sqlx.DB
+	db   models.Querier
 	cfg  Config
 	log  *slog.Logger
 	wake chan struct{}
@@ -75,7 +73,7 @@ func New(st *models.Store, cfg Config) *Service {
 	if cfg.Replica == "" {
 		cfg.Replica = randomToken()
 	}
-	return &Service{db: st.DB(), cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1)}
+	return &Service{db: st.Querier(), cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1)}
 }
 
 // DeliveryEnabled says whether faxes are e-mailed (SMTP configured).
@@ -119,7 +117,7 @@ func (s *Service) Receive(ctx context.Context, tenant string, endpointID int64, 
 	}
 	err = s.db.GetContext(ctx, &ep, s.db.Rebind(`SELECT e.tenant_id, e.fax_email FROM special_endpoints e JOIN tenants t ON t.id = e.tenant_id
 		WHERE t.tenant = ? AND e.id = ? AND e.kind = 'application' AND e.application = 'fax_to_email'`), tenant, endpointID)
-	if errors.Is(err, sql.ErrNoRows) || err == nil && ep.Email.String == "" {
+	if errors.Is(err, models.ErrNotFound) || err == nil && ep.Email.String == "" {
 		return Fax{}, false, ErrNoEndpoint
 	}
 	if err != nil {
@@ -127,7 +125,7 @@ func (s *Service) Receive(ctx context.Context, tenant string, endpointID int64, 
 	}
 	if f, err := s.byCall(ctx, ep.TenantID, callUUID); err == nil {
 		return f, false, nil
-	} else if !errors.Is(err, sql.ErrNoRows) {
+	} else if !errors.Is(err, models.ErrNotFound) {
 		return Fax{}, false, err
 	}
 	rel := filepath.ToSlash(filepath.Join(tenant, "fax", "received", callUUID+".tif"))

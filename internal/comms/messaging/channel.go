@@ -112,8 +112,8 @@ func loadChannel(ctx context.Context, st *models.Store, id int64) (*Channel, err
 		TenantID int64  `db:"tenant_id"`
 		Tenant   string `db:"tenant"`
 	}
-	err := st.DB().GetContext(ctx, &row, st.DB().Rebind(`SELECT c.tenant_id, t.tenant FROM messaging_channels c JOIN tenants t ON t.id = c.tenant_id WHERE c.id = ?`), id)
-	if errors.Is(err, errNoRows) {
+	err := st.Querier().GetContext(ctx, &row, st.Querier().Rebind(`SELECT c.tenant_id, t.tenant FROM messaging_channels c JOIN tenants t ON t.id = c.tenant_id WHERE c.id = ?`), id)
+	if errors.Is(err, models.ErrNotFound) {
 		return nil, models.ErrNotFound
 	}
 	if err != nil {

@@ -149,7 +149,7 @@ func drain(t *testing.T, svc *messaging.Service) {
 func outboxRows(t *testing.T, st *models.Store) int {
 	t.Helper()
 	var n int
-	if err := st.DB().Get(&n, "SELECT COUNT(*) FROM messaging_outbox"); err != nil {
+	if err := st.Querier().GetContext(context.Background(), &n, "SELECT COUNT(*) FROM messaging_outbox"); err != nil {
 		t.Fatal(err)
 	}
 	return n

@@ -100,7 +100,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config) *Service {
 	}
 	return &Service{
 		cfg: cfg, store: st, rdb: rdb, log: cfg.Logger,
-		db:       &db{x: st.DB(), sqlite: st.Dialect().SQLite, st: st, group: cfg.Group},
+		db:       &db{x: st.Querier(), sqlite: st.Dialect().SQLite, st: st, group: cfg.Group},
 		channels: newChannelCache(st, 5*time.Second),
 		wake:     make(chan struct{}, 1),
 	}

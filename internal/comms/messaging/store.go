@@ -10,13 +10,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/models"
 )
-
-var errNoRows = sql.ErrNoRows
 
 // Message statuses. Outbound messages move forward only, by rank; inbound
 // messages are "received".
@@ -79,7 +75,7 @@ func (m *Message) decode() {
 
 // db is the messaging tables' access, over the store's pool.
 type db struct {
-	x      *sqlx.DB
+	x      models.Querier
 	sqlite bool
 	// st records the events (message.received, message.status) with the
 	// writes they report.
@@ -90,19 +86,9 @@ type db struct {
 
 func (d *db) q(query string) string { return d.x.Rebind(query) }
 
-func (d *db) inTx(ctx context.Context, fn func(tx *sqlx.Tx) error) error {
-	tx, err := d.x.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("begin: %w", err)
-	}
-	defer tx.Rollback() //nolint:errcheck // no-op after commit
-	if err := fn(tx); err != nil {
-		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("commit: %w", err)
-	}
-	return nil
+// inTx runs fn in one of the store's transactions.
+func (d *db) inTx(ctx context.Context, fn func(tx models.Querier) error) error {
+	return d.st.InTx(ctx, fn)
 }
 
 func stamp(t time.Time) string { return models.FormatTime(t) }
@@ -115,7 +101,7 @@ func (d *db) insertOutbound(ctx context.Context, m *Message) error {
 	if m.Variables == nil {
 		vars = []byte("[]")
 	}
-	return d.inTx(ctx, func(tx *sqlx.Tx) error {
+	return d.inTx(ctx, func(tx models.Querier) error {
 		res, err := tx.ExecContext(ctx, d.q(`INSERT INTO messages (tenant_id, channel_id, direction, to_number, from_number, body, template_id, variables, contact_id, encoding, segments, status, status_rank, created_at, updated_at)
 			VALUES (?, ?, 'outbound', ?, ?, ?, ?, ?, ?, ?, ?, 'queued', 0, ?, ?)`),
 			m.TenantID, m.ChannelID, m.To, m.From, m.Body, m.TemplateID, string(vars), m.ContactID, m.Encoding, m.Segments, now, now)
@@ -139,7 +125,7 @@ func (d *db) insertOutbound(ctx context.Context, m *Message) error {
 // the channel's destination survives a restart and is retried through an
 // outage of the destination.
 func (d *db) insertInbound(ctx context.Context, tenant string, m *Message, queued bool) error {
-	return d.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	return d.st.WithEvents(ctx, func(tx models.Querier) ([]changes.Change, error) {
 		if err := d.insertInboundTx(ctx, tx, m); err != nil {
 			return nil, err
 		}
@@ -154,7 +140,7 @@ func (d *db) insertInbound(ctx context.Context, tenant string, m *Message, queue
 	})
 }
 
-func (d *db) insertInboundTx(ctx context.Context, x sqlx.ExecerContext, m *Message) error {
+func (d *db) insertInboundTx(ctx context.Context, x models.Querier, m *Message) error {
 	now := stamp(time.Now())
 	res, err := x.ExecContext(ctx, d.q(`INSERT INTO messages (tenant_id, channel_id, direction, to_number, from_number, body, variables, status, status_rank, provider_message_id, created_at, updated_at)
 		VALUES (?, ?, 'inbound', ?, ?, ?, '[]', 'received', 0, ?, ?, ?)`),
@@ -209,7 +195,7 @@ func (d *db) applyStatus(ctx context.Context, tenant string, channelID, messageI
 		args = append(args, truncate(code, 64), truncate(msg, 500))
 	}
 	changed := false
-	err := d.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	err := d.st.WithEvents(ctx, func(tx models.Querier) ([]changes.Change, error) {
 		res, err := tx.ExecContext(ctx, d.q(`UPDATE messages SET `+sets+` WHERE id = ? AND channel_id = ? AND direction = 'outbound' AND status_rank < ?`),
 			append(args, messageID, channelID, rank)...)
 		if err != nil {
@@ -234,9 +220,6 @@ func (d *db) applyStatus(ctx context.Context, tenant string, channelID, messageI
 func (d *db) messageByProviderID(ctx context.Context, channelID int64, providerID string) (int64, error) {
 	var id int64
 	err := d.x.GetContext(ctx, &id, d.q(`SELECT id FROM messages WHERE channel_id = ? AND provider_message_id = ? AND direction = 'outbound'`), channelID, providerID)
-	if errors.Is(err, errNoRows) {
-		return 0, models.ErrNotFound
-	}
 	return id, err
 }
 
@@ -290,7 +273,7 @@ func (d *db) list(ctx context.Context, f Filter) ([]Message, int, error) {
 func (d *db) get(ctx context.Context, id int64) (*Message, error) {
 	var m Message
 	err := d.x.GetContext(ctx, &m, d.q(messageSelect+" WHERE m.id = ?"), id)
-	if errors.Is(err, errNoRows) {
+	if errors.Is(err, models.ErrNotFound) {
 		return nil, models.ErrNotFound
 	}
 	if err != nil {

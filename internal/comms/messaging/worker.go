@@ -10,8 +10,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
+	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/platform/backoff"
 )
 
@@ -100,11 +99,11 @@ func (s *Service) claim(ctx context.Context) ([]claimed, error) {
 		return nil, nil
 	}
 	token := s.cfg.Replica + "-" + randomHex(8)
-	query, args, err := sqlx.In(`UPDATE messaging_outbox SET lease_owner = ?, lease_until = ? WHERE message_id IN (?) AND lease_until < ?`, token, stamp(now.Add(s.cfg.Lease)), ids, nowS)
+	query, args, err := s.db.x.In(`UPDATE messaging_outbox SET lease_owner = ?, lease_until = ? WHERE message_id IN (?) AND lease_until < ?`, token, stamp(now.Add(s.cfg.Lease)), ids, nowS)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := s.db.x.ExecContext(ctx, s.db.q(query), args...); err != nil {
+	if _, err := s.db.x.ExecContext(ctx, query, args...); err != nil {
 		return nil, fmt.Errorf("outbox claim: %w", err)
 	}
 	var out []claimed
@@ -209,7 +208,7 @@ func (s *Service) allow(ctx context.Context, ch *Channel) (bool, time.Duration) 
 func (s *Service) record(ctx context.Context, outcomes []outcome) {
 	var err error
 	for attempt := 0; attempt < 3; attempt++ {
-		if err = s.db.inTx(ctx, func(tx *sqlx.Tx) error { return s.recordTx(ctx, tx, outcomes) }); err == nil {
+		if err = s.db.inTx(ctx, func(tx models.Querier) error { return s.recordTx(ctx, tx, outcomes) }); err == nil {
 			break
 		}
 		time.Sleep(time.Duration(attempt+1) * 100 * time.Millisecond)
@@ -230,7 +229,7 @@ func (s *Service) record(ctx context.Context, outcomes []outcome) {
 	}
 }
 
-func (s *Service) recordTx(ctx context.Context, tx *sqlx.Tx, outcomes []outcome) error {
+func (s *Service) recordTx(ctx context.Context, tx models.Querier, outcomes []outcome) error {
 	now := stamp(time.Now())
 	var done []int64
 	token := ""
@@ -276,11 +275,11 @@ func (s *Service) recordTx(ctx context.Context, tx *sqlx.Tx, outcomes []outcome)
 	if len(done) == 0 {
 		return nil
 	}
-	query, args, err := sqlx.In(`DELETE FROM messaging_outbox WHERE message_id IN (?) AND lease_owner = ?`, done, token)
+	query, args, err := tx.In(`DELETE FROM messaging_outbox WHERE message_id IN (?) AND lease_owner = ?`, done, token)
 	if err != nil {
 		return err
 	}
-	_, err = tx.ExecContext(ctx, s.db.q(query), args...)
+	_, err = tx.ExecContext(ctx, query, args...)
 	return err
 }
 

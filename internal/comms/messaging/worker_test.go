@@ -121,7 +121,7 @@ func TestOutboxSurvivesRestart(t *testing.T) {
 	// (an hour: the drain below must not outlast it on a loaded machine;
 	// the test then lets it run out by moving it into the past)
 	lease := time.Now().Add(time.Hour).UTC().Format("2006-01-02T15:04:05.000000Z")
-	res, err := e.st.DB().Exec(`UPDATE messaging_outbox SET lease_owner = 'crashed', lease_until = ? WHERE message_id IN (SELECT message_id FROM messaging_outbox ORDER BY message_id LIMIT 3)`, lease)
+	res, err := e.st.Querier().ExecContext(context.Background(), `UPDATE messaging_outbox SET lease_owner = 'crashed', lease_until = ? WHERE message_id IN (SELECT message_id FROM messaging_outbox ORDER BY message_id LIMIT 3)`, lease)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestOutboxSurvivesRestart(t *testing.T) {
 		t.Fatalf("after restart %d sent, want %d (leased ones wait)", got, n-3)
 	}
 	expired := time.Now().Add(-time.Second).UTC().Format("2006-01-02T15:04:05.000000Z")
-	if _, err := e.st.DB().Exec(`UPDATE messaging_outbox SET lease_until = ? WHERE lease_owner = 'crashed'`, expired); err != nil {
+	if _, err := e.st.Querier().ExecContext(context.Background(), `UPDATE messaging_outbox SET lease_until = ? WHERE lease_owner = 'crashed'`, expired); err != nil {
 		t.Fatal(err)
 	}
 	drain(t, second)

@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -22,11 +20,11 @@ import (
 func (s *Service) Deliveries(ctx context.Context, kind string, hookID int64, p models.Page) ([]Delivery, int, error) {
 	var total int
 	if err := s.db.GetContext(ctx, &total, "SELECT COUNT(*) FROM webhook_deliveries WHERE hook_kind = ? AND hook_id = ?", kind, hookID); err != nil {
-		return nil, 0, fmt.Errorf("webhooks: count deliveries: %w", s.st.TranslateErr(err))
+		return nil, 0, fmt.Errorf("webhooks: count deliveries: %w", err)
 	}
 	out := []Delivery{}
 	if err := s.db.SelectContext(ctx, &out, "SELECT "+deliveryColumns+" FROM webhook_deliveries WHERE hook_kind = ? AND hook_id = ? ORDER BY id DESC LIMIT ? OFFSET ?", kind, hookID, p.Limit, p.Offset); err != nil {
-		return nil, 0, fmt.Errorf("webhooks: list deliveries: %w", s.st.TranslateErr(err))
+		return nil, 0, fmt.Errorf("webhooks: list deliveries: %w", err)
 	}
 	for i := range out {
 		if out[i].Status != StatusPending {
@@ -56,7 +54,7 @@ func (s *Service) withHistory(ctx context.Context, ds []Delivery) error {
 	q := "SELECT delivery_id, attempt, attempted_at, status_code, latency_ms, error, response FROM webhook_attempts WHERE delivery_id IN (" +
 		strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ") + ") ORDER BY id"
 	if err := s.db.SelectContext(ctx, &all, q, ids...); err != nil {
-		return fmt.Errorf("webhooks: delivery attempts: %w", s.st.TranslateErr(err))
+		return fmt.Errorf("webhooks: delivery attempts: %w", err)
 	}
 	for _, a := range all {
 		d := at[a.DeliveryID]
@@ -72,7 +70,7 @@ func (s *Service) delivery(ctx context.Context, kind string, hookID, id int64) (
 	var d Delivery
 	err := s.db.GetContext(ctx, &d, "SELECT "+deliveryColumns+" FROM webhook_deliveries WHERE id = ? AND hook_kind = ? AND hook_id = ?", id, kind, hookID)
 	if err != nil {
-		return nil, fmt.Errorf("webhooks: delivery %d: %w", id, s.st.TranslateErr(err))
+		return nil, fmt.Errorf("webhooks: delivery %d: %w", id, err)
 	}
 	if d.Status != StatusPending {
 		d.NextAttemptAt = ""
@@ -97,7 +95,7 @@ func (s *Service) Replay(ctx context.Context, kind string, hookID int64, deliver
 	now := stamp(time.Now())
 	if _, err := s.db.ExecContext(ctx, "UPDATE webhook_deliveries SET status = ?, attempts = 0, next_attempt_at = ?, updated_at = ? WHERE id = ? AND status <> ?",
 		StatusPending, now, now, id, StatusPending); err != nil {
-		return nil, fmt.Errorf("webhooks: replay delivery %d: %w", id, s.st.TranslateErr(err))
+		return nil, fmt.Errorf("webhooks: replay delivery %d: %w", id, err)
 	}
 	s.Wake()
 	return s.delivery(ctx, kind, hookID, id)
@@ -133,7 +131,7 @@ func (s *Service) Test(ctx context.Context, kind, tenant string, hookID int64) (
 	}
 	var d Delivery
 	if err := s.db.GetContext(ctx, &d, "SELECT "+deliveryColumns+" FROM webhook_deliveries WHERE hook_kind = ? AND hook_id = ? AND event_id = ?", kind, hookID, ev.ID); err != nil {
-		return nil, fmt.Errorf("webhooks: test delivery: %w", s.st.TranslateErr(err))
+		return nil, fmt.Errorf("webhooks: test delivery: %w", err)
 	}
 	r := s.send(ctx, h, &d)
 	test := *h
@@ -153,31 +151,24 @@ func (s *Service) Enable(ctx context.Context, kind string, o models.Owner, hookI
 		where += " AND tenant_id = ?"
 		args = append(args, o.TenantID)
 	}
-	tx, err := s.db.BeginTxx(ctx, nil)
+	err := s.st.InTx(ctx, func(tx models.Querier) error {
+		res, err := tx.ExecContext(ctx, "UPDATE "+kind+" SET enabled = 1, disabled_reason = NULL, consecutive_failures = 0, updated_at = ? WHERE "+where,
+			append([]any{stamp(time.Now())}, args...)...)
+		if err != nil {
+			return fmt.Errorf("webhooks: enable %s: %w", hookLabel(kind, hookID), err)
+		}
+		if n, _ := res.RowsAffected(); n == 0 {
+			return models.ErrNotFound
+		}
+		return s.release(ctx, tx, kind, hookID)
+	})
 	if err != nil {
-		return fmt.Errorf("webhooks: enable: %w", s.st.TranslateErr(err))
-	}
-	defer tx.Rollback() //nolint:errcheck // no-op after commit
-	res, err := tx.ExecContext(ctx, "UPDATE "+kind+" SET enabled = 1, disabled_reason = NULL, consecutive_failures = 0, updated_at = ? WHERE "+where,
-		append([]any{stamp(time.Now())}, args...)...)
-	if err != nil {
-		return fmt.Errorf("webhooks: enable %s: %w", hookLabel(kind, hookID), s.st.TranslateErr(err))
-	}
-	if n, _ := res.RowsAffected(); n == 0 {
-		return models.ErrNotFound
-	}
-	if err := s.release(ctx, tx, kind, hookID); err != nil {
 		return err
-	}
-	if err := tx.Commit(); err != nil {
-		return fmt.Errorf("webhooks: enable %s: %w", hookLabel(kind, hookID), s.st.TranslateErr(err))
 	}
 	s.hooks.forget()
 	s.Wake()
 	return nil
 }
-
-var _ sqlx.ExecerContext = (*sqlx.Tx)(nil)
 
 // IsNotFound reports a missing webhook or delivery.
 func IsNotFound(err error) bool { return errors.Is(err, models.ErrNotFound) }

@@ -86,7 +86,7 @@ func batchSeesEachWebhookAsItStood(t *testing.T, split func([]changes.Change) []
 			}
 		}
 		var bodies []string
-		if err := st.DB().SelectContext(ctx, &bodies, st.DB().Rebind("SELECT body FROM webhook_deliveries WHERE hook_kind = 'outbound_webhooks' AND hook_id = ?"), hook["id"]); err != nil {
+		if err := st.Querier().SelectContext(ctx, &bodies, st.Querier().Rebind("SELECT body FROM webhook_deliveries WHERE hook_kind = 'outbound_webhooks' AND hook_id = ?"), hook["id"]); err != nil {
 			t.Fatal(err)
 		}
 		var offs, ons int

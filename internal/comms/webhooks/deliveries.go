@@ -2,13 +2,10 @@ package webhooks
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strings"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/models"
@@ -95,7 +92,7 @@ func (s *Service) insertRows(ctx context.Context, rows []row) error {
 		return nil
 	}
 	now := stamp(time.Now())
-	return s.st.InTx(ctx, func(tx *sqlx.Tx) error {
+	return s.st.InTx(ctx, func(tx models.Querier) error {
 		for start := 0; start < len(rows); start += insertRowsChunk {
 			chunk := rows[start:min(start+insertRowsChunk, len(rows))]
 			var q strings.Builder
@@ -113,7 +110,7 @@ func (s *Service) insertRows(ctx context.Context, rows []row) error {
 				args = append(args, s.opts.Group, r.hook.Kind, r.hook.ID, r.hook.Tenant, r.ev.ID, r.ev.Type, string(r.body), status, now, now, now, cut(r.ev.subject, 128))
 			}
 			if _, err := tx.ExecContext(ctx, q.String(), args...); err != nil {
-				return fmt.Errorf("webhooks: insert deliveries of %s: %w", chunk[0].ev.ID, s.st.TranslateErr(err))
+				return fmt.Errorf("webhooks: insert deliveries of %s: %w", chunk[0].ev.ID, err)
 			}
 		}
 		return nil
@@ -126,7 +123,7 @@ func (s *Service) due(ctx context.Context, limit int) ([]Delivery, error) {
 	err := s.db.SelectContext(ctx, &out, "SELECT "+deliveryColumns+" FROM webhook_deliveries WHERE hook_group = ? AND status = ? AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ?",
 		s.opts.Group, StatusPending, stamp(time.Now()), limit)
 	if err != nil {
-		return nil, fmt.Errorf("webhooks: due deliveries: %w", s.st.TranslateErr(err))
+		return nil, fmt.Errorf("webhooks: due deliveries: %w", err)
 	}
 	return out, nil
 }
@@ -148,7 +145,7 @@ func (r result) ok() bool { return r.err == "" && r.code >= 200 && r.code < 300 
 func (s *Service) record(ctx context.Context, d *Delivery, h *Hook, r result, counts bool) error {
 	s.outcome(d, h, r, time.Now())
 	var disabled bool
-	err := s.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	err := s.st.WithEvents(ctx, func(tx models.Querier) ([]changes.Change, error) {
 		if _, err := tx.ExecContext(ctx, `UPDATE webhook_deliveries SET status = ?, attempts = ?, next_attempt_at = ?, last_attempt_at = ?,
 			last_status_code = ?, last_latency_ms = ?, last_error = ?, last_response = ?, updated_at = ? WHERE id = ?`,
 			d.Status, d.Attempts, d.NextAttemptAt, d.LastAttemptAt, d.StatusCode, d.LatencyMS, d.Error, d.Response, d.UpdatedAt, d.ID); err != nil {
@@ -169,7 +166,7 @@ func (s *Service) record(ctx context.Context, d *Delivery, h *Hook, r result, co
 		}
 		var failures int
 		if err := tx.GetContext(ctx, &failures, "SELECT consecutive_failures FROM "+h.Kind+" WHERE id = ?", h.ID); err != nil {
-			if errors.Is(err, sql.ErrNoRows) {
+			if errors.Is(err, models.ErrNotFound) {
 				return nil, nil
 			}
 			return nil, err
@@ -198,7 +195,7 @@ func (s *Service) record(ctx context.Context, d *Delivery, h *Hook, r result, co
 		return []changes.Change{ev}, err
 	})
 	if err != nil {
-		return fmt.Errorf("webhooks: record attempt of delivery %d: %w", d.ID, s.st.TranslateErr(err))
+		return fmt.Errorf("webhooks: record attempt of delivery %d: %w", d.ID, err)
 	}
 	if disabled {
 		s.hooks.forget()
@@ -208,7 +205,7 @@ func (s *Service) record(ctx context.Context, d *Delivery, h *Hook, r result, co
 }
 
 // insertAttempts adds the latest attempt of each delivery to the history.
-func insertAttempts(ctx context.Context, tx *sqlx.Tx, ds []*Delivery) error {
+func insertAttempts(ctx context.Context, tx models.Querier, ds []*Delivery) error {
 	if len(ds) == 0 {
 		return nil
 	}
@@ -269,7 +266,7 @@ func (s *Service) recordSuccesses(ctx context.Context, batch []success) error {
 		ds[i] = b.d
 		lastOK[b.h] = b.d.UpdatedAt
 	}
-	err := s.st.InTx(ctx, func(tx *sqlx.Tx) error {
+	err := s.st.InTx(ctx, func(tx models.Querier) error {
 		// One UPDATE for the batch: what differs per row comes from CASE
 		// expressions keyed by id.
 		var codes, lats, resps, in strings.Builder
@@ -306,7 +303,7 @@ func (s *Service) recordSuccesses(ctx context.Context, batch []success) error {
 		return nil
 	})
 	if err != nil {
-		return fmt.Errorf("webhooks: record %d succeeded attempts: %w", len(batch), s.st.TranslateErr(err))
+		return fmt.Errorf("webhooks: record %d succeeded attempts: %w", len(batch), err)
 	}
 	return nil
 }
@@ -315,17 +312,17 @@ func (s *Service) recordSuccesses(ctx context.Context, batch []success) error {
 func (s *Service) setStatus(ctx context.Context, id int64, status, why string) error {
 	_, err := s.db.ExecContext(ctx, "UPDATE webhook_deliveries SET status = ?, last_error = ?, updated_at = ? WHERE id = ?", status, cut(why, 512), stamp(time.Now()), id)
 	if err != nil {
-		return fmt.Errorf("webhooks: delivery %d: %w", id, s.st.TranslateErr(err))
+		return fmt.Errorf("webhooks: delivery %d: %w", id, err)
 	}
 	return nil
 }
 
 // release makes a webhook's held deliveries due again (it was enabled).
-func (s *Service) release(ctx context.Context, q sqlx.ExecerContext, kind string, id int64) error {
+func (s *Service) release(ctx context.Context, q models.Querier, kind string, id int64) error {
 	now := stamp(time.Now())
 	if _, err := q.ExecContext(ctx, "UPDATE webhook_deliveries SET status = ?, next_attempt_at = ?, updated_at = ? WHERE hook_kind = ? AND hook_id = ? AND status = ?",
 		StatusPending, now, now, kind, id, StatusHeld); err != nil {
-		return fmt.Errorf("webhooks: release deliveries of %s: %w", hookLabel(kind, id), s.st.TranslateErr(err))
+		return fmt.Errorf("webhooks: release deliveries of %s: %w", hookLabel(kind, id), err)
 	}
 	return nil
 }
@@ -335,12 +332,12 @@ func (s *Service) prune(ctx context.Context) (int64, error) {
 	r, err := s.db.ExecContext(ctx, "DELETE FROM webhook_deliveries WHERE hook_group = ? AND status IN (?, ?) AND updated_at < ?",
 		s.opts.Group, StatusSucceeded, StatusDead, stamp(time.Now().Add(-s.opts.Keep)))
 	if err != nil {
-		return 0, fmt.Errorf("webhooks: prune deliveries: %w", s.st.TranslateErr(err))
+		return 0, fmt.Errorf("webhooks: prune deliveries: %w", err)
 	}
 	// Attempts go with the same retention (a delivery older than it is
 	// finished or long held; its history is what it was).
 	if _, err := s.db.ExecContext(ctx, "DELETE FROM webhook_attempts WHERE attempted_at < ?", stamp(time.Now().Add(-s.opts.Keep))); err != nil {
-		return 0, fmt.Errorf("webhooks: prune attempts: %w", s.st.TranslateErr(err))
+		return 0, fmt.Errorf("webhooks: prune attempts: %w", err)
 	}
 	return r.RowsAffected()
 }

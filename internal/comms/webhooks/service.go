@@ -15,8 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/platform/backoff"
@@ -80,7 +78,7 @@ func (o *Options) defaults() {
 // Service turns outbox changes into deliveries and attempts them.
 type Service struct {
 	st     *models.Store
-	db     *sqlx.DB
+	db     models.Querier
 	ignore string
 	opts   Options
 	log    *slog.Logger
@@ -97,7 +95,7 @@ func New(st *models.Store, opts Options) *Service {
 		ignore = "INSERT OR IGNORE"
 	}
 	return &Service{
-		st: st, db: st.DB(), ignore: ignore, opts: opts, log: opts.Logger,
+		st: st, db: st.Querier(), ignore: ignore, opts: opts, log: opts.Logger,
 		client: egress.NewClient(egress.Options{Guard: egress.Guard{AllowAll: opts.AllowPrivate}, Timeout: 30 * time.Second, MaxBody: opts.MaxResponse}),
 		hooks:  &hookCache{st: st, ttl: 2 * time.Second},
 		wake:   make(chan struct{}, 1),

@@ -1,6 +1,7 @@
 package fsxml_test
 
 import (
+	"context"
 	"crypto/md5"
 	"encoding/hex"
 	"testing"
@@ -96,7 +97,7 @@ func TestDirectoryCacheInvalidation(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := s.Store.DB().Exec("UPDATE extensions SET callerid = ? WHERE tenant_id = ? AND name = ?", "Sneaky <1000>", o.TenantID, "1000"); err != nil {
+		if _, err := s.Store.Querier().ExecContext(context.Background(), "UPDATE extensions SET callerid = ? WHERE tenant_id = ? AND name = ?", "Sneaky <1000>", o.TenantID, "1000"); err != nil {
 			t.Fatal(err)
 		}
 		if got := fetchXML(t, s, body).param("variable", "effective_caller_id_name"); got != "Ann" {

@@ -183,7 +183,7 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 	if name == "" {
 		return m, nil
 	}
-	db, t := s.st.DB(), s.tables
+	db, t := s.st.Querier(), s.tables
 	// All four in one round of concurrent queries: the tenant's rows are
 	// selected by its name through the tenants key, not by an id read first.
 	const ofTenant = "tenant_id = (SELECT id FROM tenants WHERE tenant = ?)"
@@ -338,7 +338,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	if r := m.routing.Load(); r != nil {
 		return r, 0, nil
 	}
-	db, t, id := s.st.DB(), s.tables, m.id
+	db, t, id := s.st.Querier(), s.tables, m.id
 	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
 		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}
 	var weights [16]int
@@ -449,7 +449,7 @@ func (s *Service) extensionsNamed(ctx context.Context, m *tenantModel, names ...
 	if len(args) == 1 {
 		return []dialplan.Extension{}, 0, nil
 	}
-	xs, size, err := s.tables.extensions.query(ctx, s.st.DB(), "tenant_id = ? AND name IN (?"+strings.Repeat(",?", len(args)-2)+")", args...)
+	xs, size, err := s.tables.extensions.query(ctx, s.st.Querier(), "tenant_id = ? AND name IN (?"+strings.Repeat(",?", len(args)-2)+")", args...)
 	if xs == nil {
 		xs = []dialplan.Extension{}
 	}
@@ -480,7 +480,7 @@ func (s *Service) snapshot(ctx context.Context, m *tenantModel, p *platformModel
 	if !m.allExtensions {
 		var err error
 		if names == nil {
-			exts, _, err = s.tables.extensions.query(ctx, s.st.DB(), "tenant_id = ?", m.id)
+			exts, _, err = s.tables.extensions.query(ctx, s.st.Querier(), "tenant_id = ?", m.id)
 		} else {
 			exts, err = s.extensionsFor(ctx, m, names...)
 		}
@@ -525,7 +525,7 @@ func (s *Service) UserVariables(ctx context.Context, tenant, ext string) ([][2]s
 // voice prompts and music-on-hold classes callcenter.conf at module load renders: two small indexed
 // queries per tenant, a few at a time.
 func (s *Service) everyTenantQueues(ctx context.Context) ([]*dialplan.TenantSnapshot, error) {
-	db, t := s.st.DB(), s.tables
+	db, t := s.st.Querier(), s.tables
 	ts, _, err := t.tenants.query(ctx, db, "1 = 1")
 	if err != nil {
 		return nil, err

@@ -13,7 +13,7 @@ import (
 // cached: mod_local_stream fetches it only at load and on a stream reload,
 // and its answer spans every tenant.
 func (s *Service) localStreamConf(ctx context.Context) ([]byte, error) {
-	rows, err := s.st.DB().QueryContext(ctx, `SELECT t.tenant, t.enabled, m.name, COALESCE(m.rate, 8000), m.shuffle, COALESCE(m.chime_frequency_seconds, 30), COALESCE(m.chime_max, 0), vp.filename
+	rows, err := s.st.Querier().QueryContext(ctx, `SELECT t.tenant, t.enabled, m.name, COALESCE(m.rate, 8000), m.shuffle, COALESCE(m.chime_frequency_seconds, 30), COALESCE(m.chime_max, 0), vp.filename
 		FROM music_on_hold m JOIN tenants t ON t.id = m.tenant_id LEFT JOIN voice_prompts vp ON vp.id = m.chime_prompt_id
 		ORDER BY t.tenant, m.name`)
 	if err != nil {

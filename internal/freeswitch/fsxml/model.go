@@ -109,10 +109,10 @@ const maxDIDs = 200000
 func (s *Service) buildPlatform(ctx context.Context) (*platformModel, error) {
 	p := &platformModel{usable: map[string][]dialplan.SIPTrunk{}, dids: map[string]*dialplan.DID{}}
 	var err error
-	if p.trunks, _, err = s.tables.trunks.query(ctx, s.st.DB(), "1 = 1"); err != nil {
+	if p.trunks, _, err = s.tables.trunks.query(ctx, s.st.Querier(), "1 = 1"); err != nil {
 		return nil, err
 	}
-	if p.servers, _, err = s.tables.servers.query(ctx, s.st.DB(), "1 = 1"); err != nil {
+	if p.servers, _, err = s.tables.servers.query(ctx, s.st.Querier(), "1 = 1"); err != nil {
 		return nil, err
 	}
 	return p, nil
@@ -151,7 +151,7 @@ func (s *Service) did(ctx context.Context, p *platformModel, digits string) (*di
 	if ok {
 		return d, nil
 	}
-	ds, _, err := s.tables.dids.query(ctx, s.st.DB(), "number = ?", "+"+digits)
+	ds, _, err := s.tables.dids.query(ctx, s.st.Querier(), "number = ?", "+"+digits)
 	if err != nil {
 		return nil, err
 	}

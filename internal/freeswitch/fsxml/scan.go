@@ -10,8 +10,6 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -29,7 +27,7 @@ type table[T any] struct {
 	sealer *models.Sealer
 
 	mu    sync.Mutex
-	stmts map[string]*sqlx.Stmt // prepared, by query text
+	stmts map[string]*models.Stmt // prepared, by query text
 }
 
 // column decodes one selected column into one struct field.
@@ -49,7 +47,7 @@ func newTable[T any](reg *models.Registry, sealer *models.Sealer, resource strin
 	if res == nil {
 		return nil, fmt.Errorf("renderer type %s: resource %q is not in the registry", typ, resource)
 	}
-	t := &table[T]{res: res, sealer: sealer, stmts: map[string]*sqlx.Stmt{}}
+	t := &table[T]{res: res, sealer: sealer, stmts: map[string]*models.Stmt{}}
 	var walk func(st reflect.Type, prefix []int) error
 	walk = func(st reflect.Type, prefix []int) error {
 		for i := 0; i < st.NumField(); i++ {
@@ -308,12 +306,12 @@ func setSealed(v reflect.Value, raw []byte, t *tableCtx) error {
 // query reads the rows matching where (a condition on stored columns with
 // ? placeholders), ordered by id. It also returns the bytes read, which
 // the model cache uses as the rows' weight.
-func (t *table[T]) query(ctx context.Context, db *sqlx.DB, where string, args ...any) ([]T, int, error) {
+func (t *table[T]) query(ctx context.Context, db models.Querier, where string, args ...any) ([]T, int, error) {
 	return t.queryLimit(ctx, db, where, 0, args...)
 }
 
 // queryLimit is query with at most limit rows (0: no limit).
-func (t *table[T]) queryLimit(ctx context.Context, db *sqlx.DB, where string, limit int, args ...any) ([]T, int, error) {
+func (t *table[T]) queryLimit(ctx context.Context, db models.Querier, where string, limit int, args ...any) ([]T, int, error) {
 	stmt, err := t.stmt(ctx, db, where, limit)
 	if err != nil {
 		return nil, 0, err
@@ -356,7 +354,7 @@ func (t *table[T]) queryLimit(ctx context.Context, db *sqlx.DB, where string, li
 // stmt prepares "SELECT ... WHERE where ORDER BY id" once per clause (the
 // driver re-prepares it per connection as needed), which on MySQL saves a
 // prepare and a close round trip per query.
-func (t *table[T]) stmt(ctx context.Context, db *sqlx.DB, where string, limit int) (*sqlx.Stmt, error) {
+func (t *table[T]) stmt(ctx context.Context, db models.Querier, where string, limit int) (*models.Stmt, error) {
 	q := t.sel + where + " ORDER BY id"
 	if limit > 0 {
 		q += " LIMIT " + strconv.Itoa(limit)
@@ -366,7 +364,7 @@ func (t *table[T]) stmt(ctx context.Context, db *sqlx.DB, where string, limit in
 	if s := t.stmts[q]; s != nil {
 		return s, nil
 	}
-	s, err := db.PreparexContext(ctx, q)
+	s, err := db.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %s load: %w", t.res.Name, err)
 	}

@@ -159,7 +159,7 @@ func TestTypedLoadMatchesRecords(t *testing.T) {
 		create("inbound_routes", o, `{"name":"main","did":"`+did+`","destination":{"type":"extension","target":"1000"},
 			"night_destination":{"type":"voicemail","target":"1000"},"callerid_name_prefix":"Acme"}`)
 
-		db := st.DB()
+		db := st.Querier()
 		compare := func(res string, o models.Owner, where map[string]any, got any) {
 			t.Helper()
 			recs, err := st.Records(ctx, reg.Resource(res), o, where)

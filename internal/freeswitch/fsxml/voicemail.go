@@ -13,7 +13,7 @@ import (
 // Not cached: mod_voicemail fetches it at load and when a call first names
 // a profile it has not loaded, and its answer spans every tenant.
 func (s *Service) voicemailConf(ctx context.Context) ([]byte, error) {
-	rows, err := s.st.DB().QueryContext(ctx, `SELECT DISTINCT max_message_seconds FROM special_mailboxes`)
+	rows, err := s.st.Querier().QueryContext(ctx, `SELECT DISTINCT max_message_seconds FROM special_mailboxes`)
 	if err != nil {
 		return nil, fmt.Errorf("read mailbox limits: %w", err)
 	}

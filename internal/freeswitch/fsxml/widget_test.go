@@ -105,7 +105,7 @@ func TestWidgetVisitorDirectoryUser(t *testing.T) {
 
 		// Expiry: the clock passes the user's expires_at.
 		ctx := context.Background()
-		if _, err := s.Store.DB().ExecContext(ctx, "UPDATE widget_sip_users SET expires_at = ? WHERE username = ?", time.Now().Unix()-1, user); err != nil {
+		if _, err := s.Store.Querier().ExecContext(ctx, "UPDATE widget_sip_users SET expires_at = ? WHERE username = ?", time.Now().Unix()-1, user); err != nil {
 			t.Fatal(err)
 		}
 		for _, srv := range []*apptest.Server{s, replica} {
@@ -115,7 +115,7 @@ func TestWidgetVisitorDirectoryUser(t *testing.T) {
 		}
 		issueWidgetUser(t, s, pub, "Bob")
 		var n int
-		if err := s.Store.DB().GetContext(ctx, &n, "SELECT COUNT(*) FROM widget_sip_users WHERE username = ?", user); err != nil || n != 0 {
+		if err := s.Store.Querier().GetContext(ctx, &n, "SELECT COUNT(*) FROM widget_sip_users WHERE username = ?", user); err != nil || n != 0 {
 			t.Errorf("expired row kept after the next issue: %d %v", n, err)
 		}
 	})

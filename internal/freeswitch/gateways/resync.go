@@ -5,12 +5,9 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/xml"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/command"
 )
@@ -213,50 +210,4 @@ func (s *Sync) record(ctx context.Context, node string) {
 	if err != nil {
 		s.log.Warn("gateways: given gateways not recorded", "node", node, "error", err)
 	}
-}
-
-// SQLLedger keeps the fingerprints in the node_gateways table.
-type SQLLedger struct{ DB *sqlx.DB }
-
-// Given returns the fingerprints recorded for node.
-func (l SQLLedger) Given(ctx context.Context, node string) (map[string]string, error) {
-	var rows []struct {
-		Gateway     string `db:"gateway"`
-		Fingerprint string `db:"fingerprint"`
-	}
-	if err := l.DB.SelectContext(ctx, &rows, "SELECT gateway, fingerprint FROM node_gateways WHERE node = ?", node); err != nil {
-		return nil, fmt.Errorf("node_gateways: %w", err)
-	}
-	out := make(map[string]string, len(rows))
-	for _, r := range rows {
-		out[r.Gateway] = r.Fingerprint
-	}
-	return out, nil
-}
-
-// SetGiven replaces node's fingerprints with gws.
-func (l SQLLedger) SetGiven(ctx context.Context, node string, gws map[string]string) (err error) {
-	tx, err := l.DB.BeginTxx(ctx, nil)
-	if err != nil {
-		return fmt.Errorf("node_gateways: %w", err)
-	}
-	defer func() {
-		if err != nil {
-			err = errors.Join(fmt.Errorf("node_gateways: %w", err), tx.Rollback())
-		}
-	}()
-	if _, err = tx.ExecContext(ctx, "DELETE FROM node_gateways WHERE node = ?", node); err != nil {
-		return err
-	}
-	names := make([]string, 0, len(gws))
-	for name := range gws {
-		names = append(names, name)
-	}
-	slices.Sort(names)
-	for _, name := range names {
-		if _, err = tx.ExecContext(ctx, "INSERT INTO node_gateways (node, gateway, fingerprint) VALUES (?, ?, ?)", node, name, gws[name]); err != nil {
-			return err
-		}
-	}
-	return tx.Commit()
 }

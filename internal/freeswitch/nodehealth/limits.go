@@ -2,13 +2,10 @@ package nodehealth
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"strconv"
 	"time"
-
-	"github.com/jmoiron/sqlx"
 
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
@@ -98,12 +95,12 @@ func (w *Watcher) recordTrunkCapacity(ctx context.Context, node, name string, us
 
 func (w *Watcher) recordTenantLimit(ctx context.Context, node, tenant string, usage, maximum int, now time.Time) error {
 	var id int64
-	err := w.st.DB().GetContext(ctx, &id, "SELECT id FROM tenants WHERE tenant = ?", tenant)
-	if errors.Is(err, sql.ErrNoRows) {
+	err := w.st.Querier().GetContext(ctx, &id, "SELECT id FROM tenants WHERE tenant = ?", tenant)
+	if errors.Is(err, models.ErrNotFound) {
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("tenant %s: %w", tenant, w.st.TranslateErr(err))
+		return fmt.Errorf("tenant %s: %w", tenant, err)
 	}
 	return w.recordLimit(ctx, node, tenant, tenantCalls, now, func(at string) (changes.Change, error) {
 		return models.NewEvent(TenantLimitReached, "", tenant, map[string]any{
@@ -117,13 +114,13 @@ func (w *Watcher) recordTenantLimit(ctx context.Context, node, tenant string, us
 // row and the outbox insert share a transaction, so whichever replica (or
 // restart) sees the usage first reports it, once.
 func (w *Watcher) recordLimit(ctx context.Context, node, realm, key string, now time.Time, ev func(at string) (changes.Change, error)) error {
-	if _, err := w.st.DB().ExecContext(ctx, "INSERT INTO limit_alerts (node, realm, limit_key) VALUES (?, ?, ?)", node, realm, key); err != nil &&
-		!errors.Is(w.st.TranslateErr(err), models.ErrConflict) {
-		return fmt.Errorf("limit %s/%s state: %w", realm, key, w.st.TranslateErr(err))
+	if _, err := w.st.Querier().ExecContext(ctx, "INSERT INTO limit_alerts (node, realm, limit_key) VALUES (?, ?, ?)", node, realm, key); err != nil &&
+		!errors.Is(err, models.ErrConflict) {
+		return fmt.Errorf("limit %s/%s state: %w", realm, key, err)
 	}
 	at := models.FormatTime(now)
 	cutoff := models.FormatTime(now.Add(-LimitQuiet))
-	err := w.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	err := w.st.WithEvents(ctx, func(tx models.Querier) ([]changes.Change, error) {
 		res, err := tx.ExecContext(ctx, "UPDATE limit_alerts SET reported_at = ? WHERE node = ? AND realm = ? AND limit_key = ? AND reported_at <= ?",
 			at, node, realm, key, cutoff)
 		if err != nil {
@@ -136,7 +133,7 @@ func (w *Watcher) recordLimit(ctx context.Context, node, realm, key string, now 
 		return []changes.Change{e}, err
 	})
 	if err != nil {
-		return fmt.Errorf("limit %s/%s state: %w", realm, key, w.st.TranslateErr(err))
+		return fmt.Errorf("limit %s/%s state: %w", realm, key, err)
 	}
 	return nil
 }

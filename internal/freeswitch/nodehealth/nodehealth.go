@@ -31,8 +31,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/models"
 )
@@ -134,13 +132,13 @@ func (w *Watcher) Forget(node string) {
 // connection has been in it.
 func (w *Watcher) record(ctx context.Context, node string, up bool, cause error) (time.Time, error) {
 	now := models.FormatTime(time.Now())
-	if _, err := w.st.DB().ExecContext(ctx, "INSERT INTO node_states (node) VALUES (?)", node); err != nil &&
-		!errors.Is(w.st.TranslateErr(err), models.ErrConflict) {
-		return time.Time{}, fmt.Errorf("node %s state: %w", node, w.st.TranslateErr(err))
+	if _, err := w.st.Querier().ExecContext(ctx, "INSERT INTO node_states (node) VALUES (?)", node); err != nil &&
+		!errors.Is(err, models.ErrConflict) {
+		return time.Time{}, fmt.Errorf("node %s state: %w", node, err)
 	}
 	state := boolInt(up)
 	var since string
-	err := w.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	err := w.st.WithEvents(ctx, func(tx models.Querier) ([]changes.Change, error) {
 		var prevServer int
 		if err := tx.GetContext(ctx, &prevServer, "SELECT server_up FROM node_states WHERE node = ?", node); err != nil {
 			return nil, err
@@ -187,7 +185,7 @@ func (w *Watcher) record(ctx context.Context, node string, up bool, cause error)
 		return evs, nil
 	})
 	if err != nil {
-		return time.Time{}, fmt.Errorf("node %s state: %w", node, w.st.TranslateErr(err))
+		return time.Time{}, fmt.Errorf("node %s state: %w", node, err)
 	}
 	t, err := time.Parse("2006-01-02T15:04:05.000000Z", since)
 	if err != nil {
@@ -204,7 +202,7 @@ func (w *Watcher) checkDown(node string) {
 	now := time.Now()
 	stamp := models.FormatTime(now)
 	cutoff := models.FormatTime(now.Add(-w.grace))
-	err := w.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	err := w.st.WithEvents(ctx, func(tx models.Querier) ([]changes.Change, error) {
 		var since string
 		if err := tx.GetContext(ctx, &since, "SELECT esl_changed_at FROM node_states WHERE node = ? AND esl_up = 0", node); err != nil {
 			return nil, nil // up again, or gone

@@ -9,8 +9,6 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/jmoiron/sqlx"
-
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"github.com/switchboard/switchboard/internal/models"
@@ -73,12 +71,12 @@ func (w *Watcher) lookupTrunk(ctx context.Context, name string) (*trunkRef, erro
 		ID      int64          `db:"id"`
 		Tenants sql.NullString `db:"tenants"`
 	}
-	err := w.st.DB().GetContext(ctx, &row, "SELECT id, tenants FROM sip_trunks WHERE name = ?", name)
-	if errors.Is(err, sql.ErrNoRows) {
+	err := w.st.Querier().GetContext(ctx, &row, "SELECT id, tenants FROM sip_trunks WHERE name = ?", name)
+	if errors.Is(err, models.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
-		return nil, fmt.Errorf("trunk %s: %w", name, w.st.TranslateErr(err))
+		return nil, fmt.Errorf("trunk %s: %w", name, err)
 	}
 	ref := &trunkRef{ID: row.ID}
 	if row.Tenants.Valid {
@@ -93,11 +91,11 @@ func (w *Watcher) recordTrunk(ctx context.Context, e esl.Event, gw string, faili
 		return err
 	}
 	now := models.FormatTime(time.Now())
-	if _, err := w.st.DB().ExecContext(ctx, "INSERT INTO trunk_states (node, trunk, failed, changed_at) VALUES (?, ?, 0, ?)", e.Node, gw, now); err != nil &&
-		!errors.Is(w.st.TranslateErr(err), models.ErrConflict) {
-		return fmt.Errorf("trunk %s state: %w", gw, w.st.TranslateErr(err))
+	if _, err := w.st.Querier().ExecContext(ctx, "INSERT INTO trunk_states (node, trunk, failed, changed_at) VALUES (?, ?, 0, ?)", e.Node, gw, now); err != nil &&
+		!errors.Is(err, models.ErrConflict) {
+		return fmt.Errorf("trunk %s state: %w", gw, err)
 	}
-	err = w.st.WithEvents(ctx, func(tx *sqlx.Tx) ([]changes.Change, error) {
+	err = w.st.WithEvents(ctx, func(tx models.Querier) ([]changes.Change, error) {
 		want, from := 0, 1
 		typ := TrunkRegistrationRecovered
 		if failing {
@@ -124,7 +122,7 @@ func (w *Watcher) recordTrunk(ctx context.Context, e esl.Event, gw string, faili
 		return []changes.Change{ev}, err
 	})
 	if err != nil {
-		return fmt.Errorf("trunk %s state: %w", gw, w.st.TranslateErr(err))
+		return fmt.Errorf("trunk %s state: %w", gw, err)
 	}
 	return nil
 }

@@ -116,7 +116,7 @@ func packageDatabase(t testing.TB, base string) string {
 			return // Open reports the unreachable server
 		}
 		defer st.Close()
-		if _, err := st.DB().Exec("CREATE DATABASE IF NOT EXISTS `" + db + "`"); err != nil {
+		if _, err := st.Querier().ExecContext(context.Background(), "CREATE DATABASE IF NOT EXISTS `"+db+"`"); err != nil {
 			return
 		}
 		u.Path = "/" + db
@@ -155,7 +155,7 @@ func Open(t testing.TB, b Backend) *models.Store {
 	if copied {
 		// A copy of the template is a database of its own: an installation
 		// of its own, as its own migration would have made it.
-		if _, err := st.DB().Exec("UPDATE installation SET installation_id = lower(hex(randomblob(16)))"); err != nil {
+		if _, err := st.Querier().ExecContext(context.Background(), "UPDATE installation SET installation_id = lower(hex(randomblob(16)))"); err != nil {
 			t.Fatalf("sqlite installation id: %v", err)
 		}
 	}
@@ -194,7 +194,7 @@ var sqliteTemplate = sync.OnceValues(func() ([]byte, error) {
 		return nil, err
 	}
 	// Everything into the main file, so the file alone is the database.
-	if _, err := st.DB().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
+	if _, err := st.Querier().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)"); err != nil {
 		st.Close()
 		return nil, err
 	}

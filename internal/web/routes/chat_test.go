@@ -127,7 +127,7 @@ func (e *chatEnv) archiveOf(t *testing.T, cl *chattest.Client, roomJID string, n
 				Next      string `db:"next_attempt_at"`
 				LastError string `db:"last_error"`
 			}
-			qerr := e.Store.DB().Select(&queued, `SELECT room, attempts, next_attempt_at, last_error FROM chat_outbox ORDER BY id`)
+			qerr := e.Store.Querier().SelectContext(context.Background(), &queued, `SELECT room, attempts, next_attempt_at, last_error FROM chat_outbox ORDER BY id`)
 			chatLogs := e.chatLogLines(t)
 			t.Fatalf("timed out waiting for %d messages in the archive of %s; it has %d (%v): %q\nstill queued (%v): %+v\nchat log lines: %q",
 				n, roomJID, len(msgs), err, msgs, qerr, queued, chatLogs)
@@ -370,7 +370,7 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 		// for one the caller chose.
 		stored := func(ext string) string {
 			var hash string
-			if err := e.Store.DB().Get(&hash, "SELECT c.password_hash FROM chat_accounts c JOIN tenants t ON t.id = c.tenant_id WHERE t.tenant = ? AND c.extension = ?", e.tenant, ext); err != nil {
+			if err := e.Store.Querier().GetContext(context.Background(), &hash, "SELECT c.password_hash FROM chat_accounts c JOIN tenants t ON t.id = c.tenant_id WHERE t.tenant = ? AND c.extension = ?", e.tenant, ext); err != nil {
 				t.Fatal(err)
 			}
 			return hash
@@ -436,7 +436,7 @@ func TestChatServerOutage(t *testing.T) {
 					Room, LastError string
 					Attempts        int
 				}
-				_ = e.Store.DB().Select(&rows, "SELECT room, attempts, COALESCE(last_error, '') AS lasterror FROM chat_outbox")
+				_ = e.Store.Querier().SelectContext(context.Background(), &rows, "SELECT room, attempts, COALESCE(last_error, '') AS lasterror FROM chat_outbox")
 				t.Logf("chat_outbox rows: %+v", rows)
 				t.Logf("ejabberd log: %s", e.xmpp.LogTail())
 			}
@@ -600,7 +600,7 @@ func TestPrivateChannelKeepsNonMembersOut(t *testing.T) {
 			}
 		}
 		var queued int
-		if err := e.Store.DB().Get(&queued, "SELECT COUNT(*) FROM chat_outbox WHERE room = ? AND stanza LIKE ?", room, "%after archiving%"); err != nil || queued != 0 {
+		if err := e.Store.Querier().GetContext(context.Background(), &queued, "SELECT COUNT(*) FROM chat_outbox WHERE room = ? AND stanza LIKE ?", room, "%after archiving%"); err != nil || queued != 0 {
 			t.Fatalf("posts to the archived channel queued: %d (%v)", queued, err)
 		}
 		got = e.archiveOf(t, login(t, e, member), roomJID, 3)

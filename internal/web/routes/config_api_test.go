@@ -2,6 +2,7 @@ package routes_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/base64"
 	"fmt"
 	"io"
@@ -195,7 +196,7 @@ func TestAuthentication(t *testing.T) {
 			t.Error("key list shows a key value")
 		}
 		var stored int
-		if err := s.Store.DB().Get(&stored, "SELECT COUNT(*) FROM api_keys WHERE key_hash = ?", k["key"]); err != nil || stored != 0 {
+		if err := s.Store.Querier().GetContext(context.Background(), &stored, "SELECT COUNT(*) FROM api_keys WHERE key_hash = ?", k["key"]); err != nil || stored != 0 {
 			t.Errorf("key value found in the database (%d, %v)", stored, err)
 		}
 	})

@@ -34,7 +34,7 @@ func TestMessagingChannelCredentialsNeverReturned(t *testing.T) {
 		}
 
 		var stored string
-		if err := s.Store.DB().GetContext(context.Background(), &stored, "SELECT credentials FROM messaging_channels WHERE name = 'sms'"); err != nil {
+		if err := s.Store.Querier().GetContext(context.Background(), &stored, "SELECT credentials FROM messaging_channels WHERE name = 'sms'"); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(stored, token) || !strings.HasPrefix(stored, "v1:") {

@@ -83,7 +83,7 @@ func (s *msgServer) channel(t *testing.T, fields map[string]any) int64 {
 func (s *msgServer) messageCount(t *testing.T) int {
 	t.Helper()
 	var n int
-	if err := s.Store.DB().Get(&n, s.Store.DB().Rebind("SELECT COUNT(*) FROM messages m JOIN tenants t ON t.id = m.tenant_id WHERE t.tenant = ?"), s.tenant); err != nil {
+	if err := s.Store.Querier().GetContext(context.Background(), &n, s.Store.Querier().Rebind("SELECT COUNT(*) FROM messages m JOIN tenants t ON t.id = m.tenant_id WHERE t.tenant = ?"), s.tenant); err != nil {
 		t.Fatal(err)
 	}
 	return n

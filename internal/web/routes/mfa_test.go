@@ -43,7 +43,7 @@ func TestMFAEnforcedForAdministrators(t *testing.T) {
 		}
 		// Sealed at rest: the secret is not in the database in clear.
 		var stored string
-		if err := s.Store.DB().GetContext(t.Context(), &stored, "SELECT secret FROM admin_mfa WHERE admin_id = ?", id); err != nil {
+		if err := s.Store.Querier().GetContext(t.Context(), &stored, "SELECT secret FROM admin_mfa WHERE admin_id = ?", id); err != nil {
 			t.Fatal(err)
 		}
 		if strings.Contains(stored, secret) {

@@ -523,7 +523,7 @@ func TestMenuAPIKeys(t *testing.T) {
 			t.Fatal("the menu shows the key again")
 		}
 		var stored int
-		if err := s.Store.DB().GetContext(t.Context(), &stored, "SELECT COUNT(*) FROM api_keys WHERE key_hash = ? OR key_prefix = ?", value, value); err != nil {
+		if err := s.Store.Querier().GetContext(t.Context(), &stored, "SELECT COUNT(*) FROM api_keys WHERE key_hash = ? OR key_prefix = ?", value, value); err != nil {
 			t.Fatal(err)
 		}
 		if stored != 0 {

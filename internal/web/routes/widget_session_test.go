@@ -34,7 +34,7 @@ func webrtcWidget(t *testing.T, s *apptest.Server, tenant string, fields map[str
 func widgetSIPUsers(t *testing.T, s *apptest.Server, tenant string) int {
 	t.Helper()
 	var n int
-	if err := s.Store.DB().GetContext(context.Background(), &n, "SELECT COUNT(*) FROM widget_sip_users WHERE tenant = ?", tenant); err != nil {
+	if err := s.Store.Querier().GetContext(context.Background(), &n, "SELECT COUNT(*) FROM widget_sip_users WHERE tenant = ?", tenant); err != nil {
 		t.Fatal(err)
 	}
 	return n
@@ -101,7 +101,7 @@ func TestWidgetWebRTCIssuesASIPUser(t *testing.T) {
 			A1     string `db:"a1_hash"`
 			Name   string `db:"caller_name"`
 		}
-		if err := s.Store.DB().GetContext(context.Background(), &stored, "SELECT tenant, a1_hash, caller_name FROM widget_sip_users WHERE username = ?", got.SIP.Username); err != nil {
+		if err := s.Store.Querier().GetContext(context.Background(), &stored, "SELECT tenant, a1_hash, caller_name FROM widget_sip_users WHERE username = ?", got.SIP.Username); err != nil {
 			t.Fatalf("issued user not stored: %v", err)
 		}
 		if stored.Tenant != tenant || stored.A1 == got.SIP.Password || len(stored.A1) != 32 || stored.Name != "Ann Smith" {
