@@ -18,7 +18,7 @@ import (
 // A bare word (a channel's technology "sofia", a destination type
 // "conference") is a name, not a command: a verb must be followed by its
 // arguments.
-var apiVerb = regexp.MustCompile(`^(uuid_[a-z_]+|originate|sofia|callcenter_config|xml_flush_cache|local_stream|sendevent|global_getvar|show|vm_[a-z_]+|reloadxml|reloadacl|hupall|fsctl|luarun|jsrun|sched_api|limit_[a-z_]+|user_exists|sofia_contact|valet_info|fifo|eval|expand) [a-z0-9_{@$'/-]`)
+var apiVerb = regexp.MustCompile(`^(uuid_[a-z_]+|originate|sofia|callcenter_config|xml_flush_cache|local_stream|sendevent|global_getvar|show|vm_[a-z_]+|reloadxml|reloadacl|hupall|fsctl|luarun|jsrun|sched_api|limit_[a-z_]+|user_exists|sofia_contact|valet_info|fifo) [a-z0-9_{@$'/-]`)
 
 // TestNoCommandTextOutsideThisPackage: every FreeSWITCH command is built
 // here. The pool's API takes a Command, which only this package makes,
