@@ -1,9 +1,15 @@
 package models
 
 import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"strings"
+	"syscall"
 
 	"github.com/go-sql-driver/mysql"
 	"modernc.org/sqlite"
@@ -40,6 +46,9 @@ func (d Dialect) translateKnown(err error) (error, bool) {
 	}
 	if errors.Is(err, errNoRows) {
 		return ErrNotFound, true
+	}
+	if connectionLost(err) {
+		return &unavailableError{err: err}, true
 	}
 	var me *mysql.MySQLError
 	if errors.As(err, &me) {
@@ -138,3 +147,26 @@ func (d Dialect) nowMillis() string {
 
 // InsertIgnore starts an insert that skips rows whose unique key exists.
 func (d Dialect) InsertIgnore() string { return d.insertIgnore() }
+
+// connectionLost reports whether err says the database server could not be
+// reached or went away (rather than refusing a statement): refused or
+// reset connections, a connection the driver found broken, the server
+// shutting down or out of connections. A context that ended is not one.
+func connectionLost(err error) bool {
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrUnavailable) {
+		return false
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		switch me.Number {
+		case 1040, 1053, 1077, 1927: // too many connections, shutdown in progress, normal shutdown, connection killed
+			return true
+		}
+		return false
+	}
+	var ne net.Error
+	var oe *net.OpError
+	return errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) || errors.Is(err, sql.ErrConnDone) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, io.ErrUnexpectedEOF) || errors.As(err, &oe) || errors.As(err, &ne)
+}

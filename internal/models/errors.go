@@ -13,7 +13,18 @@ var (
 	ErrConflict = errors.New("already exists")
 	// ErrReferenced means the object is still used by another one.
 	ErrReferenced = errors.New("still referenced")
+	// ErrUnavailable means the database could not be reached (refused or
+	// lost connections, a server shutting down): nothing was changed by
+	// the failed statement's own doing, and trying again later may work.
+	ErrUnavailable = errors.New("database unavailable")
 )
+
+// unavailableError is a connection failure: errors.Is finds ErrUnavailable
+// and the driver's error (kept for the logs and for errors.As).
+type unavailableError struct{ err error }
+
+func (e *unavailableError) Error() string   { return "database unavailable: " + e.err.Error() }
+func (e *unavailableError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
 
 // ConflictError names what a create or update collided with.
 type ConflictError struct{ Msg string }

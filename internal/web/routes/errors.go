@@ -72,6 +72,8 @@ func classify(err error) (int, errorBody) {
 		return fiber.StatusUnprocessableEntity, errorBody{Error: le.Error(), Code: le.Code()}
 	case errors.As(err, &re):
 		return fiber.StatusUnprocessableEntity, errorBody{Error: re.Msg, Code: re.Code}
+	case errors.Is(err, models.ErrUnavailable):
+		return fiber.StatusServiceUnavailable, errorBody{Error: "the database is unavailable; try again later", Code: "database_unavailable"}
 	case errors.Is(err, models.ErrNotFound):
 		return fiber.StatusNotFound, errorBody{Error: "not found", Code: "not_found"}
 	case errors.Is(err, models.ErrReferenced):
@@ -109,15 +111,16 @@ var errNoNodeUp = fmt.Errorf("%w: %w", newError(fiber.StatusServiceUnavailable, 
 
 // outageRetry is the Retry-After of answers refused during an outage of a
 // part that comes back on its own: the chat server is probed every second
-// while down and a FreeSWITCH connection is redialled within seconds, so
-// a client waiting this long usually finds it back.
+// while down, a FreeSWITCH connection is redialled within seconds and the
+// database pool dials again on the next request, so a client waiting this
+// long usually finds it back.
 const outageRetry = 5 * time.Second
 
 // setRetryAfter sets Retry-After when err is such an outage. A chat server
 // that is not configured, or a node that does not exist, is no outage:
 // trying again does not help.
 func setRetryAfter(c *fiber.Ctx, err error) {
-	if errors.Is(err, chat.ErrUnavailable) || errors.Is(err, esl.ErrNoNode) || errors.Is(err, esl.ErrDisconnected) {
+	if errors.Is(err, chat.ErrUnavailable) || errors.Is(err, esl.ErrNoNode) || errors.Is(err, esl.ErrDisconnected) || errors.Is(err, models.ErrUnavailable) {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(outageRetry/time.Second)))
 	}
 }

@@ -1,0 +1,49 @@
+package routes_test
+
+import (
+	"testing"
+
+	"github.com/switchboard/switchboard/internal/app/apptest"
+)
+
+// Seen (issue 29): with MariaDB stopped every API request answered
+// 500 {"error":"internal error"}; a client could not tell an outage from
+// a bug, nor when to try again. A database that cannot be reached answers
+// 503 database_unavailable with Retry-After, writes change nothing, and
+// everything works again once the database is back.
+func TestDatabaseOutageAnswers503(t *testing.T) {
+	for _, e := range apptest.Envs(t) {
+		if e.DB.Name != "mysql" {
+			continue // an embedded SQLite file has no outage
+		}
+		t.Run(e.Name, func(t *testing.T) {
+			var proxy *apptest.Proxy
+			e.DB.URL, proxy = apptest.ProxyURL(t, e.DB.URL)
+			s := apptest.Start(t, e, nil)
+			tenant := s.Tenant(t, "outage")
+			base := "/api/tenants/" + tenant + "/extensions/"
+			s.Do(t, "POST", base, s.Key, map[string]any{"name": "1001"}).Expect(t, 201)
+
+			proxy.Cut()
+			for _, r := range []*apptest.Response{
+				s.Do(t, "GET", base, s.Key, nil),
+				s.Do(t, "GET", base+"1001", s.Key, nil),
+				s.Do(t, "POST", base, s.Key, map[string]any{"name": "1002"}),
+				s.Do(t, "PUT", base+"1001", s.Key, map[string]any{"callerid": "Eve <1001>"}),
+			} {
+				r.Expect(t, 503).ExpectHeader(t, "Retry-After", "5")
+				if r.Code(t) != "database_unavailable" {
+					t.Errorf("code %q, want database_unavailable; body %s", r.Code(t), r.Body)
+				}
+			}
+
+			proxy.Restore(t)
+			list := s.Do(t, "GET", base, s.Key, nil).Expect(t, 200).ExpectHeader(t, "X-Total-Count", "1")
+			_ = list
+			if got := s.Do(t, "GET", base+"1001", s.Key, nil).Expect(t, 200).Map(t)["callerid"]; got == "Eve <1001>" {
+				t.Error("a write answered 503 was applied")
+			}
+			s.Do(t, "POST", base, s.Key, map[string]any{"name": "1002"}).Expect(t, 201)
+		})
+	}
+}
