@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/crm"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/models"
 )
 
 // Fetch answers one mod_xml_curl POST body with the XML document to send
@@ -22,7 +23,26 @@ import (
 // confirmed (changes.go) the render reads the database directly and
 // nothing is cached. An error means the database failed; FreeSWITCH then
 // falls back to its own files.
+//
+// While the database is unavailable a fetch is answered from memory when
+// the models prove it current (a tenant whose only changes since its model
+// are writes to some extensions is served without those extensions), and
+// with FreeSWITCH's "not found" document otherwise, quickly and never as
+// an HTTP error: FreeSWITCH then refuses that one registration or call
+// instead of every fetch failing.
 func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
+	doc, err := s.fetch(ctx, body)
+	if err != nil && errors.Is(err, models.ErrUnavailable) {
+		stats.unavailable.Add(1)
+		if now := time.Now().Unix(); s.unavailableLogged.Swap(now) != now {
+			s.log.Warn("xml fetch answered not found: the database is unavailable", "error", err)
+		}
+		return dialplan.NotFound(), nil
+	}
+	return doc, err
+}
+
+func (s *Service) fetch(ctx context.Context, body []byte) ([]byte, error) {
 	stats.fetches.Add(1)
 	rec := recorder(ctx)
 	// The body outlives no part of this call, so it need not be copied.

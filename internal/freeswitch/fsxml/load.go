@@ -259,7 +259,17 @@ func (s *Service) updateTenant(ctx context.Context, tenant string, old tenantEnt
 	if had && old.epoch == g.epoch && old.m.snap != nil {
 		if names, ok := s.gens.extensionsChanged(g.tenant, old.gen, g.tgen); ok {
 			stats.tenantPatches.Add(1)
-			return s.patchExtensions(ctx, old.m, names)
+			m, err := s.patchExtensions(ctx, old.m, names)
+			if errors.Is(err, models.ErrUnavailable) && old.m.allExtensions {
+				// The database is down, but all that changed since the
+				// model are these extensions: everything else in it is
+				// still current. Served without them (they answer "not
+				// found") and not kept, so the patch runs again once the
+				// database answers.
+				stats.degraded.Add(1)
+				return nil, &degradedModel{m: s.mergeExtensions(old.m, names, nil, 0)}
+			}
+			return m, err
 		}
 	}
 	stats.tenantBuilds.Add(1)
@@ -270,9 +280,9 @@ func (s *Service) updateTenant(ctx context.Context, tenant string, old tenantEnt
 // in its place when it still exists, dropped when it does not, added at
 // the end when it is new (as ORDER BY id would place it).
 func (s *Service) patchExtensions(ctx context.Context, m *tenantModel, names []string) (*tenantModel, error) {
-	n := &tenantModel{id: m.id, allExtensions: m.allExtensions, weight: m.weight, extWeight: m.extWeight}
 	if !m.allExtensions {
 		// The model holds no extensions: renders read them per fetch.
+		n := &tenantModel{id: m.id, allExtensions: m.allExtensions, weight: m.weight, extWeight: m.extWeight}
 		n.snap = m.snap
 		n.routing.Store(m.routing.Load())
 		return n, nil
@@ -285,6 +295,20 @@ func (s *Service) patchExtensions(ctx context.Context, m *tenantModel, names []s
 		// An extension now names a class the model did not read.
 		return s.buildTenant(ctx, m.snap.Tenant.Tenant)
 	}
+	n := s.mergeExtensions(m, names, fresh, size)
+	if len(n.snap.Extensions) > s.modelExtensions {
+		// Grown past what a model holds: read it as a large tenant.
+		return s.buildTenant(ctx, m.snap.Tenant.Tenant)
+	}
+	return n, nil
+}
+
+// mergeExtensions is m with the named extensions replaced by fresh (the
+// rows read again, size bytes): each kept in its place when it still
+// exists, dropped when it does not (or was not read: fresh nil), added at
+// the end when it is new.
+func (s *Service) mergeExtensions(m *tenantModel, names []string, fresh []dialplan.Extension, size int) *tenantModel {
+	n := &tenantModel{id: m.id, allExtensions: m.allExtensions, weight: m.weight, extWeight: m.extWeight}
 	changed := make(map[string]*dialplan.Extension, len(names))
 	for _, name := range names {
 		changed[name] = nil
@@ -309,10 +333,6 @@ func (s *Service) patchExtensions(ctx context.Context, m *tenantModel, names []s
 			exts = append(exts, fresh[i])
 		}
 	}
-	if len(exts) > s.modelExtensions {
-		// Grown past what a model holds: read it as a large tenant.
-		return s.buildTenant(ctx, m.snap.Tenant.Tenant)
-	}
 	// The rows' bytes, estimated for the ones kept.
 	if len(old) > 0 {
 		n.extWeight = m.extWeight * (len(exts) - len(fresh)) / len(old)
@@ -323,8 +343,15 @@ func (s *Service) patchExtensions(ctx context.Context, m *tenantModel, names []s
 	if r := m.routing.Load(); r != nil {
 		n.routing.Store(r.WithExtensions(exts))
 	}
-	return n, nil
+	return n
 }
+
+// degradedModel carries a model served while the database is unavailable
+// (see updateTenant): current in what it holds, and not to be kept.
+type degradedModel struct{ m *tenantModel }
+
+func (e *degradedModel) Error() string { return "tenant model served without a database" }
+func (e *degradedModel) Unwrap() error { return models.ErrUnavailable }
 
 // routingSnapshot returns the tenant's full snapshot (directory and
 // routing parts), reading the routing part on first use. The bytes read

@@ -3,6 +3,7 @@ package fsxml
 import (
 	"container/list"
 	"context"
+	"errors"
 	"strconv"
 	"strings"
 	"sync"
@@ -66,6 +67,10 @@ func (s *Service) tenantModel(ctx context.Context, tenant string, g gens) (*tena
 		s.models.tenants.put(key, tenantEntry{epoch: g.epoch, gen: g.tgen, m: m}, m.weight)
 		return m, nil
 	})
+	var degraded *degradedModel
+	if errors.As(err, &degraded) {
+		return degraded.m, nil
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -268,10 +273,16 @@ type Stats struct {
 	// Resets counts the times every model was dropped at once (a missed
 	// change stream: Redis reconnected or a notification was lost).
 	Resets int64
+	// Degraded counts models served without the changed extensions
+	// because the database was unavailable.
+	Degraded int64
+	// Unavailable counts fetches answered "not found" because what they
+	// needed could not be read (the database was unavailable).
+	Unavailable int64
 }
 
 var stats struct {
-	fetches, docHits, renders, tenantBuilds, tenantPatches, platformBuilds, resets atomic.Int64
+	fetches, docHits, renders, tenantBuilds, tenantPatches, platformBuilds, resets, degraded, unavailable atomic.Int64
 }
 
 // ReadStats returns the counters since the process started.
@@ -279,7 +290,7 @@ func ReadStats() Stats {
 	return Stats{
 		Fetches: stats.fetches.Load(), DocHits: stats.docHits.Load(), Renders: stats.renders.Load(),
 		TenantBuilds: stats.tenantBuilds.Load(), TenantPatches: stats.tenantPatches.Load(),
-		PlatformBuilds: stats.platformBuilds.Load(), Resets: stats.resets.Load(),
+		PlatformBuilds: stats.platformBuilds.Load(), Resets: stats.resets.Load(), Degraded: stats.degraded.Load(), Unavailable: stats.unavailable.Load(),
 	}
 }
 

@@ -71,6 +71,10 @@ type Service struct {
 	ringing RingingLookup
 	// now is the clock; tests may replace it before serving.
 	now func() time.Time
+	// unavailableLogged is the second (Unix) of the last warning that a
+	// fetch was answered "not found" for want of the database: one a
+	// second at most, however many fetches.
+	unavailableLogged atomic.Int64
 
 	// tables read the renderer's types straight from the database (scan.go).
 	tables *tables
