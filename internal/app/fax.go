@@ -24,10 +24,7 @@ type FaxConfig struct {
 // delivery is on.
 func newFaxService(ctx context.Context, s *services, cfg Config, st *models.Store, log *slog.Logger) {
 	svc := fax.New(st, fax.Config{Dir: cfg.Media.Dir, SMTP: cfg.Fax.SMTP, Replica: replicaID(), Logger: log.With("component", "fax")})
-	s.routes = append(s.routes, routes.FaxRoutes(svc, s.xml, cfg.Fax.MaxBytes)...)
-	for name, sch := range routes.FaxSchemas() {
-		s.schemas[name] = sch
-	}
+	s.web.Fax, s.web.FaxMaxBytes = svc, cfg.Fax.MaxBytes
 	s.ready["fax_email"] = func(context.Context) error {
 		if !svc.DeliveryEnabled() {
 			return &routes.Informational{State: "off: SWITCHBOARD_SMTP_URL not set; received faxes are kept and queued"}

@@ -7,7 +7,6 @@ import (
 
 	"github.com/switchboard/switchboard/internal/media"
 	"github.com/switchboard/switchboard/internal/models"
-	"github.com/switchboard/switchboard/internal/web/routes"
 )
 
 // MediaConfig is where uploaded audio goes and how it is converted.
@@ -49,13 +48,6 @@ func newMediaService(ctx context.Context, s *services, cfg Config, st *models.St
 	// Bulk imports run in the background; jobs of a replica that died are
 	// resumed by another once their lease lapses.
 	s.stops = append(s.stops, svc.Start(context.WithoutCancel(ctx), replicaID(), 15*time.Second))
-	s.routes = append(s.routes, routes.MediaRoutes(svc, s.xml, cfg.BaseURL)...)
-	for name, sch := range routes.MediaSchemas() {
-		s.schemas[name] = sch
-	}
-	s.routes = append(s.routes, routes.VoicemailImportRoutes(svc)...)
-	for name, sch := range routes.VoicemailImportSchemas() {
-		s.schemas[name] = sch
-	}
+	s.web.Media = svc
 	return svc
 }
