@@ -161,7 +161,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 
 	s.subscribers = append(s.subscribers, &media.VoicemailDelivery{Nodes: pool, Domain: cfg.SIPDomain, NodeDir: cfg.Media.NodeDir})
 	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool), ccSync, gwSync)
-	s.routes = append(s.routes, routes.CallRoutes(routes.CallDeps{
+	s.web.Calls = &routes.CallDeps{
 		Store:         st,
 		Redis:         rdb,
 		KeyPrefix:     s.keyPrefix,
@@ -176,9 +176,6 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		SIPWSURL:      cfg.SIPWSURL,
 		LeaseHolder:   lease.Holder,
 		Metrics:       s.metrics,
-	})...)
-	for name, sch := range routes.CallSchemas() {
-		s.schemas[name] = sch
 	}
 	return nil
 }

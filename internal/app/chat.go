@@ -56,7 +56,7 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 		}
 		return nil
 	}
-	deps := routes.ChatDeps{
+	s.web.Chat = &routes.ChatDeps{
 		Store:     st,
 		Redis:     rdb,
 		KeyPrefix: s.keyPrefix,
@@ -66,12 +66,6 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 		BaseURL:   cfg.BaseURL,
 		SIPDomain: cfg.SIPDomain,
 		SIPWSURL:  cfg.SIPWSURL,
-	}
-	s.routes = append(s.routes, routes.ChatRoutes(deps)...)
-	s.routes = append(s.routes, routes.WebhookRoutes(deps)...)
-	s.routes = append(s.routes, routes.ChatWebRoutes(deps)...)
-	for name, sch := range routes.ChatSchemas() {
-		s.schemas[name] = sch
 	}
 }
 

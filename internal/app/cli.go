@@ -53,10 +53,11 @@ func Run(ctx context.Context, env Env) (err error) {
 	var root cli
 	parser, err := kong.New(&root,
 		kong.Name("switchboard"),
-		kong.Description("A multi-tenant control plane for FreeSWITCH. Configuration comes from SWITCHBOARD_* environment variables (see README)."),
+		kong.Description("A multi-tenant control plane for FreeSWITCH. Configuration comes from the SWITCHBOARD_* environment variables listed below."),
 		kong.Writers(env.Stdout, env.Stderr),
 		kong.Exit(func(code int) { panic(exitRequest{code}) }),
 		kong.ConfigureHelp(kong.HelpOptions{Compact: true}),
+		kong.Help(helpWithSettings),
 	)
 	if err != nil {
 		return fmt.Errorf("command line: %w", err)
@@ -82,6 +83,18 @@ func Run(ctx context.Context, env Env) (err error) {
 		return fmt.Errorf("%w: %v", ErrUsage, err)
 	}
 	return kctx.Run(&runCtx{ctx: ctx, env: env})
+}
+
+// helpWithSettings is kong's help, followed on the top level and serve's
+// by every environment variable (the settings table, config.go).
+func helpWithSettings(options kong.HelpOptions, ctx *kong.Context) error {
+	if err := kong.DefaultHelpPrinter(options, ctx); err != nil {
+		return err
+	}
+	if sel := ctx.Selected(); sel == nil || sel.Name == "serve" {
+		writeSettingsHelp(ctx.Stdout)
+	}
+	return nil
 }
 
 type serveCmd struct{}

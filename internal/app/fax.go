@@ -2,9 +2,7 @@ package app
 
 import (
 	"context"
-	"fmt"
 	"log/slog"
-	"strconv"
 	"sync"
 
 	"github.com/switchboard/switchboard/internal/comms/fax"
@@ -16,29 +14,8 @@ import (
 type FaxConfig struct {
 	SMTP     fax.SMTPConfig // SWITCHBOARD_SMTP_URL, SWITCHBOARD_SMTP_FROM
 	MaxBytes int            // SWITCHBOARD_FAX_MAX_BYTES
-}
-
-var faxVariables = []envVar{
-	{"SWITCHBOARD_SMTP_URL", "", "mail relay for received faxes, smtp://user:password@host:port (STARTTLS when offered; port 587 by default); unset: faxes are kept and queued, not e-mailed"},
-	{"SWITCHBOARD_SMTP_FROM", "", "sender address of fax e-mails (required with SWITCHBOARD_SMTP_URL)"},
-	{"SWITCHBOARD_FAX_MAX_BYTES", "20971520", "largest fax a node may upload (413 beyond)"},
-}
-
-func init() { Variables = append(Variables, faxVariables...) }
-
-func loadFaxConfig(get func(name, def string) string) (FaxConfig, error) {
-	var c FaxConfig
-	smtp, err := fax.ParseSMTP(get("SWITCHBOARD_SMTP_URL", ""), get("SWITCHBOARD_SMTP_FROM", ""))
-	if err != nil {
-		return c, err
-	}
-	c.SMTP = smtp
-	n, err := strconv.Atoi(get("SWITCHBOARD_FAX_MAX_BYTES", "20971520"))
-	if err != nil || n < 1024 || n > 1<<30 {
-		return c, fmt.Errorf("SWITCHBOARD_FAX_MAX_BYTES: must be a number of bytes from 1024 to 1073741824")
-	}
-	c.MaxBytes = n
-	return c, nil
+	// smtpURL is SWITCHBOARD_SMTP_URL as given, parsed with the sender.
+	smtpURL string
 }
 
 // newFaxService wires fax to e-mail: the upload route the nodes' hangup
@@ -47,10 +24,7 @@ func loadFaxConfig(get func(name, def string) string) (FaxConfig, error) {
 // delivery is on.
 func newFaxService(ctx context.Context, s *services, cfg Config, st *models.Store, log *slog.Logger) {
 	svc := fax.New(st, fax.Config{Dir: cfg.Media.Dir, SMTP: cfg.Fax.SMTP, Replica: replicaID(), Logger: log.With("component", "fax")})
-	s.routes = append(s.routes, routes.FaxRoutes(svc, s.xml, cfg.Fax.MaxBytes)...)
-	for name, sch := range routes.FaxSchemas() {
-		s.schemas[name] = sch
-	}
+	s.web.Fax, s.web.FaxMaxBytes = svc, cfg.Fax.MaxBytes
 	s.ready["fax_email"] = func(context.Context) error {
 		if !svc.DeliveryEnabled() {
 			return &routes.Informational{State: "off: SWITCHBOARD_SMTP_URL not set; received faxes are kept and queued"}

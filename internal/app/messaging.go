@@ -13,7 +13,6 @@ import (
 	"github.com/switchboard/switchboard/internal/comms/messaging"
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/platform/egress"
-	"github.com/switchboard/switchboard/internal/web/routes"
 )
 
 // newMessagingService wires SMS and WhatsApp: the send and status routes,
@@ -40,10 +39,7 @@ func newMessagingService(ctx context.Context, s *services, cfg Config, st *model
 	wg.Add(1)
 	go func() { defer wg.Done(); svc.Run(runCtx) }()
 	s.stops = append(s.stops, func() { cancel(); wg.Wait() })
-	s.routes = append(s.routes, routes.MessagingRoutes(svc, st, rdb, s.keyPrefix, cfg.BaseURL)...)
-	for name, sch := range routes.MessagingSchemas() {
-		s.schemas[name] = sch
-	}
+	s.web.Messaging = svc
 }
 
 // inboundDeliverers route received SMS and WhatsApp messages: into a chat

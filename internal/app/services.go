@@ -21,9 +21,10 @@ import (
 // services are the parts beyond configuration CRUD (FreeSWITCH XML, live
 // calls), wired here so routes stays free of construction logic.
 type services struct {
-	routes  []routes.Route
-	schemas map[string]any
-	ready   map[string]func(context.Context) error
+	// web is what the route table serves (routes.Services): each new…
+	// function below sets its part, and Build hands it to routes.New once.
+	web   routes.Services
+	ready map[string]func(context.Context) error
 	// subscribers act on committed configuration changes; the outbox
 	// dispatcher (changes.go) delivers to them.
 	subscribers []changes.Subscriber
@@ -55,7 +56,7 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 	if err != nil {
 		return nil, fmt.Errorf("redis key prefix: %w", err)
 	}
-	s := &services{schemas: map[string]any{}, ready: map[string]func(context.Context) error{}, metrics: m, keyPrefix: keyPrefix}
+	s := &services{ready: map[string]func(context.Context) error{}, metrics: m, keyPrefix: keyPrefix}
 	newXMLService(s, cfg, st, rdb, log)
 	newMediaService(ctx, s, cfg, st, log)
 	newFaxService(ctx, s, cfg, st, log)
@@ -103,10 +104,7 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		MediaKey:      st.Sealer().Derive("fs-media-url"),
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
-	s.routes = append(s.routes, routes.XMLRoutes(st, s.xml, s.metrics)...)
-	for name, sch := range routes.XMLSchemas() {
-		s.schemas[name] = sch
-	}
+	s.web.XML = s.xml
 	st.OnCommit(s.xml.Committed)
 	s.subscribers = append(s.subscribers, s.xml.CacheSubscriber())
 }

@@ -6,7 +6,6 @@ import (
 
 	"github.com/switchboard/switchboard/internal/comms/webhooks"
 	"github.com/switchboard/switchboard/internal/models"
-	"github.com/switchboard/switchboard/internal/web/routes"
 )
 
 // newWebhookService wires outbound webhooks: the outbox subscriber that
@@ -23,10 +22,7 @@ func newWebhookService(s *services, cfg Config, st *models.Store, log *slog.Logg
 		Logger:       log.With("component", "webhooks"),
 	})
 	s.subscribers = append(s.subscribers, s.webhooks)
-	s.routes = append(s.routes, routes.WebhookDeliveryRoutes(st, s.webhooks)...)
-	for name, sch := range routes.WebhookDeliverySchemas() {
-		s.schemas[name] = sch
-	}
+	s.web.Webhooks = s.webhooks
 }
 
 // startWebhookWorker runs the delivery worker under the outbox lease.

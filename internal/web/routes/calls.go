@@ -61,8 +61,8 @@ type callRoutes struct {
 	limit   *limiter // the widgets' per-address limits
 }
 
-// CallRoutes declares the telephony endpoints for app to pass in Deps.Extra.
-func CallRoutes(d CallDeps) []Route {
+// callAPIRoutes declares the telephony endpoints.
+func callAPIRoutes(d CallDeps) []Route {
 	if d.Heartbeat <= 0 {
 		d.Heartbeat = 15 * time.Second
 	}

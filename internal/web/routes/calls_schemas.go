@@ -1,7 +1,7 @@
 package routes
 
-// CallSchemas are the OpenAPI shapes of CallRoutes, for Deps.Schemas.
-func CallSchemas() map[string]any {
+// callSchemas are the OpenAPI shapes of callAPIRoutes.
+func callSchemas() map[string]any {
 	str := obj{"type": "string"}
 	num := obj{"type": "integer"}
 	ts := obj{"type": "string", "format": "date-time"}

@@ -45,8 +45,8 @@ func newChatRoutes(d ChatDeps) *chatRoutes {
 	return &chatRoutes{d}
 }
 
-// ChatRoutes declares the team-chat endpoints for app to pass in Deps.Extra.
-func ChatRoutes(d ChatDeps) []Route {
+// chatAPIRoutes declares the team-chat endpoints.
+func chatAPIRoutes(d ChatDeps) []Route {
 	r := newChatRoutes(d)
 	return []Route{
 		{Method: "POST", Path: "/api/connect/message/:tenant", Summary: "Post into a chat channel (to = channel name), or send a direct message (target = user)", Tag: "chat", Auth: AuthKeyOnly, Access: Access{Perm: "connect.post", Scope: ScopeTenant, User: UserOwnMessages}, Request: "ConnectMessage", Response: "ConnectMessageSent", Handler: r.message},

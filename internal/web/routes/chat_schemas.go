@@ -1,7 +1,7 @@
 package routes
 
-// ChatSchemas are the OpenAPI shapes of ChatRoutes and WebhookRoutes, for Deps.Schemas.
-func ChatSchemas() map[string]any {
+// chatSchemas are the OpenAPI shapes of chatAPIRoutes and incomingWebhookRoutes.
+func chatSchemas() map[string]any {
 	str := obj{"type": "string"}
 	url := obj{"type": "string", "format": "uri"}
 	return map[string]any{

@@ -11,12 +11,12 @@ import (
 	"github.com/switchboard/switchboard/internal/models"
 )
 
-// ChatWebRoutes serve the team-chat web client at the provisioning
+// chatWebClientRoutes serve the team-chat web client at the provisioning
 // bundle's login_url (<base>/chat/): the embedded converse.js, its start
 // script and the generated config.json naming this installation's chat
 // WebSocket and domains. No credentials: the client logs in to ejabberd
 // itself with the bundle's username and password.
-func ChatWebRoutes(d ChatDeps) []Route {
+func chatWebClientRoutes(d ChatDeps) []Route {
 	r := &chatRoutes{d}
 	return []Route{
 		{Method: "GET", Path: "/chat/", Summary: "Team-chat web client (converse.js, embedded): log in with a provisioning bundle's connect.username and connect.password; /chat redirects here", Tag: "chat", Produces: "text/html", Answers: map[int]string{308: "Empty"}, Handler: r.webClientPage},

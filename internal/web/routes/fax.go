@@ -19,9 +19,9 @@ type faxRoutes struct {
 	max int
 }
 
-// FaxRoutes declares the upload endpoint; maxBytes is the largest fax (413
+// faxUploadRoutes declares the upload endpoint; maxBytes is the largest fax (413
 // beyond it, before the body is read).
-func FaxRoutes(svc *fax.Service, xml *fsxml.Service, maxBytes int) []Route {
+func faxUploadRoutes(svc *fax.Service, xml *fsxml.Service, maxBytes int) []Route {
 	f := &faxRoutes{svc: svc, xml: xml, max: maxBytes}
 	return []Route{
 		{Method: "PUT", Path: "/fs/fax/:tenant/:endpoint/:call", Summary: "A received fax from a FreeSWITCH node (mod_http_cache http_put from the call's api_hangup_hook; the rendered URL's per-call sig): stored and queued for e-mail to the endpoint's fax_email (201; 200 for a repeated upload of the same call; 413 over the size limit, 415 not a TIFF)",
@@ -30,8 +30,8 @@ func FaxRoutes(svc *fax.Service, xml *fsxml.Service, maxBytes int) []Route {
 	}
 }
 
-// FaxSchemas are the OpenAPI shapes of FaxRoutes.
-func FaxSchemas() map[string]any {
+// faxSchemas are the OpenAPI shapes of faxUploadRoutes.
+func faxSchemas() map[string]any {
 	return map[string]any{
 		"FaxUpload": obj{"type": "string", "contentMediaType": "image/tiff", "description": "the TIFF file rxfax wrote (checked from its bytes)"},
 		"FaxReceived": obj{"type": "object", "required": []string{"id", "endpoint_id", "call_uuid", "size_bytes", "pages", "status", "attempts", "created_at"}, "properties": obj{

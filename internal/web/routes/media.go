@@ -33,9 +33,9 @@ var (
 	recordingRead = Access{Perm: "calls.read", Scope: ScopeTenant}
 )
 
-// MediaRoutes declares the media endpoints for Deps.Extra. xml authorises
+// mediaLibraryRoutes declares the media endpoints (routeTable). xml authorises
 // FreeSWITCH nodes exactly as /fs/xml does.
-func MediaRoutes(svc *media.Service, xml *fsxml.Service, baseURL string) []Route {
+func mediaLibraryRoutes(svc *media.Service, xml *fsxml.Service, baseURL string) []Route {
 	m := &mediaRoutes{svc: svc, xml: xml, baseURL: strings.TrimRight(baseURL, "/")}
 	upload := int(svc.Lib.MaxBytes/3*4) + 1<<20 // base64 of the largest audio, and the other fields
 	return []Route{
@@ -55,8 +55,8 @@ func MediaRoutes(svc *media.Service, xml *fsxml.Service, baseURL string) []Route
 	}
 }
 
-// MediaSchemas are the OpenAPI shapes of MediaRoutes.
-func MediaSchemas() map[string]any {
+// mediaSchemas are the OpenAPI shapes of mediaLibraryRoutes.
+func mediaSchemas() map[string]any {
 	str, integer := obj{"type": "string"}, obj{"type": "integer"}
 	recording := obj{"type": "object", "properties": obj{
 		"id": integer, "tenant": str, "external_id": str, "when": obj{"type": "string", "format": "date-time"},

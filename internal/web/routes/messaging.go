@@ -24,9 +24,9 @@ type messagingRoutes struct {
 	idem    *idempotency
 }
 
-// MessagingRoutes declares the messaging endpoints for Deps.Extra. baseURL
+// messagingAPIRoutes declares the messaging endpoints (routeTable). baseURL
 // is the public URL providers call back on (Twilio signs it).
-func MessagingRoutes(svc *messaging.Service, st *models.Store, rdb redis.UniversalClient, keyPrefix, baseURL string) []Route {
+func messagingAPIRoutes(svc *messaging.Service, st *models.Store, rdb redis.UniversalClient, keyPrefix, baseURL string) []Route {
 	r := &messagingRoutes{svc: svc, store: st, baseURL: strings.TrimRight(baseURL, "/"), idem: &idempotency{rdb: rdb, prefix: keyprefix.OrDefault(keyPrefix), ttl: 24 * time.Hour}}
 	return []Route{
 		{Method: "POST", Path: "/api/messaging/send", Summary: "Queue an SMS or WhatsApp message (202; sent by the outbox worker; Idempotency-Key honoured; permission messaging.send)", Tag: "messaging", Auth: AuthKeyOnly, Access: messagingSend, Request: "MessageSend", Response: "MessageQueued", Status: 202, Handler: r.idem.wrap(r.send)},
@@ -179,8 +179,8 @@ func (r *messagingRoutes) callback(c *fiber.Ctx) error {
 	return c.Status(ans.Status).SendString(ans.Body)
 }
 
-// MessagingSchemas are the OpenAPI shapes of MessagingRoutes.
-func MessagingSchemas() map[string]any {
+// messagingSchemas are the OpenAPI shapes of messagingAPIRoutes.
+func messagingSchemas() map[string]any {
 	str := obj{"type": "string"}
 	num := obj{"type": "integer"}
 	ts := obj{"type": "string", "format": "date-time"}

@@ -18,8 +18,8 @@ type deliveryRoutes struct {
 	svc   *webhooks.Service
 }
 
-// WebhookDeliveryRoutes declares the delivery routes of every webhook kind.
-func WebhookDeliveryRoutes(st *models.Store, svc *webhooks.Service) []Route {
+// webhookDeliveryRoutes declares the delivery routes of every webhook kind.
+func webhookDeliveryRoutes(st *models.Store, svc *webhooks.Service) []Route {
 	r := &deliveryRoutes{store: st, svc: svc}
 	var out []Route
 	for _, k := range []struct {
@@ -113,8 +113,8 @@ func (r *deliveryRoutes) enable(kind string) fiber.Handler {
 	}
 }
 
-// WebhookDeliverySchemas are the OpenAPI shapes of WebhookDeliveryRoutes.
-func WebhookDeliverySchemas() map[string]any {
+// webhookDeliverySchemas are the OpenAPI shapes of webhookDeliveryRoutes.
+func webhookDeliverySchemas() map[string]any {
 	str := obj{"type": "string"}
 	return map[string]any{
 		"WebhookDelivery": obj{"type": "object", "required": []string{"id", "webhook_id", "event_id", "event_type", "status", "attempts", "attempt_history"}, "properties": obj{

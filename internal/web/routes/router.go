@@ -1,7 +1,7 @@
 // Package routes is Switchboard's HTTP surface: the Fiber app, its
 // middleware (request id, auth, tenant scope, errors, limits) and handlers,
-// a file per area. Every route is declared in routeTable, which both
-// registers it and feeds the OpenAPI document.
+// a file per area. routeTable (table.go) lists every route in order, group
+// by group; that list both registers them and feeds the OpenAPI document.
 package routes
 
 import (
@@ -37,10 +37,13 @@ type Deps struct {
 	// XMLAccessLog says which /fs/xml fetches are logged (the zero value:
 	// errors and refused credentials only).
 	XMLAccessLog XMLAccessLog
-	// Extra lets other areas (FreeSWITCH XML, live calls) add their routes.
+	// Services are the parts app wires (FreeSWITCH XML, media, fax,
+	// messaging, chat, live calls, outbound webhooks); routeTable
+	// (table.go) serves the routes of each one set.
+	Services Services
+	// Extra are routes beyond the table, registered after its groups (the
+	// benchmark's reference route); their shapes are not documented.
 	Extra []Route
-	// Schemas names the request and response shapes of Extra routes.
-	Schemas map[string]any
 	// Ready adds readiness checks beyond the database and Redis.
 	Ready map[string]func(ctx context.Context) error
 	// Limits are the per-credential and failed-authentication rate limits.
@@ -159,7 +162,7 @@ func New(d Deps) *fiber.App {
 		failures: &loginFailures{store: d.Store, rdb: d.Redis, prefix: d.KeyPrefix, log: d.Logger},
 		totp:     &totpSteps{rdb: d.Redis, prefix: d.KeyPrefix}}}
 	var doc *openAPIDoc
-	routes := append(append(s.routeTable(), s.opsRoutes()...), docRoutes(&doc)...)
+	routes, schemas := s.routeTable(&doc)
 	app := fiber.New(fiber.Config{
 		AppName:               "switchboard",
 		BodyLimit:             d.BodyLimit,
@@ -204,7 +207,7 @@ func New(d Deps) *fiber.App {
 		}
 		app.Add(r.Method, r.Path, append(handlers, r.Handler)...)
 	}
-	doc = openAPIDocument(routes, models.Resources, d.BaseURL, d.Schemas)
+	doc = openAPIDocument(routes, models.Resources, d.BaseURL, schemas)
 	app.Use(func(c *fiber.Ctx) error {
 		c.Locals(unmatchedKey, true)
 		if allowed := allowedMethods(routes, c.Path(), app.Config()); len(allowed) > 0 {
@@ -217,7 +220,8 @@ func New(d Deps) *fiber.App {
 	return app
 }
 
-// docRoutes serve the OpenAPI document, built once the route table is.
+// docRoutes serve the OpenAPI document, built once the route table is
+// registered (New).
 func docRoutes(doc **openAPIDoc) []Route {
 	return []Route{
 		{Method: "GET", Path: "/api/openapi.json", Summary: "This OpenAPI 3.1 document", Tag: "operations", Produces: "application/json", Handler: func(c *fiber.Ctx) error {
@@ -294,30 +298,6 @@ func allowedMethods(routes []Route, path string, cfg fiber.Config) []string {
 	slices.Sort(out)
 	return out
 }
-
-// routeTable lists every route the server serves.
-func (s *server) routeTable() []Route {
-	rs := []Route{
-		{Method: "GET", Path: "/healthz", Summary: "Liveness", Tag: "operations", Response: "Health", Handler: s.healthz},
-		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Answers: map[int]string{503: "Health"}, Handler: s.readyz},
-		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
-		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
-		{Method: "POST", Path: "/api/mfa", Summary: "Enrol a TOTP authenticator for the calling administrator (secret shown only in this response); from then on Basic requests need X-TOTP", Tag: "administrators", Auth: AuthAPI, Access: Access{Scope: ScopeSelf}, Request: "NoFields", Response: "MFAEnrolment", Status: 201, Handler: s.enrolMFA},
-		{Method: "DELETE", Path: "/api/key/:id", Summary: "Revoke an API key", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Status: 204, Handler: s.revokeKey},
-	}
-	for _, res := range models.Resources {
-		if !res.Custom() {
-			rs = append(rs, s.crudRoutes(res)...)
-		}
-	}
-	rs = append(rs, s.webRoutes()...)
-	rs = append(rs, s.webUIRoutes()...)
-	rs = append(rs, s.agentRoutes()...)
-	rs = append(rs, s.provisionRoutes()...)
-	return append(rs, s.Extra...)
-}
-
-var keysAccess = Access{Perm: "keys.manage", Scope: ScopeKeys}
 
 // resourcePath is where a resource's collection lives.
 func resourcePath(res *models.Resource) string {

@@ -8,11 +8,11 @@ import (
 	"github.com/switchboard/switchboard/internal/media"
 )
 
-// VoicemailImportRoutes declares POST /api/tenants/<tenant>/imports/voicemail
+// voicemailImportRoutes declares POST /api/tenants/<tenant>/imports/voicemail
 // (resources.md §5.2): a message filed into an extension's or special
 // mailbox's box, idempotent by external_id, delivered to FreeSWITCH's
 // mod_voicemail on every node by media.VoicemailDelivery.
-func VoicemailImportRoutes(svc *media.Service) []Route {
+func voicemailImportRoutes(svc *media.Service) []Route {
 	upload := int(svc.Lib.MaxBytes/3*4) + 1<<20
 	h := func(c *fiber.Ctx) error {
 		raw, err := decodeObject(c)
@@ -48,8 +48,8 @@ func VoicemailImportRoutes(svc *media.Service) []Route {
 		Consumes: uploadTypes, BodyLimit: upload, Handler: h}}
 }
 
-// VoicemailImportSchemas are the OpenAPI shapes of VoicemailImportRoutes.
-func VoicemailImportSchemas() map[string]any {
+// voicemailImportSchemas are the OpenAPI shapes of voicemailImportRoutes.
+func voicemailImportSchemas() map[string]any {
 	str, integer := obj{"type": "string"}, obj{"type": "integer"}
 	folder := obj{"type": "string", "enum": []string{"inbox", "old", "saved"}}
 	return map[string]any{

@@ -31,8 +31,8 @@ const (
 	webhookBurst    = 10
 )
 
-// WebhookRoutes declares the webhook post and token regeneration routes.
-func WebhookRoutes(d ChatDeps) []Route {
+// incomingWebhookRoutes declares the webhook post and token regeneration routes.
+func incomingWebhookRoutes(d ChatDeps) []Route {
 	r := newChatRoutes(d)
 	return []Route{
 		{Method: "POST", Path: "/integration/webhooks/:token", Summary: "Slack-compatible incoming webhook post into the webhook's chat channel: JSON, or a form field payload holding JSON; answers ok as plain text (Slack's error codes as plain text, or the JSON error shape with Accept: application/json)", Tag: "chat", Auth: AuthCustom, Request: "WebhookPayload", Produces: "text/plain", OwnBody: true, Handler: r.webhookPost},

@@ -18,10 +18,10 @@ type xmlRoutes struct {
 	metrics *metrics.Metrics
 }
 
-// XMLRoutes declares POST /fs/xml (authenticated by the handler itself:
+// xmlCurlRoutes declares POST /fs/xml (authenticated by the handler itself:
 // Basic credentials and/or the source allow list) and the two routing-trace
-// endpoints, for app to pass in Deps.Extra.
-func XMLRoutes(st *models.Store, svc *fsxml.Service, m *metrics.Metrics) []Route {
+// endpoints.
+func xmlCurlRoutes(st *models.Store, svc *fsxml.Service, m *metrics.Metrics) []Route {
 	x := &xmlRoutes{svc: svc, metrics: m}
 	return []Route{
 		{Method: "POST", Path: "/fs/xml", Summary: "FreeSWITCH mod_xml_curl fetch (directory, dialplan, configuration)", Tag: "freeswitch", Auth: AuthCustom, Consumes: "application/x-www-form-urlencoded", Request: "FreeSWITCHFetch", Produces: "text/xml", Handler: x.fetch},
@@ -30,8 +30,8 @@ func XMLRoutes(st *models.Store, svc *fsxml.Service, m *metrics.Metrics) []Route
 	}
 }
 
-// XMLSchemas are the OpenAPI shapes of XMLRoutes, for Deps.Schemas.
-func XMLSchemas() map[string]any {
+// xmlCurlSchemas are the OpenAPI shapes of xmlCurlRoutes.
+func xmlCurlSchemas() map[string]any {
 	str := obj{"type": "string"}
 	return map[string]any{
 		"FreeSWITCHFetch": obj{"type": "object", "description": "the form mod_xml_curl posts; a request Switchboard does not serve answers FreeSWITCH's not-found document",
