@@ -97,7 +97,7 @@ func (s *Service) fetch(ctx context.Context, body []byte) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	if !src.fresh && !strings.Contains(r.flags, "l") {
+	if !src.fresh && !src.degraded && !strings.Contains(r.flags, "l") {
 		s.local.put(string(base)+variant(r.flags, l), r.doc)
 	}
 	return r.doc, nil
@@ -137,6 +137,9 @@ type source struct {
 	s     *Service
 	g     gens
 	fresh bool
+	// degraded is set when a model was served without the database (see
+	// degradedModel): the answer is right now but not to be kept.
+	degraded bool
 }
 
 func (src *source) tenant(ctx context.Context, name string) (*tenantModel, error) {
@@ -145,7 +148,11 @@ func (src *source) tenant(ctx context.Context, name string) (*tenantModel, error
 		src.fresh = true
 		return src.s.buildTenant(ctx, name)
 	}
-	return src.s.tenantModel(ctx, name, src.g)
+	m, err := src.s.tenantModel(ctx, name, src.g)
+	if m != nil && m.degraded {
+		src.degraded = true
+	}
+	return m, err
 }
 
 func (src *source) platform(ctx context.Context) (*platformModel, error) {

@@ -154,8 +154,11 @@ type tenantModel struct {
 	// Service.modelExtensions: snap.Extensions is then empty and renders load
 	// the extensions they involve.
 	allExtensions bool
-	weight        int
-	extWeight     int // of weight, the bytes the extensions' rows took
+	// degraded marks a model served while the database was unavailable,
+	// without the extensions changed since (never cached).
+	degraded  bool
+	weight    int
+	extWeight int // of weight, the bytes the extensions' rows took
 
 	mu      sync.Mutex // held while the routing part is read
 	routing atomic.Pointer[dialplan.TenantSnapshot]
@@ -267,7 +270,9 @@ func (s *Service) updateTenant(ctx context.Context, tenant string, old tenantEnt
 				// found") and not kept, so the patch runs again once the
 				// database answers.
 				stats.degraded.Add(1)
-				return nil, &degradedModel{m: s.mergeExtensions(old.m, names, nil, 0)}
+				d := s.mergeExtensions(old.m, names, nil, 0)
+				d.degraded = true
+				return nil, &degradedModel{m: d}
 			}
 			return m, err
 		}

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
+	"github.com/switchboard/switchboard/internal/platform/faultproxy"
 )
 
 // Seen (issue 29): with MariaDB stopped every API request answered
@@ -17,8 +18,8 @@ func TestDatabaseOutageAnswers503(t *testing.T) {
 			continue // an embedded SQLite file has no outage
 		}
 		t.Run(e.Name, func(t *testing.T) {
-			var proxy *apptest.Proxy
-			e.DB.URL, proxy = apptest.ProxyURL(t, e.DB.URL)
+			var proxy *faultproxy.Proxy
+			e.DB.URL, proxy = faultproxy.URL(t, e.DB.URL)
 			s := apptest.Start(t, e, nil)
 			tenant := s.Tenant(t, "outage")
 			base := "/api/tenants/" + tenant + "/extensions/"

@@ -1,4 +1,6 @@
-package apptest
+// Package faultproxy is for tests of outages: a TCP relay in front of a
+// service (the database, Redis) that a test cuts and restores.
+package faultproxy
 
 import (
 	"io"
@@ -21,8 +23,8 @@ type Proxy struct {
 	conns  map[net.Conn]struct{}
 }
 
-// NewProxy relays a loopback port to target (host:port) until the test ends.
-func NewProxy(t testing.TB, target string) *Proxy {
+// New relays a loopback port to target (host:port) until the test ends.
+func New(t testing.TB, target string) *Proxy {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -34,15 +36,15 @@ func NewProxy(t testing.TB, target string) *Proxy {
 	return p
 }
 
-// ProxyURL returns rawURL (a database or Redis URL) with its host:port
+// URL returns rawURL (a database or Redis URL) with its host:port
 // replaced by a proxy's, and the proxy.
-func ProxyURL(t testing.TB, rawURL string) (string, *Proxy) {
+func URL(t testing.TB, rawURL string) (string, *Proxy) {
 	t.Helper()
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := NewProxy(t, u.Host)
+	p := New(t, u.Host)
 	u.Host = p.Addr
 	return u.String(), p
 }
