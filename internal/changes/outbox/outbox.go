@@ -26,6 +26,7 @@ import (
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/platform/backoff"
+	"github.com/switchboard/switchboard/internal/platform/lease"
 	"github.com/switchboard/switchboard/internal/platform/worker"
 )
 
@@ -108,7 +109,7 @@ type Dispatcher struct {
 	leading atomic.Bool
 	// lease is held while delivering; no change is handed over once it
 	// may have run out.
-	lease *Lease
+	lease *lease.Holder
 }
 
 // New builds a dispatcher for subs; Run starts it. Subscriber names must be
@@ -116,7 +117,7 @@ type Dispatcher struct {
 func New(st *models.Store, opts Options, subs ...changes.Subscriber) (*Dispatcher, error) {
 	opts.defaults()
 	seen := map[string]bool{}
-	d := &Dispatcher{st: st, opts: opts, subs: subs, lease: NewLease(st, opts.Lease, opts.Holder, opts.LeaseTTL, opts.Logger)}
+	d := &Dispatcher{st: st, opts: opts, subs: subs, lease: lease.NewHolder(NewLease(st, opts.Lease, opts.Holder, opts.LeaseTTL), lease.Options{Logger: opts.Logger})}
 	for _, s := range subs {
 		if s.Name() == "" || len(opts.progressName(s)) > 64 || seen[s.Name()] {
 			return nil, fmt.Errorf("outbox: subscriber name %q is empty, too long or used twice", s.Name())

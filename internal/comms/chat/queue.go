@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/changes/outbox"
 	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/platform/lease"
 	"github.com/switchboard/switchboard/internal/platform/worker"
 )
 
@@ -54,7 +55,7 @@ type Queue struct {
 	// loop is the posting worker, run while the lease is held; Wake wakes it.
 	loop *worker.Loop
 	// lease is held while posting; nothing is posted once it may have run out.
-	lease *outbox.Lease
+	lease *lease.Holder
 	// upEpoch counts the chat server's returns after an outage; loaded is
 	// the epoch whose rooms the worker has made sure are running.
 	upEpoch atomic.Int64
@@ -130,7 +131,7 @@ func NewQueue(c *Client, st *models.Store, opts QueueOptions) *Queue {
 	if opts.Group != "" {
 		name = opts.Group + ":" + name
 	}
-	q := &Queue{c: c, st: st, opts: opts, lease: outbox.NewLease(st, name, opts.Holder, opts.LeaseTTL, opts.Logger),
+	q := &Queue{c: c, st: st, opts: opts, lease: lease.NewHolder(outbox.NewLease(st, name, opts.Holder, opts.LeaseTTL), lease.Options{Logger: opts.Logger}),
 		loop: worker.New(worker.Options{Name: "chat queue", Poll: opts.Poll, Linger: opts.Linger, Logger: opts.Logger})}
 	c.OnUp(func() { q.upEpoch.Add(1); q.Wake() })
 	return q
