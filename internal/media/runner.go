@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/platform/worker"
 )
 
 // runner runs import jobs in the background of a server.
@@ -29,12 +30,11 @@ func (s *Service) Start(ctx context.Context, owner string, interval time.Duratio
 	ctx, cancel := context.WithCancel(ctx)
 	s.run = &runner{ctx: ctx, owner: owner}
 	s.run.wg.Add(1)
+	var swept time.Time
+	loop := worker.New(worker.Options{Name: "media: import jobs", Poll: interval, Logger: s.log()})
 	go func() {
 		defer s.run.wg.Done()
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		var swept time.Time
-		for {
+		loop.Run(ctx, func(ctx context.Context) (bool, error) {
 			s.ResumeJobs(ctx, owner)
 			if s.Lib != nil && time.Since(swept) >= OrphanAge {
 				swept = time.Now()
@@ -44,12 +44,8 @@ func (s *Service) Start(ctx context.Context, owner string, interval time.Duratio
 					s.log().Info("media: removed files no row names", "files", n)
 				}
 			}
-			select {
-			case <-ctx.Done():
-				return
-			case <-t.C:
-			}
-		}
+			return false, nil
+		})
 	}()
 	return func() { cancel(); s.run.wg.Wait() }
 }

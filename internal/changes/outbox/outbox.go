@@ -25,6 +25,9 @@ import (
 
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/platform/backoff"
+	"github.com/switchboard/switchboard/internal/platform/lease"
+	"github.com/switchboard/switchboard/internal/platform/worker"
 )
 
 // Options tune a Dispatcher; the zero value is usable.
@@ -101,12 +104,12 @@ type Dispatcher struct {
 	st   *models.Store
 	opts Options
 	subs []changes.Subscriber
-	// wakes has one channel per subscriber, signalled on Wake.
-	wakes   []chan struct{}
+	// loops has each subscriber's delivery loop, woken on Wake.
+	loops   []*worker.Loop
 	leading atomic.Bool
 	// lease is held while delivering; no change is handed over once it
 	// may have run out.
-	lease *Lease
+	lease *lease.Holder
 }
 
 // New builds a dispatcher for subs; Run starts it. Subscriber names must be
@@ -114,13 +117,13 @@ type Dispatcher struct {
 func New(st *models.Store, opts Options, subs ...changes.Subscriber) (*Dispatcher, error) {
 	opts.defaults()
 	seen := map[string]bool{}
-	d := &Dispatcher{st: st, opts: opts, subs: subs, lease: NewLease(st, opts.Lease, opts.Holder, opts.LeaseTTL, opts.Logger)}
+	d := &Dispatcher{st: st, opts: opts, subs: subs, lease: lease.NewHolder(NewLease(st, opts.Lease, opts.Holder, opts.LeaseTTL), lease.Options{Logger: opts.Logger})}
 	for _, s := range subs {
 		if s.Name() == "" || len(opts.progressName(s)) > 64 || seen[s.Name()] {
 			return nil, fmt.Errorf("outbox: subscriber name %q is empty, too long or used twice", s.Name())
 		}
 		seen[s.Name()] = true
-		d.wakes = append(d.wakes, make(chan struct{}, 1))
+		d.loops = append(d.loops, worker.New(worker.Options{Name: "outbox", Poll: opts.Poll, Logger: opts.Logger.With("subscriber", s.Name())}))
 	}
 	return d, nil
 }
@@ -137,11 +140,8 @@ func (o *Options) progressName(s changes.Subscriber) string {
 // The store's commit hook calls it, so delivery starts right after commit
 // when this replica holds the lease.
 func (d *Dispatcher) Wake() {
-	for _, w := range d.wakes {
-		select {
-		case w <- struct{}{}:
-		default:
-		}
+	for _, l := range d.loops {
+		l.Wake()
 	}
 }
 
@@ -182,7 +182,7 @@ func (d *Dispatcher) lead(ctx context.Context) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			d.deliver(ctx, sub, d.wakes[i])
+			d.deliver(ctx, sub, d.loops[i])
 		}()
 	}
 	wg.Add(1)
@@ -194,25 +194,16 @@ func (d *Dispatcher) lead(ctx context.Context) {
 }
 
 // deliver feeds one subscriber in order, retrying a failed change with
-// backoff, until ctx ends.
-func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <-chan struct{}) {
+// backoff, until ctx ends: each step of its loop hands over one batch of
+// the changes after its progress.
+func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, loop *worker.Loop) {
 	log := d.opts.Logger.With("subscriber", sub.Name())
 	name := d.opts.progressName(sub)
-	var last int64
-	for {
-		var err error
-		if last, err = d.st.OutboxProgress(ctx, name); err == nil {
-			break
-		}
-		if ctx.Err() != nil {
-			return
-		}
-		log.Warn("outbox: read progress", "error", err)
-		if !sleep(ctx, d.opts.Poll) {
-			return
-		}
-	}
-	saved, savedAt := last, time.Now()
+	var (
+		loaded      bool
+		last, saved int64
+		savedAt     time.Time
+	)
 	save := func() bool {
 		if last == saved {
 			return true
@@ -223,27 +214,25 @@ func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <
 		saved, savedAt = last, time.Now()
 		return true
 	}
-	for ctx.Err() == nil {
+	loop.Run(ctx, func(ctx context.Context) (bool, error) {
+		if !loaded {
+			var err error
+			if last, err = d.st.OutboxProgress(ctx, name); err != nil {
+				return false, fmt.Errorf("read progress: %w", err)
+			}
+			loaded, saved, savedAt = true, last, time.Now()
+		}
 		// Progress past skipped events, left unsaved below, is saved
 		// once SkipSave has passed (also while idle).
 		if time.Since(savedAt) >= d.opts.SkipSave && !save() {
-			return
+			return false, ctx.Err()
 		}
 		batch, err := d.st.OutboxAfter(ctx, last, d.opts.Batch)
 		if err != nil {
-			if ctx.Err() == nil {
-				log.Warn("outbox: read changes", "error", err)
-			}
-			sleep(ctx, d.opts.Poll)
-			continue
+			return false, fmt.Errorf("read changes: %w", err)
 		}
 		if len(batch) == 0 {
-			select {
-			case <-ctx.Done():
-			case <-wake:
-			case <-time.After(d.opts.Poll):
-			}
-			continue
+			return false, nil
 		}
 		// Progress is saved per batch (and before a failing change is
 		// retried), so a crash redelivers at most the unsaved part. A
@@ -266,15 +255,16 @@ func (d *Dispatcher) deliver(ctx context.Context, sub changes.Subscriber, wake <
 				continue
 			}
 			if !d.handle(ctx, log, name, sub, c, save) {
-				return
+				return false, ctx.Err()
 			}
 			last = c.ID
 			handed = true
 		}
 		if (handed || time.Since(savedAt) >= d.opts.SkipSave) && !save() {
-			return
+			return false, ctx.Err()
 		}
-	}
+		return true, nil
+	})
 }
 
 // handleBatch hands a BatchSubscriber the changes of a batch it takes in
@@ -334,7 +324,6 @@ func (d *Dispatcher) save(ctx context.Context, log *slog.Logger, name string, id
 // false when ctx ended first (the change is then delivered again by whoever
 // dispatches next).
 func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, sub changes.Subscriber, c changes.Change, beforeRetry func() bool) bool {
-	backoff := d.opts.RetryMin
 	for attempt := 1; ; attempt++ {
 		for !d.lease.Valid() {
 			// The renewal is late: the lease may be someone else's now.
@@ -349,17 +338,17 @@ func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, 
 		if err == nil {
 			return true
 		}
-		log.Warn("outbox: subscriber failed; retrying", "change", c.ID, "resource", c.Resource, "tenant", c.Tenant, "attempt", attempt, "retry_in", backoff, "error", err)
+		wait := backoff.Delay(d.opts.RetryMin, d.opts.RetryMax, attempt)
+		log.Warn("outbox: subscriber failed; retrying", "change", c.ID, "resource", c.Resource, "tenant", c.Tenant, "attempt", attempt, "retry_in", wait, "error", err)
 		if attempt == 1 && !beforeRetry() {
 			return false
 		}
 		if nerr := d.st.NoteOutboxFailure(ctx, name, err); nerr != nil && ctx.Err() == nil {
 			log.Warn("outbox: record failure", "error", nerr)
 		}
-		if !sleep(ctx, backoff) {
+		if !sleep(ctx, wait) {
 			return false
 		}
-		backoff = min(backoff*2, d.opts.RetryMax)
 	}
 }
 

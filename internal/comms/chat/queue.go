@@ -14,6 +14,8 @@ import (
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/changes/outbox"
 	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/platform/lease"
+	"github.com/switchboard/switchboard/internal/platform/worker"
 )
 
 // Queue is the durable path of channel messages. A request is answered as
@@ -50,9 +52,10 @@ type Queue struct {
 	c    *Client
 	st   *models.Store
 	opts QueueOptions
-	wake chan struct{}
+	// loop is the posting worker, run while the lease is held; Wake wakes it.
+	loop *worker.Loop
 	// lease is held while posting; nothing is posted once it may have run out.
-	lease *outbox.Lease
+	lease *lease.Holder
 	// upEpoch counts the chat server's returns after an outage; loaded is
 	// the epoch whose rooms the worker has made sure are running.
 	upEpoch atomic.Int64
@@ -128,18 +131,14 @@ func NewQueue(c *Client, st *models.Store, opts QueueOptions) *Queue {
 	if opts.Group != "" {
 		name = opts.Group + ":" + name
 	}
-	q := &Queue{c: c, st: st, opts: opts, wake: make(chan struct{}, 1), lease: outbox.NewLease(st, name, opts.Holder, opts.LeaseTTL, opts.Logger)}
+	q := &Queue{c: c, st: st, opts: opts, lease: lease.NewHolder(outbox.NewLease(st, name, opts.Holder, opts.LeaseTTL), lease.Options{Logger: opts.Logger}),
+		loop: worker.New(worker.Options{Name: "chat queue", Poll: opts.Poll, Linger: opts.Linger, Logger: opts.Logger})}
 	c.OnUp(func() { q.upEpoch.Add(1); q.Wake() })
 	return q
 }
 
 // Wake makes the worker look at the table now; it never blocks.
-func (q *Queue) Wake() {
-	select {
-	case q.wake <- struct{}{}:
-	default:
-	}
-}
+func (q *Queue) Wake() { q.loop.Wake() }
 
 // Event is what the chat.message event of a post tells webhooks; it is
 // recorded once the post reached the chat server.
@@ -207,34 +206,21 @@ func (q *Queue) Pending(ctx context.Context) (int, error) {
 // while it holds it; it releases the lease when ctx ends.
 func (q *Queue) Run(ctx context.Context) { q.lease.Run(ctx, q.lead) }
 
-// lead posts while the lease holds (until ctx ends).
+// lead posts while the lease holds (until ctx ends). Messages come in
+// bursts and one at a time: a wake-up lingers a moment (Linger) so the
+// next few join its batch, and the worker's database work (the due read,
+// the record transaction, the events' delivery) is shared by several
+// messages instead of repeated for each, and stays off the disk the
+// requests' commits wait on.
 func (q *Queue) lead(ctx context.Context) {
-	for ctx.Err() == nil {
-		n := 0
-		if q.c.Up() {
-			var err error
-			if n, err = q.drain(ctx, q.lease.Valid); err != nil && ctx.Err() == nil {
-				q.opts.Logger.Warn("chat queue", "error", err)
-			}
+	q.loop.Run(ctx, func(ctx context.Context) (bool, error) {
+		if !q.c.Up() {
+			return false, nil // the server's return wakes the worker (OnUp)
 		}
-		if n > 0 && q.c.Up() && q.lease.Valid() {
-			continue // more may be due; a late renewal or an outage waits below
-		}
-		select {
-		case <-ctx.Done():
-		case <-q.wake:
-			// Messages come in bursts and one at a time: waiting a moment
-			// lets the next few join this batch, so the worker's database
-			// work (the due read, the record transaction, the events'
-			// delivery) is shared by several messages instead of repeated
-			// for each, and stays off the disk the requests' commits wait on.
-			select {
-			case <-ctx.Done():
-			case <-time.After(q.opts.Linger):
-			}
-		case <-time.After(q.opts.Poll):
-		}
-	}
+		n, err := q.drain(ctx, q.lease.Valid)
+		// More may be due; a late renewal or an outage waits for the poll.
+		return n > 0 && q.c.Up() && q.lease.Valid(), err
+	})
 }
 
 // DrainOnce posts one batch of due messages without a lease and reports

@@ -13,6 +13,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/platform/worker"
 )
 
 // ServiceUser is the account Switchboard posts channel messages as: the
@@ -48,16 +49,18 @@ type Sync struct {
 	c   *Client
 	st  *models.Store
 	log *slog.Logger
+	// loop works through the pending tenants (Run); Notify wakes it.
+	loop *worker.Loop
 
 	mu      sync.Mutex
-	pending map[string]bool // tenants waiting for a sync ("" = everything)
-	wake    chan struct{}
+	pending map[string]bool   // tenants waiting for a sync ("" = everything)
 	marks   map[string]string // bookmarks last set per user (bookmarks.go)
 }
 
 // NewSync returns a sync over the client and store.
 func NewSync(c *Client, st *models.Store, log *slog.Logger) *Sync {
-	return &Sync{c: c, st: st, log: log, pending: map[string]bool{}, wake: make(chan struct{}, 1), marks: map[string]string{}}
+	return &Sync{c: c, st: st, log: log, pending: map[string]bool{}, marks: map[string]string{},
+		loop: worker.New(worker.Options{Name: "chat sync failed; will retry", Poll: -1, RetryMin: time.Second, RetryMax: 30 * time.Second, Logger: log})}
 }
 
 var _ changes.Subscriber = (*Sync)(nil)
@@ -111,65 +114,50 @@ func (s *Sync) Notify(tenant string) {
 	s.mu.Lock()
 	s.pending[tenant] = true
 	s.mu.Unlock()
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	s.loop.Wake()
 }
 
 // Run works through notified tenants until ctx ends; a failure keeps the
-// tenant pending and retries with capped exponential backoff.
+// tenant pending and retries with capped exponential backoff (1 s to 30 s).
 func (s *Sync) Run(ctx context.Context) {
-	backoff := time.Second
-	for {
-		s.mu.Lock()
-		todo := s.pending
-		s.pending = map[string]bool{}
-		s.mu.Unlock()
-		var failed []string
-		// Single tenants first: the full reconcile ("") can take minutes
-		// with many tenants, and serves tenants notified meanwhile between
-		// its own (serveWaiting).
-		order := make([]string, 0, len(todo))
-		for tenant := range todo {
-			if tenant != "" {
-				order = append(order, tenant)
-			}
-		}
-		if todo[""] {
-			order = append(order, "")
-		}
-		for _, tenant := range order {
-			var err error
-			if tenant == "" {
-				err = s.All(ctx)
-			} else {
-				err = s.Tenant(ctx, tenant)
-			}
-			if err != nil {
-				s.log.Warn("chat sync failed; will retry", "tenant", tenant, "retry_in", backoff.String(), "error", err)
-				failed = append(failed, tenant)
-			}
-		}
-		wait := time.Duration(1<<62 - 1)
-		if len(failed) > 0 {
-			s.mu.Lock()
-			for _, t := range failed {
-				s.pending[t] = true
-			}
-			s.mu.Unlock()
-			wait = backoff
-			backoff = min(backoff*2, 30*time.Second)
-		} else {
-			backoff = time.Second
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.wake:
-		case <-time.After(wait):
+	s.loop.Run(ctx, s.step)
+}
+
+// step reconciles the tenants notified so far; the failed ones stay
+// pending for the retry.
+func (s *Sync) step(ctx context.Context) (bool, error) {
+	s.mu.Lock()
+	todo := s.pending
+	s.pending = map[string]bool{}
+	s.mu.Unlock()
+	// Single tenants first: the full reconcile ("") can take minutes
+	// with many tenants, and serves tenants notified meanwhile between
+	// its own (serveWaiting).
+	order := make([]string, 0, len(todo))
+	for tenant := range todo {
+		if tenant != "" {
+			order = append(order, tenant)
 		}
 	}
+	if todo[""] {
+		order = append(order, "")
+	}
+	var errs []error
+	for _, tenant := range order {
+		var err error
+		if tenant == "" {
+			err = s.All(ctx)
+		} else {
+			err = s.Tenant(ctx, tenant)
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("tenant %q: %w", tenant, err))
+			s.mu.Lock()
+			s.pending[tenant] = true
+			s.mu.Unlock()
+		}
+	}
+	return false, errors.Join(errs...)
 }
 
 // serveWaiting reconciles the single tenants notified while a full

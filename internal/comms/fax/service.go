@@ -21,6 +21,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/platform/worker"
 )
 
 // Delivery states.
@@ -50,7 +51,7 @@ type Service struct {
 	db   models.Querier
 	cfg  Config
 	log  *slog.Logger
-	wake chan struct{}
+	loop *worker.Loop // the delivery worker (Run); Notify wakes it
 }
 
 // New builds the service on the store's database.
@@ -73,7 +74,9 @@ func New(st *models.Store, cfg Config) *Service {
 	if cfg.Replica == "" {
 		cfg.Replica = randomToken()
 	}
-	return &Service{db: st.Querier(), cfg: cfg, log: cfg.Logger, wake: make(chan struct{}, 1)}
+	s := &Service{db: st.Querier(), cfg: cfg, log: cfg.Logger}
+	s.loop = worker.New(worker.Options{Name: "fax delivery queue", Poll: cfg.Poll, Logger: cfg.Logger})
+	return s
 }
 
 // DeliveryEnabled says whether faxes are e-mailed (SMTP configured).
@@ -189,10 +192,7 @@ func (s *Service) writeFile(rel string, b []byte) error {
 
 // Notify wakes the worker (a fax was queued).
 func (s *Service) Notify() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
+	s.loop.Wake()
 }
 
 func randomToken() string {

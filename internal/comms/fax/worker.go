@@ -18,20 +18,13 @@ func (s *Service) Run(ctx context.Context) {
 	if !s.DeliveryEnabled() {
 		return
 	}
-	tick := time.NewTicker(s.cfg.Poll)
-	defer tick.Stop()
-	for {
-		// DrainOnce itself goes on while faxes are due.
-		if _, err := s.DrainOnce(ctx); err != nil && ctx.Err() == nil {
-			s.log.Warn("fax delivery queue", "error", err)
-		}
-		select {
-		case <-ctx.Done():
-			return
-		case <-s.wake:
-		case <-tick.C:
-		}
-	}
+	s.loop.Run(ctx, s.step)
+}
+
+// step drains the queue (DrainOnce itself goes on while faxes are due).
+func (s *Service) step(ctx context.Context) (bool, error) {
+	_, err := s.DrainOnce(ctx)
+	return false, err
 }
 
 // DrainOnce claims the due faxes one at a time and attempts each once; it

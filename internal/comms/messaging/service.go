@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -16,6 +17,7 @@ import (
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/platform/egress"
 	"github.com/switchboard/switchboard/internal/platform/keyprefix"
+	"github.com/switchboard/switchboard/internal/platform/worker"
 )
 
 // Config configures the service.
@@ -56,7 +58,11 @@ type Service struct {
 	rdb      redis.UniversalClient
 	channels *channelCache
 	log      *slog.Logger
-	wake     chan struct{}
+	// loop is the outbox worker (Run); Wake wakes it. sem bounds its sends
+	// in flight, sends counts them.
+	loop  *worker.Loop
+	sem   chan struct{}
+	sends sync.WaitGroup
 }
 
 // New builds the service over the store and Redis (for rate limits).
@@ -98,12 +104,14 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config) *Service {
 	if cfg.Replica == "" {
 		cfg.Replica = "replica"
 	}
-	return &Service{
+	s := &Service{
 		cfg: cfg, store: st, rdb: rdb, log: cfg.Logger,
 		db:       &db{x: st.Querier(), sqlite: st.Dialect().SQLite, st: st, group: cfg.Group},
 		channels: newChannelCache(st, 5*time.Second),
-		wake:     make(chan struct{}, 1),
+		sem:      make(chan struct{}, cfg.Concurrency),
 	}
+	s.loop = worker.New(worker.Options{Name: "messaging outbox", Poll: cfg.Poll, Logger: cfg.Logger})
+	return s
 }
 
 // Error is a refusal the API shows with its status and code.
@@ -314,12 +322,7 @@ func (s *Service) Message(ctx context.Context, who Caller, id int64) (*Message, 
 }
 
 // Wake makes the worker look at the outbox now.
-func (s *Service) Wake() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
+func (s *Service) Wake() { s.loop.Wake() }
 
 // callbackURL is where a channel's provider reports.
 func (s *Service) callbackURL(ch *Channel) string {

@@ -24,23 +24,15 @@ type claimed struct {
 // make each message go out from one of them. On shutdown, sends in flight
 // finish and are recorded; claimed messages not yet started are released.
 func (s *Service) Run(ctx context.Context) {
-	sem := make(chan struct{}, s.cfg.Concurrency)
-	var wg sync.WaitGroup
-	defer wg.Wait()
-	for ctx.Err() == nil {
-		n, err := s.drainOnce(ctx, sem, &wg)
-		if err != nil && ctx.Err() == nil {
-			s.log.Warn("messaging outbox", "error", err)
-		}
-		if n > 0 && err == nil {
-			continue
-		}
-		select {
-		case <-ctx.Done():
-		case <-s.wake:
-		case <-time.After(s.cfg.Poll):
-		}
-	}
+	defer s.sends.Wait()
+	s.loop.Run(ctx, s.step)
+}
+
+// step claims and sends one batch; more is due while batches come full
+// or not (an empty claim waits for a wake-up or the poll).
+func (s *Service) step(ctx context.Context) (bool, error) {
+	n, err := s.drainOnce(ctx, s.sem, &s.sends)
+	return n > 0, err
 }
 
 // DrainOnce claims and sends one batch, waiting for its sends; it reports

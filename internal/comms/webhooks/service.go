@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/platform/backoff"
 	"github.com/switchboard/switchboard/internal/platform/egress"
+	"github.com/switchboard/switchboard/internal/platform/worker"
 )
 
 // Options tune a Service; the zero value is usable.
@@ -84,7 +85,8 @@ type Service struct {
 	log    *slog.Logger
 	client *http.Client
 	hooks  *hookCache
-	wake   chan struct{}
+	// loop is the delivery worker (Run); Wake, and each attempt's end, wake it.
+	loop *worker.Loop
 }
 
 // New builds the service over the store's database.
@@ -98,7 +100,7 @@ func New(st *models.Store, opts Options) *Service {
 		st: st, db: st.Querier(), ignore: ignore, opts: opts, log: opts.Logger,
 		client: egress.NewClient(egress.Options{Guard: egress.Guard{AllowAll: opts.AllowPrivate}, Timeout: 30 * time.Second, MaxBody: opts.MaxResponse}),
 		hooks:  &hookCache{st: st, ttl: 2 * time.Second},
-		wake:   make(chan struct{}, 1),
+		loop:   worker.New(worker.Options{Name: "webhooks", Poll: opts.Poll, Logger: opts.Logger}),
 	}
 }
 
@@ -287,12 +289,7 @@ func (s *Service) targets(ctx context.Context, ev *Event, asOf func(*Hook) *Hook
 }
 
 // Wake makes the worker look for due deliveries now; it never blocks.
-func (s *Service) Wake() {
-	select {
-	case s.wake <- struct{}{}:
-	default:
-	}
-}
+func (s *Service) Wake() { s.loop.Wake() }
 
 // Run attempts due deliveries while leading reports true (this replica
 // holds the outbox lease), until ctx ends. Up to Workers requests are in
@@ -322,12 +319,11 @@ func (s *Service) Run(ctx context.Context, leading func() bool) {
 		finished[d.ID] = time.Now()
 		mu.Unlock()
 	}
-	done := make(chan struct{}, 1)
 	successes := make(chan success, s.opts.Workers)
 	recorderDone := make(chan struct{})
 	go func() {
 		defer close(recorderDone)
-		s.recordLoop(ctx, successes, release, done)
+		s.recordLoop(ctx, successes, release)
 	}()
 	var wg sync.WaitGroup
 	defer func() {
@@ -336,78 +332,72 @@ func (s *Service) Run(ctx context.Context, leading func() bool) {
 		<-recorderDone
 	}()
 	lastPrune, lastClean := time.Now(), time.Now()
-	for ctx.Err() == nil {
-		if leading() {
+	// A step starts the due deliveries there are free workers for; it never
+	// waits for them: the end of an attempt wakes the loop instead.
+	s.loop.Run(ctx, func(ctx context.Context) (bool, error) {
+		if !leading() {
+			return false, nil
+		}
+		var err error
+		mu.Lock()
+		free := s.opts.Workers - sending
+		mu.Unlock()
+		if free > 0 {
+			readAt := time.Now()
+			// Read past the free slots: rows that wait behind their
+			// subject or are in flight are skipped.
+			var batch []Delivery
+			if batch, err = s.due(ctx, free+s.opts.Workers); err != nil {
+				err = fmt.Errorf("read due deliveries: %w", err)
+			}
 			mu.Lock()
-			free := s.opts.Workers - sending
+			for i := range batch {
+				d := &batch[i]
+				if end, ok := finished[d.ID]; inflight[d.ID] || sending >= s.opts.Workers || (ok && !end.Before(readAt)) {
+					continue
+				}
+				if d.Subject != "" {
+					if busy[subjectKey(d)] {
+						continue // an earlier event of the same call goes first
+					}
+					busy[subjectKey(d)] = true
+				}
+				inflight[d.ID] = true
+				sending++
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					recorded := !s.attempt(ctx, d, successes, func() {
+						mu.Lock()
+						sending--
+						mu.Unlock()
+					})
+					if recorded {
+						release(d)
+						s.loop.Wake()
+					}
+				}()
+			}
 			mu.Unlock()
-			if free > 0 {
-				readAt := time.Now()
-				// Read past the free slots: rows that wait behind their
-				// subject or are in flight are skipped.
-				batch, err := s.due(ctx, free+s.opts.Workers)
-				if err != nil && ctx.Err() == nil {
-					s.log.Warn("webhooks: read due deliveries", "error", err)
+		}
+		if time.Since(lastClean) > 5*time.Second {
+			lastClean = time.Now()
+			mu.Lock()
+			for id, end := range finished {
+				if time.Since(end) > 10*time.Second {
+					delete(finished, id)
 				}
-				mu.Lock()
-				for i := range batch {
-					d := &batch[i]
-					if end, ok := finished[d.ID]; inflight[d.ID] || sending >= s.opts.Workers || (ok && !end.Before(readAt)) {
-						continue
-					}
-					if d.Subject != "" {
-						if busy[subjectKey(d)] {
-							continue // an earlier event of the same call goes first
-						}
-						busy[subjectKey(d)] = true
-					}
-					inflight[d.ID] = true
-					sending++
-					wg.Add(1)
-					go func() {
-						defer wg.Done()
-						recorded := !s.attempt(ctx, d, successes, func() {
-							mu.Lock()
-							sending--
-							mu.Unlock()
-						})
-						if recorded {
-							release(d)
-							select {
-							case done <- struct{}{}:
-							default:
-							}
-						}
-					}()
-				}
-				mu.Unlock()
 			}
-			if time.Since(lastClean) > 5*time.Second {
-				lastClean = time.Now()
-				mu.Lock()
-				for id, end := range finished {
-					if time.Since(end) > 10*time.Second {
-						delete(finished, id)
-					}
-				}
-				mu.Unlock()
-			}
-			if time.Since(lastPrune) > time.Minute {
-				lastPrune = time.Now()
-				if _, err := s.prune(ctx); err != nil && ctx.Err() == nil {
-					s.log.Warn("webhooks: prune", "error", err)
-				}
+			mu.Unlock()
+		}
+		if time.Since(lastPrune) > time.Minute {
+			lastPrune = time.Now()
+			if _, err := s.prune(ctx); err != nil && ctx.Err() == nil {
+				s.log.Warn("webhooks: prune", "error", err)
 			}
 		}
-		t := time.NewTimer(s.opts.Poll)
-		select {
-		case <-ctx.Done():
-		case <-s.wake:
-		case <-done:
-		case <-t.C:
-		}
-		t.Stop()
-	}
+		return false, err
+	})
 }
 
 // subjectKey names a webhook's deliveries of one subject.
@@ -425,7 +415,7 @@ const (
 // recordLoop records succeeded attempts in batches until in is closed,
 // then releases their deliveries and wakes the loop. At shutdown what was
 // answered is still recorded (on a context without the cancellation).
-func (s *Service) recordLoop(ctx context.Context, in <-chan success, release func(*Delivery), done chan<- struct{}) {
+func (s *Service) recordLoop(ctx context.Context, in <-chan success, release func(*Delivery)) {
 	wctx := context.WithoutCancel(ctx)
 	for first := range in {
 		batch := []success{first}
@@ -451,10 +441,7 @@ func (s *Service) recordLoop(ctx context.Context, in <-chan success, release fun
 		for _, b := range batch {
 			release(b.d)
 		}
-		select {
-		case done <- struct{}{}:
-		default:
-		}
+		s.loop.Wake()
 	}
 }
 

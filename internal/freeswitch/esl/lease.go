@@ -9,6 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/internal/platform/keyprefix"
+	"github.com/switchboard/switchboard/internal/platform/lease"
 )
 
 // DefaultLeaseTTL is the event lease lifetime when none is given.
@@ -106,3 +107,18 @@ func (l *RedisLease) Release(ctx context.Context, node string) error {
 	}
 	return nil
 }
+
+// Node returns node's lease as a lease.Lease, for a lease.Holder.
+func (l *RedisLease) Node(node string) lease.Lease { return nodeLease{l: l, node: node} }
+
+// nodeLease is one node's lease.
+type nodeLease struct {
+	l    *RedisLease
+	node string
+}
+
+func (n nodeLease) Acquire(ctx context.Context) (bool, error) { return n.l.Acquire(ctx, n.node) }
+func (n nodeLease) Renew(ctx context.Context) (bool, error)   { return n.l.Renew(ctx, n.node) }
+func (n nodeLease) Release(ctx context.Context) error         { return n.l.Release(ctx, n.node) }
+func (n nodeLease) TTL() time.Duration                        { return n.l.ttl }
+func (n nodeLease) Name() string                              { return n.l.Key(n.node) }

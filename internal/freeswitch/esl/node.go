@@ -2,7 +2,6 @@ package esl
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"log/slog"
 	"math/rand/v2"
@@ -35,8 +34,6 @@ type node struct {
 	eventsHeld bool
 	cmdUp      chan struct{} // closed while cmd is up; replaced when it drops
 }
-
-var errLeaseLost = errors.New("event lease lost")
 
 func (n *node) status() NodeStatus {
 	n.mu.Lock()
@@ -243,7 +240,7 @@ func (n *node) commandLoop(ctx context.Context) {
 		attempt = 0
 		n.setCommand(l)
 		log.Info("esl connected")
-		err = n.watch(ctx, l, n.sem, nil)
+		err = n.watch(ctx, l, n.sem)
 		n.setCommand(nil)
 		l.close()
 		if ctx.Err() != nil {
@@ -254,28 +251,18 @@ func (n *node) commandLoop(ctx context.Context) {
 	n.setCommand(nil)
 }
 
-// watch blocks until the link dies, a probe fails, ctx ends or renew (if
-// set, every lease TTL/3) fails. With sem set, a probe skips its tick while a
-// command holds sem: that command's own timeout tears a dead connection down.
-func (n *node) watch(ctx context.Context, l *link, sem chan struct{}, renew func() error) error {
+// watch blocks until the link dies, a probe fails or ctx ends. With sem
+// set, a probe skips its tick while a command holds sem: that command's own
+// timeout tears a dead connection down.
+func (n *node) watch(ctx context.Context, l *link, sem chan struct{}) error {
 	health := time.NewTicker(n.p.opts.HealthInterval)
 	defer health.Stop()
-	var renewC <-chan time.Time
-	if renew != nil {
-		t := time.NewTicker(n.p.opts.EventLease.TTL() / 3)
-		defer t.Stop()
-		renewC = t.C
-	}
 	for {
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-l.done:
 			return ErrDisconnected
-		case <-renewC:
-			if err := renew(); err != nil {
-				return err
-			}
 		case <-health.C:
 			if sem != nil {
 				select {

@@ -2,63 +2,71 @@ package esl
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"log/slog"
 	"time"
 
 	"github.com/percipia/eslgo"
+
+	"github.com/switchboard/switchboard/internal/platform/lease"
 )
 
 // eventLoop consumes the node's event stream while this replica may: always
-// without a lease, otherwise only while it holds the node's lease.
+// without a lease, otherwise only while it holds the node's lease (a
+// lease.Holder renews it every TTL/3, tolerating failed renewals for a
+// TTL, and releases it when the connection ends, so that another replica
+// may take the node while this one backs off).
 func (n *node) eventLoop(ctx context.Context) {
 	log := n.log.With("conn", "events")
-	lease := n.p.opts.EventLease
+	var hold *lease.Holder
+	rl := n.p.opts.EventLease
+	if rl != nil {
+		hold = lease.NewHolder(rl.Node(n.cfg.Name), lease.Options{Grace: rl.TTL(), Logger: log})
+	}
 	waiting := false
 	for attempt := 0; ctx.Err() == nil; {
-		if lease != nil {
-			held, err := lease.Acquire(ctx, n.cfg.Name)
-			if err != nil {
-				if ctx.Err() == nil {
-					log.Warn("esl event lease unavailable", "err", err)
-				}
-				if !sleep(ctx, jitter(lease.TTL()/3)) {
-					break
-				}
-				continue
-			}
+		var (
+			connected bool
+			err       error
+		)
+		if hold == nil {
+			connected, err = n.consume(ctx, log)
+		} else {
+			held, lerr := hold.Term(ctx, func(lctx context.Context) {
+				waiting = false
+				log.Info("esl event lease acquired", "replica", rl.Replica())
+				connected, err = n.consume(lctx, log)
+			})
 			if !held {
-				if !waiting {
+				switch {
+				case lerr != nil && ctx.Err() == nil:
+					log.Warn("esl event lease unavailable", "err", lerr)
+				case lerr == nil && !waiting:
 					log.Info("esl events held by another replica")
 					waiting = true
 				}
-				if !sleep(ctx, jitter(lease.TTL()/3)) {
+				if !sleep(ctx, jitter(rl.TTL()/3)) {
 					break
 				}
 				continue
 			}
-			waiting = false
-			log.Info("esl event lease acquired", "replica", lease.Replica())
-		}
-		connected, err := n.consume(ctx, log)
-		n.setEventsHeld(false)
-		if lease != nil {
-			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 2*time.Second)
-			if rerr := lease.Release(rctx, n.cfg.Name); rerr != nil {
-				log.Warn("esl event lease release failed", "err", rerr)
+			if lerr != nil {
+				n.setEventsHeld(false)
+				if connected {
+					attempt = 0
+				}
+				if ctx.Err() != nil {
+					break
+				}
+				log.Warn("esl event lease lost", "err", lerr)
+				continue
 			}
-			cancel()
 		}
+		n.setEventsHeld(false)
 		if ctx.Err() != nil {
 			break
 		}
 		if connected {
 			attempt = 0
-		}
-		if errors.Is(err, errLeaseLost) {
-			log.Warn("esl event lease lost", "err", err)
-			continue
 		}
 		n.reportState(ctx, false, err)
 		d := n.p.backoff(attempt)
@@ -71,8 +79,9 @@ func (n *node) eventLoop(ctx context.Context) {
 }
 
 // consume runs one event connection: dial, subscribe, OnConnect (with
-// events held back), then watch it with probes and lease renewals. It
-// reports whether the connection was established.
+// events held back), then watch it with probes until it drops or ctx ends
+// (the event lease lost). It reports whether the connection was
+// established.
 func (n *node) consume(ctx context.Context, log *slog.Logger) (bool, error) {
 	log.Debug("esl connecting")
 	l, err := n.connect(ctx)
@@ -97,23 +106,7 @@ func (n *node) consume(ctx context.Context, log *slog.Logger) (bool, error) {
 		cb(ctx, n.cfg.Name)
 	}
 	n.disp.resume()
-	var renew func() error
-	if lease := n.p.opts.EventLease; lease != nil {
-		last := time.Now()
-		renew = func() error {
-			ok, err := lease.Renew(ctx, n.cfg.Name)
-			switch {
-			case err == nil && !ok:
-				return errLeaseLost
-			case err != nil && time.Since(last) >= lease.TTL():
-				return fmt.Errorf("%w: %w", errLeaseLost, err)
-			case err == nil:
-				last = time.Now()
-			}
-			return nil
-		}
-	}
-	return true, n.watch(ctx, l, nil, renew)
+	return true, n.watch(ctx, l, nil)
 }
 
 // jitter returns a random duration between d/2 and d.
