@@ -13,6 +13,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // TestEndToEnd builds the binary, runs `serve` on a temporary SQLite file,
@@ -153,4 +155,93 @@ func call(t *testing.T, method, url, key, body string, want int) []byte {
 		t.Fatalf("%s %s: status %d, want %d: %s", method, url, resp.StatusCode, want, data)
 	}
 	return data
+}
+
+// TestGracefulShutdownDrains: on SIGTERM the replica first leaves the
+// load balancer (readiness answers 503 "draining" while requests are
+// still served), then event streams end so their clients reconnect
+// elsewhere, then the listener closes: the process does not wait out the
+// grace period for streams that never end.
+func TestGracefulShutdownDrains(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds and runs the binary")
+	}
+	dir := t.TempDir()
+	bin := buildBinary(t)
+	addr := freeAddr(t)
+	env := append(os.Environ(),
+		"SWITCHBOARD_DATABASE_URL=sqlite:"+filepath.Join(dir, "sb.db"),
+		"SWITCHBOARD_LISTEN="+addr,
+		"SWITCHBOARD_REDIS_URL=",
+		"SWITCHBOARD_SECRET_KEY=",
+		"SWITCHBOARD_ESL_NODES=",
+		"SWITCHBOARD_LOG_LEVEL=warn",
+		"SWITCHBOARD_SHUTDOWN_DRAIN=2s",
+	)
+	keyCmd := exec.Command(bin, "key", "create", "--name", "drain")
+	keyCmd.Env = env
+	out, err := keyCmd.Output()
+	if err != nil {
+		t.Fatalf("key create: %v", err)
+	}
+	key := strings.TrimSpace(string(out))
+	cmd := exec.Command(bin, "serve")
+	cmd.Env = env
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	defer func() { _ = cmd.Process.Kill() }()
+	base := "http://" + addr
+	status := func(path string) (int, string) {
+		resp, err := http.Get(base + path)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	wait.Until(t, 20*time.Second, "the server ready", func() bool { code, _ := status("/readyz"); return code == 200 })
+
+	req, _ := http.NewRequest("GET", base+"/api/telephony/events", nil)
+	req.Header.Set("X-API-Key", key)
+	req.Header.Set("Accept", "text/event-stream")
+	stream, err := http.DefaultClient.Do(req)
+	if err != nil || stream.StatusCode != 200 {
+		t.Fatalf("event stream: %v %v", err, stream)
+	}
+	streamEnded := make(chan struct{})
+	go func() { _, _ = io.Copy(io.Discard, stream.Body); close(streamEnded) }()
+
+	sent := time.Now()
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	wait.Until(t, 2*time.Second, "readiness to answer draining", func() bool {
+		code, body := status("/readyz")
+		return code == 503 && strings.Contains(body, `"draining"`)
+	})
+	if code, _ := status("/healthz"); code != 200 {
+		t.Errorf("requests are no longer served while draining: /healthz %d", code)
+	}
+	select {
+	case <-streamEnded:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the event stream did not end after the drain")
+	}
+	select {
+	case err := <-exited:
+		if err != nil {
+			t.Errorf("serve exited with %v\n%s", err, logs.String())
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatalf("serve did not exit after the drain\n%s", logs.String())
+	}
+	if took := time.Since(sent); took < 2*time.Second || took > 12*time.Second {
+		t.Errorf("shutdown took %v: want the 2 s drain and not the 15 s grace", took)
+	}
 }

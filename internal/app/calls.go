@@ -87,6 +87,10 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	// notify extensions off the event reader.
 	mwiEvents := make(chan esl.Event, 256)
 	runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	// Event streams end with the services, or earlier when a graceful
+	// shutdown ends them before the listener closes.
+	streamsCtx, endStreams := context.WithCancel(runCtx)
+	stopAfter := context.AfterFunc(cfg.Lifecycle.Streams(), endStreams)
 	var pool *esl.Pool
 	var ccSync *callcenter.Sync
 	var gwSync *gateways.Sync
@@ -155,7 +159,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
 	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
 	go func() { defer wg.Done(); retryCDRs(runCtx, st, tracker, log) }()
-	s.stops = append(s.stops, func() { cancel(); wg.Wait(); health.Stop() })
+	s.stops = append(s.stops, func() { stopAfter(); endStreams(); cancel(); wg.Wait(); health.Stop() })
 	log.Info("live calls wired", "nodes", len(nodes), "replica", replica)
 	registerPoolMetrics(s.metrics, pool, events, log)
 
@@ -168,7 +172,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		Control:       calls.NewControl(pool, tracker),
 		Tracker:       tracker,
 		Recordings:    cfg.Recordings,
-		Streams:       runCtx,
+		Streams:       streamsCtx,
 		UserVars:      s.xml.UserVariables,
 		StreamsPerKey: cfg.StreamsPerKey,
 		Captcha:       captchaVerifier,

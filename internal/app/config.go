@@ -52,6 +52,12 @@ type Config struct {
 	MetaURL      string // SWITCHBOARD_META_URL
 	BodyLimit    int
 	ShutdownWait time.Duration
+	// ShutdownDrain is how long readiness answers 503 "draining" on
+	// SIGTERM before the listener closes (SWITCHBOARD_SHUTDOWN_DRAIN).
+	ShutdownDrain time.Duration
+	// Lifecycle takes the replica out before it stops (serve sets it;
+	// nil in tests that build the app alone).
+	Lifecycle *Lifecycle
 	// Team chat (ejabberd); ChatAPIURL "" means no chat server.
 	ChatAPIURL    string // SWITCHBOARD_CHAT_API_URL
 	ChatDomain    string // SWITCHBOARD_CHAT_DOMAIN
@@ -188,6 +194,16 @@ var settings = []setting{
 				return errors.New("must be a duration like 100ms (0 = never)")
 			}
 			c.XMLAccessLog.Slow = d
+			return nil
+		}},
+	{name: "SWITCHBOARD_SHUTDOWN_DRAIN", def: "5s",
+		doc: "on SIGTERM, how long `/readyz` answers 503 `draining` while requests are still served, so load balancers stop sending new ones; then event streams end and the listener closes (waiting up to 15 s for requests in flight)",
+		set: func(c *Config, v string) error {
+			d, err := time.ParseDuration(v)
+			if err != nil || d < 0 || d > 5*time.Minute {
+				return errors.New("must be a duration like 5s, at most 5m (0 = close at once)")
+			}
+			c.ShutdownDrain = d
 			return nil
 		}},
 	{name: "SWITCHBOARD_SECRET_KEY", shown: "file beside a SQLite database",

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -24,6 +25,7 @@ func serve(ctx context.Context, env Env) error {
 	if err != nil {
 		return err
 	}
+	cfg.Lifecycle = NewLifecycle()
 	log := newLogger(cfg, env.Stderr)
 	slog.SetDefault(log)
 	st, err := openStore(ctx, cfg)
@@ -54,11 +56,60 @@ func serve(ctx context.Context, env Env) error {
 		return fmt.Errorf("http server: %w", err)
 	case <-ctx.Done():
 	}
-	log.Info("shutting down", "grace", cfg.ShutdownWait)
+	// Out of the load balancer first: readiness answers 503 "draining"
+	// for SWITCHBOARD_SHUTDOWN_DRAIN while requests are still served; then
+	// event streams end (clients reconnect to another replica); then the
+	// listener closes, waiting for requests in flight.
+	log.Info("shutting down: draining", "drain", cfg.ShutdownDrain, "grace", cfg.ShutdownWait)
+	cfg.Lifecycle.draining.Store(true)
+	if cfg.ShutdownDrain > 0 {
+		t := time.NewTimer(cfg.ShutdownDrain)
+		select {
+		case <-t.C:
+		case err := <-errc:
+			t.Stop()
+			return fmt.Errorf("http server: %w", err)
+		}
+	}
+	cfg.Lifecycle.endStreams()
 	if err := app.ShutdownWithTimeout(cfg.ShutdownWait); err != nil && !errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("shutdown: %w", err)
 	}
 	return nil
+}
+
+// Lifecycle is how serve takes a replica out before it stops: Draining
+// turns every readiness to 503, and the event streams end on their own
+// context before the listener closes (Fiber's shutdown would otherwise
+// wait the whole grace for streams that never end).
+type Lifecycle struct {
+	draining atomic.Bool
+	streams  context.Context
+	cancel   context.CancelFunc
+}
+
+// NewLifecycle returns a lifecycle whose streams are open.
+func NewLifecycle() *Lifecycle {
+	ctx, cancel := context.WithCancel(context.Background())
+	return &Lifecycle{streams: ctx, cancel: cancel}
+}
+
+// Draining reports whether shutdown has begun (false on a nil Lifecycle).
+func (l *Lifecycle) Draining() bool { return l != nil && l.draining.Load() }
+
+// Streams is the context event streams end with (never done on a nil
+// Lifecycle).
+func (l *Lifecycle) Streams() context.Context {
+	if l == nil {
+		return context.Background()
+	}
+	return l.streams
+}
+
+func (l *Lifecycle) endStreams() {
+	if l != nil {
+		l.cancel()
+	}
 }
 
 // Build wires the HTTP app and the services behind it over an open store
@@ -90,6 +141,8 @@ func Build(ctx context.Context, cfg Config, st *models.Store, rdb redis.Universa
 		BodyLimit:        cfg.BodyLimit,
 		Services:         parts.web,
 		Ready:            parts.ready,
+		Draining:         cfg.Lifecycle.Draining,
+		XMLServable:      parts.xml.HoldsModels,
 		OutboxDepth:      parts.outbox.Depth,
 		Sessions:         parts.sessions,
 		Metrics:          m,

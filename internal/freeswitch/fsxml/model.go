@@ -312,3 +312,11 @@ func (s *Service) SofiaConf(ctx context.Context, node string) ([]byte, error) {
 	}
 	return dialplan.Sofia(s.opts, req, p.servers, p.trunks), nil
 }
+
+// HoldsModels reports whether any tenant's model is in memory: while the
+// database does not answer, fetches are then still answered for what the
+// models prove current (readiness of the XML path).
+func (s *Service) HoldsModels() bool {
+	n, _ := s.models.tenants.stats()
+	return n > 0
+}

@@ -1,7 +1,10 @@
 package routes_test
 
 import (
+	"strings"
 	"testing"
+
+	"github.com/alicebob/miniredis/v2"
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/platform/faultproxy"
@@ -45,6 +48,61 @@ func TestDatabaseOutageAnswers503(t *testing.T) {
 				t.Error("a write answered 503 was applied")
 			}
 			s.Do(t, "POST", base, s.Key, map[string]any{"name": "1002"}).Expect(t, 201)
+		})
+	}
+}
+
+// Seen (issue 29): during a Redis outage /readyz answered 503 on every
+// replica, though writes and the XML path kept working, so a load
+// balancer that checks it took the whole installation out. Readiness now
+// says what the replica can still do.
+func TestReadinessDuringRedisOutage(t *testing.T) {
+	e := apptest.AnyEnv(t)
+	m := miniredis.RunT(t)
+	var proxy *faultproxy.Proxy
+	e.RedisURL, proxy = faultproxy.URL(t, "redis://"+m.Addr()+"/0")
+	s := apptest.Start(t, e, nil)
+	for _, path := range []string{"/readyz", "/readyz/api", "/readyz/xml"} {
+		s.Do(t, "GET", path, "", nil).Expect(t, 200)
+	}
+	proxy.Cut()
+	for _, path := range []string{"/readyz", "/readyz/api", "/readyz/xml"} {
+		r := s.Do(t, "GET", path, "", nil).Expect(t, 200)
+		checks, _ := r.Map(t)["checks"].(map[string]any)
+		if redis, _ := checks["redis"].(string); !strings.HasPrefix(redis, "unavailable") || checks["database"] != "ok" {
+			t.Errorf("%s checks during a Redis outage: %v", path, checks)
+		}
+	}
+	// Writes go on meanwhile.
+	tenant := s.Tenant(t, "redisdown")
+	s.Do(t, "POST", "/api/tenants/"+tenant+"/extensions/", s.Key, map[string]any{"name": "1001"}).Expect(t, 201)
+}
+
+// With the database unreachable the API is not ready, and readiness says
+// which part without the driver's text.
+func TestReadinessDuringDatabaseOutage(t *testing.T) {
+	for _, e := range apptest.Envs(t) {
+		if e.DB.Name != "mysql" {
+			continue
+		}
+		t.Run(e.Name, func(t *testing.T) {
+			var proxy *faultproxy.Proxy
+			e.DB.URL, proxy = faultproxy.URL(t, e.DB.URL)
+			s := apptest.Start(t, e, nil)
+			s.Do(t, "GET", "/readyz/api", "", nil).Expect(t, 200)
+			proxy.Cut()
+			for _, path := range []string{"/readyz", "/readyz/api"} {
+				r := s.Do(t, "GET", path, "", nil).Expect(t, 503)
+				checks, _ := r.Map(t)["checks"].(map[string]any)
+				if checks["database"] != "unavailable" {
+					t.Errorf("%s: database check %v", path, checks["database"])
+				}
+				if strings.Contains(string(r.Body), "dial tcp") || strings.Contains(string(r.Body), "connection refused") {
+					t.Errorf("%s: driver text reached the client: %s", path, r.Body)
+				}
+			}
+			proxy.Restore(t)
+			s.Do(t, "GET", "/readyz", "", nil).Expect(t, 200)
 		})
 	}
 }

@@ -46,6 +46,13 @@ type Deps struct {
 	Extra []Route
 	// Ready adds readiness checks beyond the database and Redis.
 	Ready map[string]func(ctx context.Context) error
+	// Draining, when set and true, takes the replica out: every readiness
+	// answers 503 "draining" while the process finishes what it serves
+	// (the first step of a graceful shutdown).
+	Draining func() bool
+	// XMLServable reports whether the XML path can answer from memory
+	// (models held) when the database does not answer.
+	XMLServable func() bool
 	// Limits are the per-credential and failed-authentication rate limits.
 	Limits Limits
 	// Metrics counts every request; served at /metrics to platform

@@ -39,7 +39,9 @@ func (s *server) routeTable(doc **openAPIDoc) ([]Route, map[string]any) {
 	// Health, API keys and the administrator's authenticator (keys.go, mfa.go).
 	t.add([]Route{
 		{Method: "GET", Path: "/healthz", Summary: "Liveness", Tag: "operations", Response: "Health", Handler: s.healthz},
-		{Method: "GET", Path: "/readyz", Summary: "Readiness: database and Redis answer", Tag: "operations", Response: "Health", Answers: map[int]string{503: "Health"}, Handler: s.readyz},
+		{Method: "GET", Path: "/readyz", Summary: "Readiness for both the API and the FreeSWITCH XML path (503 while draining or when either cannot work)", Tag: "operations", Response: "Health", Answers: map[int]string{503: "Health"}, Handler: s.readyz},
+		{Method: "GET", Path: "/readyz/api", Summary: "Readiness of the configuration API: the database answers (Redis is reported, not required)", Tag: "operations", Response: "Health", Answers: map[int]string{503: "Health"}, Handler: s.readyzAPI},
+		{Method: "GET", Path: "/readyz/xml", Summary: "Readiness of the FreeSWITCH XML path: the database answers or models are held in memory", Tag: "operations", Response: "Health", Answers: map[int]string{503: "Health"}, Handler: s.readyzXML},
 		{Method: "POST", Path: "/api/key/", Summary: "Create an API key (its value is shown only in this response)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Request: "APIKeyCreate", Response: "APIKeyCreated", Status: 201, Handler: s.createKey},
 		{Method: "GET", Path: "/api/key/", Summary: "List API keys (without their values)", Tag: "keys", Auth: AuthAPI, Access: keysAccess, Response: "APIKeyList", Query: []string{"limit", "offset"}, Handler: s.listKeys},
 		{Method: "POST", Path: "/api/mfa", Summary: "Enrol a TOTP authenticator for the calling administrator (secret shown only in this response); from then on Basic requests need X-TOTP", Tag: "administrators", Auth: AuthAPI, Access: Access{Scope: ScopeSelf}, Request: "NoFields", Response: "MFAEnrolment", Status: 201, Handler: s.enrolMFA},
