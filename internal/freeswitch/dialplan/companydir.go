@@ -1,6 +1,6 @@
 package dialplan
 
-import "strings"
+import "github.com/switchboard/switchboard/internal/freeswitch/naming"
 
 // Dial-by-name (mod_directory, resources.md §2.16).
 //
@@ -8,7 +8,7 @@ import "strings"
 // fetch that carries no channel data, so with every tenant in one SIP
 // domain that fetch could not say whose names are wanted. Each tenant's
 // directory application is therefore pointed at a domain of its own,
-// DirectoryDomain(tenant) under the reserved ".invalid" top-level domain
+// naming.DirectoryDomain(tenant) under the reserved ".invalid" top-level domain
 // (RFC 2606: never a real host, so no SIP request can name it). Its answer
 // lists the tenant's listed extensions and nothing secret (no password, no
 // hash), and a user lookup in it finds nothing: nobody can register to it.
@@ -18,21 +18,6 @@ import "strings"
 // order goes in the directory_search_order channel variable and the minimum
 // digits choose one of ten fixed profiles, so a settings change applies to
 // the next call.
-
-// directoryDomainSuffix ends every tenant's dial-by-name domain.
-const directoryDomainSuffix = ".directory.invalid"
-
-// DirectoryDomain is the domain tenant's dial-by-name reads its names from.
-func DirectoryDomain(tenant string) string { return tenant + directoryDomainSuffix }
-
-// DirectoryDomainTenant is the tenant of a dial-by-name domain.
-func DirectoryDomainTenant(domain string) (string, bool) {
-	if len(domain) <= len(directoryDomainSuffix) || !strings.EqualFold(domain[len(domain)-len(directoryDomainSuffix):], directoryDomainSuffix) {
-		return "", false
-	}
-	t := domain[:len(domain)-len(directoryDomainSuffix)]
-	return t, validTenant(t)
-}
 
 // directoryProfile is the fixed profile for a minimum number of digits.
 func directoryProfile(minDigits int) string {
@@ -92,7 +77,7 @@ func (p *planner) companyDirectoryActions(cd *CompanyDirectory) []action {
 	return []action{
 		act("answer", ""),
 		set("directory_search_order", searchOrder(cd.SearchBy)),
-		act("directory", directoryProfile(cd.MinSearchDigits)+" "+DirectoryDomain(p.tenant)+" "+p.tenant),
+		act("directory", directoryProfile(cd.MinSearchDigits)+" "+naming.DirectoryDomain(p.tenant)+" "+p.tenant),
 	}
 }
 
@@ -106,7 +91,7 @@ func directoryDomain(snap *TenantSnapshot) []byte {
 	w := newXW(256 + 256*len(snap.Extensions))
 	openSection(w, "directory")
 	w.raw("<domain")
-	w.attr("name", DirectoryDomain(t))
+	w.attr("name", naming.DirectoryDomain(t))
 	w.raw(">\n<groups>\n<group")
 	w.attr("name", t)
 	w.raw(">\n<users>\n")
@@ -117,7 +102,7 @@ func directoryDomain(snap *TenantSnapshot) []byte {
 			continue
 		}
 		w.raw("<user")
-		w.attr("id", e.Name+"-"+t)
+		w.attr("id", naming.UserID(t, e.Name))
 		w.attr("number-alias", e.Name)
 		w.raw(">\n<params>\n")
 		w.param("param", "directory-visible", "true")

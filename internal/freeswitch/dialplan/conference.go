@@ -1,8 +1,9 @@
 package dialplan
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // Conference rooms (resources.md §2.15): the tenant context answers the
@@ -20,21 +21,6 @@ func (s *TenantSnapshot) conferenceRoom(number string) *ConferenceRoom {
 	return nil
 }
 
-// TenantObjectName is "<tenant>_<id>": the conference and profile name of a
-// room, the menu name of an IVR.
-func TenantObjectName(tenant string, id int64) string { return tenant + "_" + i64toa(id) }
-
-// SplitTenantObjectName splits "<tenant>_<id>" (tenant names may contain '_':
-// the split is at the last one).
-func SplitTenantObjectName(name string) (tenant string, id int64, ok bool) {
-	i := strings.LastIndexByte(name, '_')
-	if i < 0 || !validTenant(name[:i]) || !allIn(name[i+1:], "0123456789") || len(name)-i-1 > 18 {
-		return "", 0, false
-	}
-	id, err := strconv.ParseInt(name[i+1:], 10, 64)
-	return name[:i], id, err == nil && id > 0
-}
-
 // ConferenceProfile is the profile a conference.conf fetch asks for
 // (profile_name, else conference_name; "" at module load).
 func (r *Request) ConferenceProfile() string {
@@ -42,7 +28,7 @@ func (r *Request) ConferenceProfile() string {
 }
 
 func (p *planner) conferenceActions(c *ConferenceRoom) []action {
-	name := TenantObjectName(p.tenant, c.ID)
+	name := naming.TenantObjectName(p.tenant, c.ID)
 	data := name + "@" + name
 	if c.MuteOnJoin {
 		data += "+flags{mute}"
@@ -105,7 +91,7 @@ func (p *planner) conferencePINCheck(num string) *ext {
 		return nil
 	}
 	p.trace.Match = "conference"
-	name := TenantObjectName(p.tenant, c.ID)
+	name := naming.TenantObjectName(p.tenant, c.ID)
 	member := name + "@" + name
 	if c.MuteOnJoin {
 		member += "+flags{mute}"
@@ -141,7 +127,7 @@ func ConferenceConf(opts Options, req Request, snap *TenantSnapshot) []byte {
 	name := req.ConferenceProfile()
 	var room *ConferenceRoom
 	if name != "" {
-		tenant, id, ok := SplitTenantObjectName(name)
+		tenant, id, ok := naming.SplitTenantObjectName(name)
 		if !ok || snap == nil || !strings.EqualFold(tenant, snap.Tenant.Tenant) || !snap.Tenant.Enabled {
 			return NotFound()
 		}
@@ -158,7 +144,7 @@ func ConferenceConf(opts Options, req Request, snap *TenantSnapshot) []byte {
 	w.raw(docOpen)
 	w.raw("<section name=\"configuration\">\n<configuration name=\"conference.conf\" description=\"Audio Conference\">\n<profiles>\n")
 	if room != nil {
-		writeConferenceProfile(w, opts, snap, TenantObjectName(snap.Tenant.Tenant, room.ID), room)
+		writeConferenceProfile(w, opts, snap, naming.TenantObjectName(snap.Tenant.Tenant, room.ID), room)
 	}
 	w.raw("</profiles>\n</configuration>\n")
 	closeSection(w)
@@ -215,7 +201,7 @@ func writeConferenceProfile(w *xw, opts Options, snap *TenantSnapshot, name stri
 // the recording starts, and creates the directory).
 func conferenceRecording(opts Options, tenant string, id int64) string {
 	file := "conference-" + i64toa(id) + "-${uuid}.wav"
-	if dir, ok := nodeMediaDir(opts); ok {
+	if dir, ok := naming.NodeMediaDir(opts.MediaDir); ok {
 		return dir + "/" + tenant + "/recordings/" + file
 	}
 	return "${recordings_dir}/" + tenant + "/" + file

@@ -57,17 +57,6 @@ func TestConferenceConfRefuses(t *testing.T) {
 	}
 }
 
-func TestSplitTenantObjectName(t *testing.T) {
-	for in, want := range map[string]bool{"acme_91": true, "my_co_7": true, "acme_0": false, "_91": false, "acme_": false, "a-b_1": false} {
-		if _, _, ok := SplitTenantObjectName(in); ok != want {
-			t.Errorf("%s: ok %v", in, ok)
-		}
-	}
-	if tenant, id, _ := SplitTenantObjectName("my_co_7"); tenant != "my_co" || id != 7 {
-		t.Errorf("my_co_7: %s %d", tenant, id)
-	}
-}
-
 // moderatedRoom91 makes room 91 (PIN 4321, moderator PIN 98765) end when a
 // moderator leaves, record, and play class 5 (jazz) to a lone member.
 func moderatedRoom91(s *TenantSnapshot) {

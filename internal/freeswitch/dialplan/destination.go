@@ -3,6 +3,7 @@ package dialplan
 import (
 	"strconv"
 
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/schedule"
 	"strings"
 	"time"
@@ -35,7 +36,7 @@ func (p *planner) transfer(number string) action {
 }
 
 func (p *planner) voicemail(box string) []action {
-	return []action{act("answer", ""), act("voicemail", VoicemailProfile+" "+p.opts.Domain+" "+VoicemailBox(p.tenant, box))}
+	return []action{act("answer", ""), act("voicemail", naming.VoicemailProfile+" "+p.opts.Domain+" "+naming.VoicemailBox(p.tenant, box))}
 }
 
 // destination turns a destination object into actions (resources.md §0). It

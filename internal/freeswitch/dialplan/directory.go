@@ -1,9 +1,9 @@
 package dialplan
 
 import (
-	"crypto/md5"
-	"encoding/hex"
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // dialString is the domain's dial-string param (freeswitch.md §2.2), needed
@@ -30,12 +30,12 @@ const dialString = "{^^:sip_invite_domain=${dialed_domain}:presence_id=${dialed_
 //   - reverse-auth-lookup: the same user plus reverse-auth-user/-pass.
 //   - group_call: the tenant's users as pointers in group "<tenant>".
 //   - no user (purpose=gateways, network-list, ...): the domain alone.
-//   - a tenant's dial-by-name domain (DirectoryDomain): its listed names.
+//   - a tenant's dial-by-name domain (naming.DirectoryDomain): its listed names.
 //
 // Anything unknown, disabled or from another tenant yields NotFound.
 func Directory(opts Options, req Request, snap *TenantSnapshot) []byte {
 	domain := firstNonEmpty(req.Domain, req.KeyValue)
-	if tenant, ok := DirectoryDomainTenant(domain); ok {
+	if tenant, ok := naming.DirectoryDomainTenant(domain); ok {
 		// mod_directory's names: only the domain-only fetch is answered.
 		if req.User != "" || req.Action != "" || snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(snap.Tenant.Tenant, tenant) || !validTenant(snap.Tenant.Tenant) {
 			return NotFound()
@@ -54,7 +54,7 @@ func Directory(opts Options, req Request, snap *TenantSnapshot) []byte {
 		closeDomain(w)
 		return w.bytes()
 	}
-	ext, tenant, ok := SplitUserID(req.User)
+	ext, tenant, ok := naming.SplitUserID(req.User)
 	if !ok || snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(snap.Tenant.Tenant, tenant) || !validTenant(snap.Tenant.Tenant) {
 		return NotFound()
 	}
@@ -106,7 +106,7 @@ func directoryGroup(opts Options, req Request, snap *TenantSnapshot) []byte {
 			continue
 		}
 		w.raw("<user")
-		w.attr("id", e.Name+"-"+snap.Tenant.Tenant)
+		w.attr("id", naming.UserID(snap.Tenant.Tenant, e.Name))
 		w.raw(" type=\"pointer\"/>\n")
 	}
 	w.raw("</users>\n</group>\n</groups>\n")
@@ -132,17 +132,17 @@ func closeDomain(w *xw) {
 
 // writeUser renders one extension as a directory user.
 func writeUser(w *xw, opts Options, snap *TenantSnapshot, e *Extension, reverse bool) {
-	id := e.Name + "-" + snap.Tenant.Tenant
+	id := naming.UserID(snap.Tenant.Tenant, e.Name)
 	w.raw("<user")
 	w.attr("id", id)
 	w.attr("cacheable", itoa(cacheMS(opts)))
 	w.raw(">\n<params>\n")
-	w.param("param", "a1-hash", a1Hash(id, opts.Domain, e.SIPSecret))
+	w.param("param", "a1-hash", naming.A1Hash(id, opts.Domain, e.SIPSecret))
 	if reverse {
 		w.param("param", "reverse-auth-user", id)
 		w.param("param", "reverse-auth-pass", e.SIPSecret)
 	}
-	writeVoicemailParams(w, VoicemailStorageDir(opts, snap.Tenant.Tenant, e.Name), e.VoicemailEnabled, e.VoicemailPIN, []string{firstNonEmpty(e.VoicemailEmail, e.Email)}, e.VoicemailAttachAudio, e.VoicemailDeleteAfterEmail)
+	writeVoicemailParams(w, naming.VoicemailStorageDir(opts.MediaDir, snap.Tenant.Tenant, e.Name), e.VoicemailEnabled, e.VoicemailPIN, []string{firstNonEmpty(e.VoicemailEmail, e.Email)}, e.VoicemailAttachAudio, e.VoicemailDeleteAfterEmail)
 	maxReg := e.MaxRegistrations
 	if maxReg <= 0 {
 		maxReg = 5
@@ -200,12 +200,12 @@ func UserVariables(snap *TenantSnapshot, e *Extension) [][2]string {
 func writeMailboxUser(w *xw, opts Options, snap *TenantSnapshot, m *SpecialMailbox) {
 	t := &snap.Tenant
 	w.raw("<user")
-	w.attr("id", m.Number+"-"+t.Tenant)
+	w.attr("id", naming.VoicemailBox(t.Tenant, m.Number))
 	w.attr("cacheable", itoa(cacheMS(opts)))
 	w.raw(">\n<params>\n")
 	w.param("param", "sip-forbid-register", "true")
 	w.param("param", "allow-empty-password", "false")
-	writeVoicemailParams(w, VoicemailStorageDir(opts, t.Tenant, m.Number), true, m.PIN, m.Emails, m.AttachAudio, m.DeleteAfterEmail)
+	writeVoicemailParams(w, naming.VoicemailStorageDir(opts.MediaDir, t.Tenant, m.Number), true, m.PIN, m.Emails, m.AttachAudio, m.DeleteAfterEmail)
 	w.raw("</params>\n<variables>\n")
 	w.param("variable", "user_context", t.Tenant)
 	w.param("variable", "sb_tenant", t.Tenant)
@@ -239,13 +239,6 @@ func writeVoicemailParams(w *xw, storageDir string, enabled bool, pin string, em
 		w.param("param", "vm-attach-file", boolStr(attach))
 		w.param("param", "vm-keep-local-after-email", boolStr(!deleteAfter))
 	}
-}
-
-// a1Hash is md5("<user>:<realm>:<password>") in lowercase hex, which
-// FreeSWITCH uses instead of a clear password (freeswitch.md §3).
-func a1Hash(user, realm, secret string) string {
-	sum := md5.Sum([]byte(user + ":" + realm + ":" + secret))
-	return hex.EncodeToString(sum[:])
 }
 
 func cacheMS(opts Options) int {

@@ -8,7 +8,7 @@
 //
 //	req := dialplan.ParseRequest(body)
 //	switch req.Section {
-//	case "directory":     // load the tenant named by SplitUserID(req.User) or req.Group
+//	case "directory":     // load the tenant named by naming.SplitUserID(req.User) or req.Group
 //		doc = dialplan.Directory(opts, req, snap)
 //	case "dialplan":      // "public": load the DID for req.DestinationNumber(); else the tenant req.Context()
 //		doc, trace = dialplan.Dialplan(opts, req, pub, snap, now)

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // The fuzz tests below put one string in every tenant-controlled field
@@ -207,7 +208,7 @@ func FuzzCallcenterConf(f *testing.F) {
 				}
 			}
 			for _, v := range append(tree.find("queue", "", "", "name"), tree.find("tier", "", "", "queue")...) {
-				if _, _, ok := SplitCallcenterName(v); !ok {
+				if _, _, ok := naming.SplitCallcenterName(v); !ok {
 					t.Fatalf("queue name %q", v)
 				}
 			}
@@ -242,7 +243,7 @@ func FuzzVoicemailDirectoryConf(f *testing.F) {
 		doc := VoicemailConf(opts, []int{a, b, a, 0})
 		tree := checkShape(t, "voicemail.conf", doc, allowed)
 		profiles := tree.find("profile", "", "", "name")
-		if len(profiles) < 1 || len(profiles) > 3 || profiles[0] != VoicemailProfile {
+		if len(profiles) < 1 || len(profiles) > 3 || profiles[0] != naming.VoicemailProfile {
 			t.Fatalf("profiles %q", profiles)
 		}
 		for _, p := range profiles[1:] {
@@ -319,7 +320,7 @@ func FuzzFeatureCodes(f *testing.F) {
 		// A code and a feature name that are s.
 		all = append(all, FeatureExtension{ID: 98, Feature: "dnd_toggle", Code: s, Enabled: true}, FeatureExtension{ID: 99, Feature: s, Code: "*39", Enabled: true})
 		snap.FeatureExtensions = all
-		numbers := []string{s, "*39", "*39" + s, "**" + s, s + "1001", ParkPresencePrefix + s, parkReturnPrefix + s}
+		numbers := []string{s, "*39", "*39" + s, "**" + s, s + "1001", naming.ParkPresencePrefix + s, parkReturnPrefix + s}
 		for _, code := range codes {
 			numbers = append(numbers, code, code+s)
 		}

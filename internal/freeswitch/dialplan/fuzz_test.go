@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 var fuzzSeeds = []string{
@@ -36,7 +37,7 @@ func FuzzDirectoryEscaping(f *testing.F) {
 	}
 	snap := loadSnap(f)
 	req := ParseRequest(fakefs.FormWith(capture(f, "013"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme", "action", "reverse-auth-lookup"))
-	dirDomainReq := ParseRequest(fakefs.FormWith(capture(f, "013"), "key_value", DirectoryDomain("acme"), "domain", "", "user", "", "key", ""))
+	dirDomainReq := ParseRequest(fakefs.FormWith(capture(f, "013"), "key_value", naming.DirectoryDomain("acme"), "domain", "", "user", "", "key", ""))
 	mailboxReq := ParseRequest(fakefs.FormWith(capture(f, "009"), "key_value", testDomain, "domain", testDomain, "user", "800-acme"))
 	f.Fuzz(func(t *testing.T, s string) {
 		x := snap.extension("1001")
@@ -373,7 +374,7 @@ func checkFaxActions(t *testing.T, tree xmlNode, endpointID int64, file, callID 
 			hooks = append(hooks, v)
 		}
 	}
-	if !ValidCallUUID(callID) {
+	if !naming.ValidCallUUID(callID) {
 		if file != dir+"${uuid}.tif" || len(hooks) != 0 {
 			t.Fatalf("rxfax data %q, hooks %q for call id %q", file, hooks, callID)
 		}

@@ -3,6 +3,8 @@ package dialplan
 import (
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // IVR menus (resources.md §2.13): the tenant context answers the menu's
@@ -32,7 +34,7 @@ func (p *planner) ivrActions(m *IVRMenu) []action {
 	if lang := firstValid(validLanguage, m.Language); lang != "" {
 		acts = append(acts, set("default_language", lang))
 	}
-	acts = append(acts, act("ivr", TenantObjectName(p.tenant, m.ID)))
+	acts = append(acts, act("ivr", naming.TenantObjectName(p.tenant, m.ID)))
 	d := Destination{Type: "hangup"}
 	if m.ExitDestination != nil && m.ExitDestination.Type != "" {
 		d = *m.ExitDestination
@@ -49,7 +51,7 @@ func (p *planner) ivrActions(m *IVRMenu) []action {
 // IVRConf renders ivr.conf for the menu a fetch names (Menu-Name,
 // "<tenant>_<id>") in snap's tenant, or NotFound.
 func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []byte {
-	tenant, id, ok := SplitTenantObjectName(req.Get("Menu-Name"))
+	tenant, id, ok := naming.SplitTenantObjectName(req.Get("Menu-Name"))
 	if !ok || snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(tenant, snap.Tenant.Tenant) {
 		return NotFound()
 	}
@@ -66,7 +68,7 @@ func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []b
 	w := newXW(1024 + 128*len(m.Options))
 	w.raw(docOpen)
 	w.raw("<section name=\"configuration\">\n<configuration name=\"ivr.conf\" description=\"IVR menus\">\n<menus>\n<menu")
-	w.attr("name", TenantObjectName(tenant, m.ID))
+	w.attr("name", naming.TenantObjectName(tenant, m.ID))
 	long := p.promptPath(i64toa(m.GreetingLongPromptID))
 	w.attr("greet-long", long)
 	w.attr("greet-short", firstNonEmpty(p.promptPath(i64toa(m.GreetingShortPromptID)), long))

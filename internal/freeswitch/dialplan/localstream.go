@@ -1,6 +1,10 @@
 package dialplan
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+)
 
 // MOHClass is a tenant's music-on-hold class (resources.md §2.23): a
 // mod_local_stream directory <tenant>_<name>, played as
@@ -17,14 +21,11 @@ type MOHClass struct {
 	TenantEnabled  bool
 }
 
-// MOHStreamName is the stream a class plays as.
-func MOHStreamName(tenant, name string) string { return tenant + "_" + name }
-
 // classMOH is the local_stream:// URL of the tenant's class id, "" when
 // the id names no class whose name a stream can carry.
 func (s *TenantSnapshot) classMOH(id int64) string {
 	if c := s.mohClass(id); c != nil && validTenant(s.Tenant.Tenant) {
-		return "local_stream://" + MOHStreamName(s.Tenant.Tenant, c.Name)
+		return "local_stream://" + naming.MOHStreamName(s.Tenant.Tenant, c.Name)
 	}
 	return ""
 }
@@ -97,7 +98,7 @@ func LocalStreamConf(mediaDir, defaultDir string, media MediaURLs, classes []MOH
 			if !c.TenantEnabled || !validTenant(c.Tenant) || !validToken(c.Name, "") {
 				continue
 			}
-			writeStream(w, MOHStreamName(c.Tenant, c.Name), dir+"/"+c.Tenant+"/moh/"+c.Name, clampInt(c.Rate, 8000, 48000, 8000), c.Shuffle)
+			writeStream(w, naming.MOHStreamName(c.Tenant, c.Name), dir+"/"+c.Tenant+"/moh/"+c.Name, clampInt(c.Rate, 8000, 48000, 8000), c.Shuffle)
 			if c.ChimeFile != "" && validToken(c.ChimeFile, "") && (media.Base == "" || media.URL(c.Tenant, c.ChimeFile) != "") {
 				chime := dir + "/" + c.Tenant + "/" + c.ChimeFile
 				if media.Base != "" {

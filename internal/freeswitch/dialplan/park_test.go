@@ -3,6 +3,8 @@ package dialplan
 import (
 	"strings"
 	"testing"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // valetData is the valet_park data of a rendered document ("" when none).
@@ -21,7 +23,7 @@ func valetData(t *testing.T, doc []byte) string {
 func TestParkLotPerTenant(t *testing.T) {
 	now := at(t, "2026-11-23 10:00")
 	for _, pair := range [][2]string{{"acme", "acme_lot"}, {"ab", "a_b"}, {"a_lot", "a"}} {
-		if ParkLot(pair[0], testDomain) == ParkLot(pair[1], testDomain) {
+		if naming.ParkLot(pair[0], testDomain) == naming.ParkLot(pair[1], testDomain) {
 			t.Errorf("tenants %q and %q share a lot", pair[0], pair[1])
 		}
 	}
@@ -56,7 +58,7 @@ func TestParkSlots(t *testing.T) {
 	now := at(t, "2026-11-23 10:00")
 	snap := loadSnap(t)
 	enablePark(snap)
-	lot := ParkLot("acme", testDomain)
+	lot := naming.ParkLot("acme", testDomain)
 	for number, want := range map[string]string{
 		"*70":     lot + " auto in 1 20",
 		"*701":    lot + " 1",

@@ -2,6 +2,8 @@ package dialplan
 
 import (
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // Queues and agents (resources.md §2.2, §2.3) are mod_callcenter's. The
@@ -21,22 +23,6 @@ import (
 // (cc_cancel_reason) can choose between the exit and the timeout
 // destinations. It contains a '-', so no number-plan object collides.
 const queueAfterPrefix = "queue-after-"
-
-// QueueName is a queue's mod_callcenter name, "<number>@<tenant>".
-func QueueName(tenant, number string) string { return number + "@" + tenant }
-
-// AgentName is an agent's mod_callcenter name, "<agent_number>@<tenant>".
-func AgentName(tenant, agentNumber string) string { return agentNumber + "@" + tenant }
-
-// SplitCallcenterName splits "<number>@<tenant>"; ok is false unless both
-// parts are valid.
-func SplitCallcenterName(name string) (number, tenant string, ok bool) {
-	number, tenant, found := strings.Cut(name, "@")
-	if !found || !validTenant(tenant) || len(number) < 2 || len(number) > 10 || !allIn(number, "0123456789") {
-		return "", "", false
-	}
-	return number, tenant, true
-}
 
 // AgentStatus is mod_callcenter's name of an agent status the API stores
 // ("Logged Out" for anything unknown).
@@ -66,7 +52,7 @@ func AgentContact(domain, tenant string, a *Agent) string {
 		}
 		return "{^^:toll_allow=" + tollAllow("international") + "}loopback/" + a.ExternalNumber + "/" + tenant
 	case validNumber(a.Extension) && validHost(domain):
-		return "user/" + a.Extension + "-" + tenant + "@" + domain
+		return "user/" + naming.UserID(tenant, a.Extension) + "@" + domain
 	}
 	return ""
 }
@@ -107,7 +93,7 @@ func (p *planner) queueActions(q *Queue) []action {
 	if file := p.promptPath(i64toa(q.GreetingPromptID)); q.GreetingPromptID != 0 && file != "" {
 		acts = append(acts, act("playback", file))
 	}
-	acts = append(acts, act("callcenter", QueueName(p.tenant, q.Number)))
+	acts = append(acts, act("callcenter", naming.QueueName(p.tenant, q.Number)))
 	return append(acts, p.transfer(queueAfterPrefix+q.Number))
 }
 
@@ -153,7 +139,7 @@ func CallcenterConf(opts Options, req Request, snaps []*TenantSnapshot) []byte {
 	name := req.CallcenterQueue()
 	w := newXW(2048)
 	if name != "" {
-		num, tenant, ok := SplitCallcenterName(name)
+		num, tenant, ok := naming.SplitCallcenterName(name)
 		if !ok || len(snaps) != 1 || snaps[0] == nil || !snaps[0].Tenant.Enabled || !strings.EqualFold(snaps[0].Tenant.Tenant, tenant) {
 			return NotFound()
 		}
@@ -255,7 +241,7 @@ func QueueParams(opts Options, snap *TenantSnapshot, q *Queue) [][2]string {
 
 func writeQueue(w *xw, opts Options, snap *TenantSnapshot, q *Queue) {
 	w.raw("<queue")
-	w.attr("name", QueueName(snap.Tenant.Tenant, q.Number))
+	w.attr("name", naming.QueueName(snap.Tenant.Tenant, q.Number))
 	w.raw(">\n")
 	for _, kv := range QueueParams(opts, snap, q) {
 		w.param("param", kv[0], kv[1])
@@ -301,7 +287,7 @@ func writeAgent(w *xw, opts Options, snap *TenantSnapshot, a *Agent) {
 	attr := map[string]string{"contact": "contact", "max_no_answer": "max-no-answer", "wrap_up_time": "wrap-up-time",
 		"reject_delay_time": "reject-delay-time", "busy_delay_time": "busy-delay-time", "no_answer_delay_time": "no-answer-delay-time", "status": "status"}
 	w.raw("<agent")
-	w.attr("name", AgentName(snap.Tenant.Tenant, a.AgentNumber))
+	w.attr("name", naming.AgentName(snap.Tenant.Tenant, a.AgentNumber))
 	w.attr("type", "callback")
 	for _, kv := range set {
 		w.attr(attr[kv[0]], kv[1])
@@ -327,7 +313,7 @@ func AgentTiers(snap *TenantSnapshot, a *Agent) []Tier {
 		if q == nil || !q.Enabled || !validNumber(q.Number) {
 			continue
 		}
-		out = append(out, Tier{Agent: AgentName(snap.Tenant.Tenant, a.AgentNumber), Queue: QueueName(snap.Tenant.Tenant, q.Number),
+		out = append(out, Tier{Agent: naming.AgentName(snap.Tenant.Tenant, a.AgentNumber), Queue: naming.QueueName(snap.Tenant.Tenant, q.Number),
 			Level: clampInt(t.Level, 1, 9, 1), Position: clampInt(t.Position, 1, 99, 1)})
 	}
 	return out

@@ -59,11 +59,3 @@ func TestCallcenterConfRefuses(t *testing.T) {
 		t.Errorf("disabled tenant rendered:\n%s", doc)
 	}
 }
-
-func TestSplitCallcenterName(t *testing.T) {
-	for in, want := range map[string]bool{"500@acme": true, "12@my_co": true, "5@acme": false, "500@": false, "@acme": false, "500@a-b": false, "500@acme@x": false} {
-		if _, _, ok := SplitCallcenterName(in); ok != want {
-			t.Errorf("%s: ok %v", in, ok)
-		}
-	}
-}

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // failPrefix marks the internal destination an extension's bridge transfers
@@ -41,7 +43,7 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 		e = p.conferencePINCheck(strings.TrimPrefix(num, confPINPrefix))
 	case strings.HasPrefix(num, parkReturnPrefix):
 		e = p.parkReturn(strings.TrimPrefix(num, parkReturnPrefix))
-	case strings.HasPrefix(num, ParkPresencePrefix):
+	case strings.HasPrefix(num, naming.ParkPresencePrefix):
 		e = p.parkPresenceDial(num)
 	case !validDialable(num):
 		tr.Reason = "number not dialable"
@@ -178,7 +180,7 @@ func (p *planner) extensionActions(x *Extension) []action {
 		set("hangup_after_bridge", "true"),
 		set("sb_called_ext", x.Name),
 	}
-	legs := []string{"user/" + x.Name + "-" + p.tenant + "@" + p.opts.Domain}
+	legs := []string{"user/" + naming.UserID(p.tenant, x.Name) + "@" + p.opts.Domain}
 	if pickup := p.pickupLegs(x.Name); len(pickup) > 0 {
 		// A pickup leg rings until the call is picked up or cancelled, so
 		// without this a busy or unregistered phone would leave the call

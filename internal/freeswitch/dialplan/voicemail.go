@@ -2,14 +2,9 @@ package dialplan
 
 import (
 	"slices"
-	"strings"
-)
 
-// VoicemailProfile is the one mod_voicemail profile every tenant uses: the
-// dialplan runs "voicemail default <domain> <box>-<tenant>" (resources.md
-// §0), and what differs per tenant or box (storage, PIN, mail) travels in
-// the directory user's vm-* params.
-const VoicemailProfile = "default"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+)
 
 // Message length limits. mod_voicemail (1.10) limits a recording only by
 // its profile's max-record-len, which it accepts in 0-1000 seconds (a value
@@ -43,14 +38,14 @@ func RecordSeconds(seconds int) int {
 func VoicemailProfileFor(seconds int) string {
 	s := RecordSeconds(seconds)
 	if s == defaultRecordSeconds {
-		return VoicemailProfile
+		return naming.VoicemailProfile
 	}
 	return "sb_len_" + itoa(s)
 }
 
 // voicemailDB is the default profile's own database name (mod_voicemail
 // names it "voicemail_<profile>"), given to every profile.
-const voicemailDB = "voicemail_" + VoicemailProfile
+const voicemailDB = "voicemail_" + naming.VoicemailProfile
 
 // VoicemailConf renders voicemail.conf. mod_voicemail fetches it with no
 // request data (at load and when a profile is first used), so it holds
@@ -111,7 +106,7 @@ func writeVoicemailProfile(w *xw, opts Options, seconds int) {
 	} {
 		w.param("param", p[0], p[1])
 	}
-	if dir, ok := nodeMediaDir(opts); ok {
+	if dir, ok := naming.NodeMediaDir(opts.MediaDir); ok {
 		w.param("param", "storage-dir", dir+"/voicemail")
 	}
 	// The mail templates are the files FreeSWITCH ships in its conf
@@ -124,32 +119,6 @@ func writeVoicemailProfile(w *xw, opts Options, seconds int) {
 	w.raw("</email>\n</profile>\n")
 }
 
-// VoicemailStorageDir is where FreeSWITCH keeps box's messages and
-// greetings: <MediaDir>/<tenant>/voicemail/<box> on the nodes (the media
-// library, so imports written by Switchboard are where the nodes read
-// them). "" when the media directory or a part is not safe in a path.
-func VoicemailStorageDir(opts Options, tenant, box string) string {
-	dir, ok := nodeMediaDir(opts)
-	if !ok || !validTenant(tenant) || !validNumber(box) {
-		return ""
-	}
-	return dir + "/" + tenant + "/voicemail/" + box
-}
-
-// nodeMediaDir is opts.MediaDir without a trailing slash when it is an
-// absolute path of safe tokens.
-func nodeMediaDir(opts Options) (string, bool) {
-	dir := strings.TrimRight(opts.MediaDir, "/")
-	if !strings.HasPrefix(dir, "/") || !validToken(strings.ReplaceAll(dir[1:], "/", "_"), "") {
-		return "", false
-	}
-	return dir, true
-}
-
-// VoicemailBox is the mod_voicemail box id ("<number>-<tenant>", the
-// directory user) of an extension or special mailbox.
-func VoicemailBox(tenant, number string) string { return number + "-" + tenant }
-
 // mailboxFullSound is what mod_voicemail itself plays when a box is over
 // its quota (phrase voicemail_disk_quota_exceeded).
 const mailboxFullSound = "voicemail/vm-mailbox_full.wav"
@@ -161,7 +130,7 @@ const mailboxFullSound = "voicemail/vm-mailbox_full.wav"
 // box is full. mod_voicemail has no per-box message count limit of its own
 // (only vm-disk-quota, in seconds).
 func (p *planner) mailboxExt(m *SpecialMailbox) *ext {
-	box := VoicemailBox(p.tenant, m.Number)
+	box := naming.VoicemailBox(p.tenant, m.Number)
 	max := m.MaxMessages
 	if max <= 0 {
 		max = 100
@@ -169,7 +138,7 @@ func (p *planner) mailboxExt(m *SpecialMailbox) *ext {
 	// vm_boxcount counts one kind per call ("all" is "new:saved:…", not a
 	// sum); mod_expr (loaded by the deployment's modules.conf) adds them.
 	boxcount := func(kind string) string {
-		return "${vm_boxcount(" + VoicemailProfile + "/" + box + "@" + p.opts.Domain + "|" + kind + ")}"
+		return "${vm_boxcount(" + naming.VoicemailProfile + "/" + box + "@" + p.opts.Domain + "|" + kind + ")}"
 	}
 	count := "${expr(" + boxcount("new") + "+" + boxcount("saved") + ")}"
 	return &ext{name: "mailbox-" + m.Number, conds: []cond{
@@ -199,6 +168,6 @@ func (p *planner) voicemailAny() []action {
 		act("answer", ""),
 		set("voicemail_callback_context", p.tenant),
 		act("play_and_get_digits", voicemailAnyPrompt),
-		act("voicemail", "check "+VoicemailProfile+" "+p.opts.Domain+" ${sb_vm_box}-"+p.tenant),
+		act("voicemail", "check "+naming.VoicemailProfile+" "+p.opts.Domain+" ${sb_vm_box}-"+p.tenant),
 	}
 }

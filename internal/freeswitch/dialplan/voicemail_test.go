@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // TestVoicemailConfGolden: the one profile every box uses, with empty PINs
@@ -15,8 +16,8 @@ func TestVoicemailConfGolden(t *testing.T) {
 	wellFormed(t, doc)
 	golden(t, "voicemail.conf.xml", doc)
 	tree := decodeTree(t, doc)
-	if got := tree.find("profile", "name", VoicemailProfile, "name"); len(got) != 1 {
-		t.Fatalf("profiles named %q: %v", VoicemailProfile, got)
+	if got := tree.find("profile", "name", naming.VoicemailProfile, "name"); len(got) != 1 {
+		t.Fatalf("profiles named %q: %v", naming.VoicemailProfile, got)
 	}
 	for name, want := range map[string]string{
 		"allow-empty-password-auth": "false",

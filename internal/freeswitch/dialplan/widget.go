@@ -2,6 +2,8 @@ package dialplan
 
 import (
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // A webrtc click-to-call widget gives each visitor's browser a short-lived
@@ -10,49 +12,6 @@ import (
 // number, which transfers to the widget's destination in the tenant
 // context. Nothing else routes there: no outbound routes, no other
 // extension of the tenant, no feature codes.
-
-// widgetUserPrefix starts the token part of a widget user id
-// "w<token>-<tenant>". An extension user's part is digits only, so the two
-// never collide.
-const widgetUserPrefix = "w"
-
-// widgetContextPrefix starts a widget's context name "widget-<public_id>".
-// Tenant names (the tenant contexts) hold no hyphen, so no tenant can own a
-// context of this name.
-const widgetContextPrefix = "widget-"
-
-// WidgetUserID is the directory user id of a widget visitor: token is
-// random lower-case hex.
-func WidgetUserID(token, tenant string) string {
-	return widgetUserPrefix + token + "-" + tenant
-}
-
-// SplitWidgetUserID answers the tenant of a widget user id, and false for
-// any other id.
-func SplitWidgetUserID(id string) (tenant string, ok bool) {
-	i := strings.LastIndexByte(id, '-')
-	if i < 0 || !strings.HasPrefix(id, widgetUserPrefix) {
-		return "", false
-	}
-	token := id[len(widgetUserPrefix):i]
-	if len(token) < 16 || len(token) > 40 || !allIn(token, "0123456789abcdef") || !validTenant(id[i+1:]) {
-		return "", false
-	}
-	return id[i+1:], true
-}
-
-// WidgetContext is the dialplan context of the widget with this public id.
-func WidgetContext(publicID string) string { return widgetContextPrefix + publicID }
-
-// WidgetPublicID answers the public id a widget context names, and false
-// for any other context.
-func WidgetPublicID(context string) (string, bool) {
-	id, ok := strings.CutPrefix(context, widgetContextPrefix)
-	if !ok || len(id) < 8 || len(id) > 64 || !allIn(id, "abcdefghijklmnopqrstuvwxyz0123456789") {
-		return "", false
-	}
-	return id, true
-}
 
 // Widget is what a widget's directory user and context render from: the
 // widget row as stored, its tenant's snapshot (enabled, name).
@@ -66,7 +25,7 @@ type Widget struct {
 
 // WidgetUser is one issued visitor user.
 type WidgetUser struct {
-	ID         string // WidgetUserID
+	ID         string // naming.WidgetUserID
 	A1Hash     string // md5(id:domain:password) as issued
 	CallerName string // the visitor's name ("" when not asked)
 }
@@ -90,7 +49,7 @@ func WidgetCallerName(prefix, visitor string) string {
 // visitor is never called and has no mailbox. The user is not cacheable,
 // so FreeSWITCH asks again and an expired user is refused at once.
 func WidgetDirectory(opts Options, req Request, w *Widget, u *WidgetUser, snap *TenantSnapshot) []byte {
-	tenant, ok := SplitWidgetUserID(req.User)
+	tenant, ok := naming.SplitWidgetUserID(req.User)
 	domain := firstNonEmpty(req.Domain, req.KeyValue)
 	if !ok || u == nil || u.ID != req.User || !widgetUsable(opts, w, snap) || !strings.EqualFold(tenant, snap.Tenant.Tenant) ||
 		!strings.EqualFold(domain, opts.Domain) || (req.Action != "sip_auth" && req.Action != "") ||
@@ -109,7 +68,7 @@ func WidgetDirectory(opts Options, req Request, w *Widget, u *WidgetUser, snap *
 	w2.param("param", "directory-exten-visible", "false")
 	w2.raw("</params>\n<variables>\n")
 	for _, v := range [][2]string{
-		{"user_context", WidgetContext(w.PublicID)},
+		{"user_context", naming.WidgetContext(w.PublicID)},
 		{"sb_tenant", snap.Tenant.Tenant},
 		{"sb_widget", w.PublicID},
 		{"effective_caller_id_name", WidgetCallerName(w.CallerIDNamePrefix, u.CallerName)},
@@ -129,7 +88,7 @@ func WidgetDirectory(opts Options, req Request, w *Widget, u *WidgetUser, snap *
 func WidgetDialplan(opts Options, req Request, w *Widget, snap *TenantSnapshot) ([]byte, Trace) {
 	num := req.DestinationNumber()
 	tr := Trace{Context: req.Context(), Number: num, Caller: req.CallerNumber()}
-	id, ok := WidgetPublicID(req.Context())
+	id, ok := naming.WidgetPublicID(req.Context())
 	if !ok || !widgetUsable(opts, w, snap) || id != w.PublicID {
 		tr.Reason = "unknown context"
 		return NotFound(), tr
@@ -148,7 +107,3 @@ func WidgetDialplan(opts Options, req Request, w *Widget, snap *TenantSnapshot) 
 	e := single("widget", num, acts)
 	return writeDialplan(req.Context(), []ext{*e}), tr
 }
-
-// A1Hash is the digest hash of a user's password as the directory's
-// a1-hash param carries it: md5("<user>:<realm>:<password>") in hex.
-func A1Hash(user, realm, password string) string { return a1Hash(user, realm, password) }

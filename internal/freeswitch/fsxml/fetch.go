@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/crm"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // Fetch answers one mod_xml_curl POST body with the XML document to send
@@ -148,9 +149,9 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 				group = req.Get("group_name")
 			}
 			l.tenant = strings.ToLower(group)
-		} else if _, tenant, ok := dialplan.SplitUserID(req.User); ok {
+		} else if _, tenant, ok := naming.SplitUserID(req.User); ok {
 			l.tenant = strings.ToLower(tenant)
-		} else if tenant, ok := dialplan.DirectoryDomainTenant(fetchDomain(req)); ok && req.User == "" {
+		} else if tenant, ok := naming.DirectoryDomainTenant(fetchDomain(req)); ok && req.User == "" {
 			// mod_directory reading a tenant's dial-by-name names.
 			l.tenant = strings.ToLower(tenant)
 		}
@@ -174,7 +175,7 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 		case "conference.conf":
 			// One room's profile, keyed by its tenant's generation.
 			name := req.ConferenceProfile()
-			if tenant, _, ok := dialplan.SplitTenantObjectName(name); ok {
+			if tenant, _, ok := naming.SplitTenantObjectName(name); ok {
 				l.tenant = strings.ToLower(tenant)
 			}
 			l.key = keyPart(strings.Join([]string{"c", req.KeyValue, name, req.Get("Action")}, "|"))
@@ -185,14 +186,14 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 			name := req.CallcenterQueue()
 			if name == "" {
 				l.everyTenant = true
-			} else if _, tenant, ok := dialplan.SplitCallcenterName(name); ok {
+			} else if _, tenant, ok := naming.SplitCallcenterName(name); ok {
 				l.tenant = strings.ToLower(tenant)
 			}
 			l.key = keyPart("c|callcenter.conf|" + name)
 		case "ivr.conf":
 			// One menu, keyed by its tenant's generation.
 			name := req.Get("Menu-Name")
-			if tenant, _, ok := dialplan.SplitTenantObjectName(name); ok {
+			if tenant, _, ok := naming.SplitTenantObjectName(name); ok {
 				l.tenant = strings.ToLower(tenant)
 			}
 			l.key = keyPart("c|ivr.conf|" + name)
@@ -224,9 +225,9 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 	stats.renders.Add(1)
 	switch req.Section {
 	case "directory":
-		ext, tenant, _ := dialplan.SplitUserID(req.User)
+		ext, tenant, _ := naming.SplitUserID(req.User)
 		group := req.Action == "group_call"
-		_, names := dialplan.DirectoryDomainTenant(fetchDomain(req))
+		_, names := naming.DirectoryDomainTenant(fetchDomain(req))
 		names = names && req.User == ""
 		if group || names {
 			tenant = l.tenant

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -24,14 +25,14 @@ import (
 func (s *Service) widgetFetch(ctx context.Context, req *dialplan.Request, now time.Time) (doc []byte, ok bool, err error) {
 	switch req.Section {
 	case "directory":
-		tenant, isWidget := dialplan.SplitWidgetUserID(req.User)
+		tenant, isWidget := naming.SplitWidgetUserID(req.User)
 		if !isWidget {
 			return nil, false, nil
 		}
 		doc, err := s.widgetDirectory(ctx, req, tenant, now)
 		return doc, true, err
 	case "dialplan":
-		id, isWidget := dialplan.WidgetPublicID(req.Context())
+		id, isWidget := naming.WidgetPublicID(req.Context())
 		if !isWidget {
 			return nil, false, nil
 		}
