@@ -4,22 +4,12 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
-
-func BenchmarkParseRequestDialplan(b *testing.B) {
-	body := capture(b, "011")
-	b.ReportAllocs()
-	for b.Loop() {
-		r := ParseRequest(body)
-		if r.DestinationNumber() != "2000" {
-			b.Fatal("bad parse")
-		}
-	}
-}
 
 func BenchmarkDirectorySIPAuth(b *testing.B) {
 	snap := loadSnap(b)
-	req := ParseRequest(fakefs.FormWith(capture(b, "009"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme"))
+	req := xmlcurl.ParseRequest(fakefs.FormWith(capture(b, "009"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme"))
 	b.ReportAllocs()
 	for b.Loop() {
 		if IsNotFound(Directory(testOpts, req, snap)) {

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // Conference rooms (resources.md §2.15): the tenant context answers the
@@ -19,12 +20,6 @@ func (s *TenantSnapshot) conferenceRoom(number string) *ConferenceRoom {
 		}
 	}
 	return nil
-}
-
-// ConferenceProfile is the profile a conference.conf fetch asks for
-// (profile_name, else conference_name; "" at module load).
-func (r *Request) ConferenceProfile() string {
-	return firstNonEmpty(r.Get("profile_name"), r.Get("conference_name"))
 }
 
 func (p *planner) conferenceActions(c *ConferenceRoom) []action {
@@ -119,7 +114,7 @@ func conferencePIN(s string) bool { return len(s) >= 3 && len(s) <= 10 && allIn(
 // profile, or NotFound when the room is unknown or disabled. A fetch
 // naming none (module load) gets an empty profile list, so no tenant's
 // rooms are listed to FreeSWITCH at once.
-func ConferenceConf(opts Options, req Request, snap *TenantSnapshot) []byte {
+func ConferenceConf(opts Options, req xmlcurl.Request, snap *TenantSnapshot) []byte {
 	if req.Get("Action") == "request-controls" {
 		// Caller controls (DTMF maps) are not ours: FreeSWITCH's own file.
 		return NotFound()

@@ -5,18 +5,19 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
-func conferenceRequest(t testing.TB, kv ...string) Request {
+func conferenceRequest(t testing.TB, kv ...string) xmlcurl.Request {
 	t.Helper()
-	return ParseRequest(fakefs.FormWith(capture(t, "003"), append([]string{"key_value", "conference.conf", "Event-Name", "COMMAND"}, kv...)...))
+	return xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), append([]string{"key_value", "conference.conf", "Event-Name", "COMMAND"}, kv...)...))
 }
 
 func TestConferenceConfGolden(t *testing.T) {
 	snap := loadSnap(t)
 	for _, tt := range []struct {
 		name string
-		req  Request
+		req  xmlcurl.Request
 	}{
 		{"conference_profile_pins", conferenceRequest(t, "conference_name", "acme_91", "profile_name", "acme_91")},
 		{"conference_profile_open", conferenceRequest(t, "conference_name", "acme_92", "profile_name", "acme_92")},
@@ -38,7 +39,7 @@ func TestConferenceConfGolden(t *testing.T) {
 // answered from here.
 func TestConferenceConfRefuses(t *testing.T) {
 	snap := loadSnap(t)
-	for name, req := range map[string]Request{
+	for name, req := range map[string]xmlcurl.Request{
 		"other tenant":  conferenceRequest(t, "profile_name", "other_91"),
 		"disabled room": conferenceRequest(t, "profile_name", "acme_93"),
 		"unknown room":  conferenceRequest(t, "profile_name", "acme_99"),

@@ -5,6 +5,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/schedule"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 	"strings"
 	"time"
 )
@@ -28,7 +29,7 @@ type planner struct {
 	// forwardChain is the call's sb_forward_chain (forward's loop guard).
 	forwardChain string
 	// req is the fetch (the caller's sb_tenant and sb_ext for pickups).
-	req Request
+	req xmlcurl.Request
 }
 
 func (p *planner) transfer(number string) action {

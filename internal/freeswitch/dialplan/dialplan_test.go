@@ -9,14 +9,15 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // callRequest turns the SIP call capture into a call in context to number.
-func callRequest(t testing.TB, context, number string, kv ...string) Request {
+func callRequest(t testing.TB, context, number string, kv ...string) xmlcurl.Request {
 	t.Helper()
 	base := []string{"Hunt-Context", context, "Caller-Context", context,
 		"Hunt-Destination-Number", number, "Caller-Destination-Number", number}
-	return ParseRequest(fakefs.FormWith(capture(t, "011"), append(base, kv...)...))
+	return xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "011"), append(base, kv...)...))
 }
 
 func publicFor(snap *TenantSnapshot, number string) *PublicSnapshot {
@@ -97,7 +98,7 @@ func TestPublicNotFound(t *testing.T) {
 	badDest.InboundRoutes[0].Destination = Destination{Type: "extension", Target: "1001 XML evil"}
 	tests := []struct {
 		name string
-		req  Request
+		req  xmlcurl.Request
 		pub  *PublicSnapshot
 	}{
 		{"no DID", callRequest(t, "public", "+27115550999"), nil},
@@ -346,11 +347,11 @@ func TestDispatch(t *testing.T) {
 		t.Fatal("forward to itself was rendered")
 	}
 	for _, kv := range [][]string{{"key_value", "acl.conf"}, {"section", "directory"}} {
-		if !IsNotFound(Configuration(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), kv...)), testServers, snap.Trunks)) {
+		if !IsNotFound(Configuration(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), kv...)), testServers, snap.Trunks)) {
 			t.Fatalf("%v: want not found", kv)
 		}
 	}
-	if IsNotFound(Configuration(testOpts, ParseRequest(capture(t, "003")), testServers, snap.Trunks)) {
+	if IsNotFound(Configuration(testOpts, xmlcurl.ParseRequest(capture(t, "003")), testServers, snap.Trunks)) {
 		t.Fatal("sofia.conf: got not found")
 	}
 }

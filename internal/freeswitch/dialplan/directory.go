@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // dialString is the domain's dial-string param (freeswitch.md §2.2), needed
@@ -33,7 +34,7 @@ const dialString = "{^^:sip_invite_domain=${dialed_domain}:presence_id=${dialed_
 //   - a tenant's dial-by-name domain (naming.DirectoryDomain): its listed names.
 //
 // Anything unknown, disabled or from another tenant yields NotFound.
-func Directory(opts Options, req Request, snap *TenantSnapshot) []byte {
+func Directory(opts Options, req xmlcurl.Request, snap *TenantSnapshot) []byte {
 	domain := firstNonEmpty(req.Domain, req.KeyValue)
 	if tenant, ok := naming.DirectoryDomainTenant(domain); ok {
 		// mod_directory's names: only the domain-only fetch is answered.
@@ -90,7 +91,7 @@ func Directory(opts Options, req Request, snap *TenantSnapshot) []byte {
 // directoryGroup renders group_call: the group name is the tenant name and
 // its users are pointers, so no secret is sent; FreeSWITCH looks each one up
 // with user_call when it dials.
-func directoryGroup(opts Options, req Request, snap *TenantSnapshot) []byte {
+func directoryGroup(opts Options, req xmlcurl.Request, snap *TenantSnapshot) []byte {
 	group := firstNonEmpty(req.Group, req.Get("group_name"))
 	if snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(group, snap.Tenant.Tenant) || !validTenant(snap.Tenant.Tenant) {
 		return NotFound()

@@ -5,20 +5,21 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // dirRequest turns a directory capture into a request for our domain.
-func dirRequest(t *testing.T, c string, kv ...string) Request {
+func dirRequest(t *testing.T, c string, kv ...string) xmlcurl.Request {
 	t.Helper()
 	base := []string{"key_value", testDomain, "domain", testDomain, "user", "1001-acme"}
-	return ParseRequest(fakefs.FormWith(capture(t, c), append(base, kv...)...))
+	return xmlcurl.ParseRequest(fakefs.FormWith(capture(t, c), append(base, kv...)...))
 }
 
 func TestDirectoryGolden(t *testing.T) {
 	snap := loadSnap(t)
 	tests := []struct {
 		name string
-		req  Request
+		req  xmlcurl.Request
 	}{
 		{"dir_sip_auth_register", dirRequest(t, "009")},
 		{"dir_sip_auth_invite", dirRequest(t, "010")},
@@ -62,10 +63,10 @@ func TestDirectoryNotFound(t *testing.T) {
 	disabled.Tenant.Enabled = false
 	tests := []struct {
 		name string
-		req  Request
+		req  xmlcurl.Request
 		snap *TenantSnapshot
 	}{
-		{"capture as is: bare user id", ParseRequest(capture(t, "009")), snap},
+		{"capture as is: bare user id", xmlcurl.ParseRequest(capture(t, "009")), snap},
 		{"unknown extension", dirRequest(t, "009", "user", "1999-acme"), snap},
 		{"disabled extension", dirRequest(t, "009", "user", "1009-acme"), snap},
 		{"disabled tenant", dirRequest(t, "009"), disabled},

@@ -6,7 +6,7 @@
 //
 // Typical use by the /fs/xml handler:
 //
-//	req := dialplan.ParseRequest(body)
+//	req := xmlcurl.ParseRequest(body)
 //	switch req.Section {
 //	case "directory":     // load the tenant named by naming.SplitUserID(req.User) or req.Group
 //		doc = dialplan.Directory(opts, req, snap)

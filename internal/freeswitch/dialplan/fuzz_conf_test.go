@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // The fuzz tests below put one string in every tenant-controlled field
@@ -177,7 +178,7 @@ func FuzzCallcenterConf(f *testing.F) {
 		}
 		snap.Agents = append(snap.Agents, Agent{ID: 64, AgentNumber: "204", Extension: "1003", ContactType: s, ExternalNumber: s, Status: s, Enabled: true,
 			Queues: []AgentTier{{QueueID: 72, Level: len(s), Position: -len(s)}}})
-		for _, req := range []Request{
+		for _, req := range []xmlcurl.Request{
 			callcenterRequest(t, "CC-Queue", "500@acme"),
 			callcenterRequest(t, "CC-Queue", s+"@acme"),
 			callcenterRequest(t, "CC-Queue", "500@"+s),
@@ -296,8 +297,8 @@ func FuzzFeatureCodes(f *testing.F) {
 	snap := loadSnap(f)
 	now := at(f, "2026-11-23 10:00")
 	body := capture(f, "011") // read once: callRequest reads the file each time
-	call := func(number string, kv ...string) Request {
-		return ParseRequest(fakefs.FormWith(body, append([]string{"Hunt-Context", "acme", "Caller-Context", "acme",
+	call := func(number string, kv ...string) xmlcurl.Request {
+		return xmlcurl.ParseRequest(fakefs.FormWith(body, append([]string{"Hunt-Context", "acme", "Caller-Context", "acme",
 			"Hunt-Destination-Number", number, "Caller-Destination-Number", number}, kv...)...))
 	}
 	f.Fuzz(func(t *testing.T, s string) {

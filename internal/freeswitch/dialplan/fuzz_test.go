@@ -9,6 +9,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 var fuzzSeeds = []string{
@@ -36,9 +37,9 @@ func FuzzDirectoryEscaping(f *testing.F) {
 		f.Add(s)
 	}
 	snap := loadSnap(f)
-	req := ParseRequest(fakefs.FormWith(capture(f, "013"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme", "action", "reverse-auth-lookup"))
-	dirDomainReq := ParseRequest(fakefs.FormWith(capture(f, "013"), "key_value", naming.DirectoryDomain("acme"), "domain", "", "user", "", "key", ""))
-	mailboxReq := ParseRequest(fakefs.FormWith(capture(f, "009"), "key_value", testDomain, "domain", testDomain, "user", "800-acme"))
+	req := xmlcurl.ParseRequest(fakefs.FormWith(capture(f, "013"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme", "action", "reverse-auth-lookup"))
+	dirDomainReq := xmlcurl.ParseRequest(fakefs.FormWith(capture(f, "013"), "key_value", naming.DirectoryDomain("acme"), "domain", "", "user", "", "key", ""))
+	mailboxReq := xmlcurl.ParseRequest(fakefs.FormWith(capture(f, "009"), "key_value", testDomain, "domain", testDomain, "user", "800-acme"))
 	f.Fuzz(func(t *testing.T, s string) {
 		x := snap.extension("1001")
 		saved := *x
@@ -131,7 +132,7 @@ func FuzzDialplanEscaping(f *testing.F) {
 		for i := range snap.Trunks {
 			snap.Trunks[i].CallerIDFormat, snap.Trunks[i].DTMFMode = s, s
 		}
-		sofia := Sofia(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1")), testServers, snap.Trunks)
+		sofia := Sofia(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1")), testServers, snap.Trunks)
 		if err := xmlCheck(sofia); err != nil || strings.Contains(string(sofia), "${") {
 			t.Fatalf("sofia.conf: %v\n%s", err, sofia)
 		}
@@ -162,7 +163,7 @@ func FuzzDialplanEscaping(f *testing.F) {
 		c.Name, c.Language, c.PIN, c.ModeratorPIN, c.Quality = s, s, s, s, s
 		doc, _ = TenantContext(testOpts, callRequest(t, "acme", c.Number), snap, now)
 		checkFuzzDoc(t, doc, s)
-		conf := ConferenceConf(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "conference.conf", "profile_name", "acme_91")), snap)
+		conf := ConferenceConf(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "conference.conf", "profile_name", "acme_91")), snap)
 		if err := xmlCheck(conf); err != nil || strings.Contains(string(conf), "$") {
 			t.Fatalf("conference.conf: %v\n%s", err, conf)
 		}
@@ -179,7 +180,7 @@ func FuzzDialplanEscaping(f *testing.F) {
 			{Digits: "1", Destination: Destination{Type: "external", Target: s}}, {Digits: "2", Destination: Destination{Type: "hangup", Target: s}}}
 		doc, _ = TenantContext(testOpts, callRequest(t, "acme", m.Number), snap, now)
 		checkFuzzDoc(t, doc, s)
-		menu := IVRConf(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "ivr.conf", "Menu-Name", "acme_94")), snap, now)
+		menu := IVRConf(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "ivr.conf", "Menu-Name", "acme_94")), snap, now)
 		if err := xmlCheck(menu); err != nil || strings.Contains(string(menu), "$") {
 			t.Fatalf("ivr.conf: %v\n%s", err, menu)
 		}
@@ -325,7 +326,7 @@ func fuzzPickup(t *testing.T, snap *TenantSnapshot, s string, now time.Time) {
 	saved := *g
 	defer func() { *g = saved }()
 	g.Name, g.Members = s, append(slices.Clone(saved.Members), s)
-	for _, req := range []Request{
+	for _, req := range []xmlcurl.Request{
 		callRequest(t, "acme", "1001"),
 		callRequest(t, "acme", "*8", "variable_sb_ext", s, "variable_sb_tenant", "acme"),
 		callRequest(t, "acme", "*8", "variable_sb_ext", "1002", "variable_sb_tenant", s),
@@ -348,7 +349,7 @@ func fuzzPickup(t *testing.T, snap *TenantSnapshot, s string, now time.Time) {
 	}
 	*g = saved
 	ringing := snap.WithRinging("1001", []RingingCall{{UUID: s, CallUUID: s, Node: s}})
-	for _, req := range []Request{
+	for _, req := range []xmlcurl.Request{
 		callRequest(t, "acme", "**1001", "variable_sb_ext", "1002", "variable_sb_tenant", "acme"),
 		callRequest(t, "acme", "**1001", "variable_sb_ext", s, "variable_sb_tenant", "acme"),
 	} {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // IVR menus (resources.md §2.13): the tenant context answers the menu's
@@ -50,7 +51,7 @@ func (p *planner) ivrActions(m *IVRMenu) []action {
 
 // IVRConf renders ivr.conf for the menu a fetch names (Menu-Name,
 // "<tenant>_<id>") in snap's tenant, or NotFound.
-func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []byte {
+func IVRConf(opts Options, req xmlcurl.Request, snap *TenantSnapshot, now time.Time) []byte {
 	tenant, id, ok := naming.SplitTenantObjectName(req.Get("Menu-Name"))
 	if !ok || snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(tenant, snap.Tenant.Tenant) {
 		return NotFound()

@@ -4,11 +4,12 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
-func ivrRequest(t testing.TB, menu string) Request {
+func ivrRequest(t testing.TB, menu string) xmlcurl.Request {
 	t.Helper()
-	return ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "ivr.conf", "Menu-Name", menu))
+	return xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "ivr.conf", "Menu-Name", menu))
 }
 
 func TestIVRConfGolden(t *testing.T) {

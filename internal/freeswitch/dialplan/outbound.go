@@ -1,11 +1,15 @@
 package dialplan
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+)
 
 // emergency routes the tenant's emergency numbers: always allowed, no limit,
 // with the emergency caller id, through the emergency outbound route (else
 // the first route by priority).
-func (p *planner) emergency(req Request, num string) *ext {
+func (p *planner) emergency(req xmlcurl.Request, num string) *ext {
 	if !hasString(p.snap.Tenant.EmergencyNumbers, num) {
 		return nil
 	}
@@ -52,7 +56,7 @@ func (p *planner) emergency(req Request, num string) *ext {
 
 // emergencyCallerID is the calling extension's emergency number (from our
 // snapshot, via the sb_ext variable our directory set), else the tenant's.
-func (p *planner) emergencyCallerID(req Request) string {
+func (p *planner) emergencyCallerID(req xmlcurl.Request) string {
 	var x *Extension
 	// Flagged before the caller's fields are looked at: whether a render
 	// depends on the caller must not itself depend on the caller, or a
@@ -66,7 +70,7 @@ func (p *planner) emergencyCallerID(req Request) string {
 
 // outbound picks the first enabled route (by priority) with a pattern that
 // matches and at least one usable trunk, and renders its bridge chain.
-func (p *planner) outbound(req Request, num string) *ext {
+func (p *planner) outbound(req xmlcurl.Request, num string) *ext {
 	for _, r := range p.snap.sortedOutbound() {
 		for _, pt := range r.Patterns {
 			if !pt.matches(num) {
@@ -85,7 +89,7 @@ func (p *planner) outbound(req Request, num string) *ext {
 	return nil
 }
 
-func (p *planner) outboundExt(req Request, r *OutboundRoute, num, dialled string, trunks []string) *ext {
+func (p *planner) outboundExt(req xmlcurl.Request, r *OutboundRoute, num, dialled string, trunks []string) *ext {
 	acts, cid := p.callerID(req, r)
 	if !r.Emergency && p.snap.Tenant.MaxConcurrentCalls > 0 {
 		acts = append(acts, act("limit", "hash "+p.tenant+" outbound "+itoa(p.snap.Tenant.MaxConcurrentCalls)+" !USER_BUSY"))
@@ -117,7 +121,7 @@ func (p *planner) outboundExt(req Request, r *OutboundRoute, num, dialled string
 // it set ("" for passthrough: the caller's own, unknown here). Values are
 // computed here as literals (validated digits) rather than referenced as
 // variables.
-func (p *planner) callerID(req Request, r *OutboundRoute) ([]action, string) {
+func (p *planner) callerID(req xmlcurl.Request, r *OutboundRoute) ([]action, string) {
 	t := &p.snap.Tenant
 	var num string
 	switch r.CallerIDPolicy {

@@ -104,3 +104,10 @@ func hasString(list []string, s string) bool {
 	}
 	return false
 }
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}

@@ -3,6 +3,8 @@ package dialplan
 import (
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // Public renders the "public" context for a call to a DID: one extension
@@ -12,7 +14,7 @@ import (
 // office-mode destination (day/night/holiday), else the route's destination.
 // A disabled condition falls back to the route's destination; a disabled
 // tenant gets CALL_REJECTED. Unknown or disabled DIDs get NotFound.
-func Public(opts Options, req Request, pub *PublicSnapshot, now time.Time) ([]byte, Trace) {
+func Public(opts Options, req xmlcurl.Request, pub *PublicSnapshot, now time.Time) ([]byte, Trace) {
 	dest := req.DestinationNumber()
 	tr := Trace{Context: "public", Number: dest, Caller: req.CallerNumber()}
 	if pub == nil || pub.Tenant == nil || !pub.DID.Enabled || !validDialable(dest) || !validHost(opts.Domain) {

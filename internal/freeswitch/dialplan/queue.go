@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // Queues and agents (resources.md §2.2, §2.3) are mod_callcenter's. The
@@ -126,16 +127,12 @@ func (p *planner) queueAfter(num string) *ext {
 	return e
 }
 
-// CallcenterQueue is the queue a callcenter.conf fetch names (CC-Queue);
-// "" at module load.
-func (r *Request) CallcenterQueue() string { return r.Get("CC-Queue") }
-
 // CallcenterConf renders callcenter.conf. A fetch naming a queue
 // (CC-Queue=<number>@<tenant>) gets that queue only, from the one snapshot
 // of its tenant; NotFound when the queue is unknown or disabled. A fetch
 // naming none (module load) gets every given tenant's enabled queues, and
 // their enabled agents with the tiers that join them to those queues.
-func CallcenterConf(opts Options, req Request, snaps []*TenantSnapshot) []byte {
+func CallcenterConf(opts Options, req xmlcurl.Request, snaps []*TenantSnapshot) []byte {
 	name := req.CallcenterQueue()
 	w := newXW(2048)
 	if name != "" {

@@ -5,11 +5,12 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
-func callcenterRequest(t testing.TB, kv ...string) Request {
+func callcenterRequest(t testing.TB, kv ...string) xmlcurl.Request {
 	t.Helper()
-	return ParseRequest(fakefs.FormWith(capture(t, "003"), append([]string{"key_value", "callcenter.conf"}, kv...)...))
+	return xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), append([]string{"key_value", "callcenter.conf"}, kv...)...))
 }
 
 // otherTenant is a second tenant with one queue and one agent, for the
@@ -25,7 +26,7 @@ func otherTenant(t testing.TB) *TenantSnapshot {
 func TestCallcenterConfGolden(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		req   Request
+		req   xmlcurl.Request
 		snaps []*TenantSnapshot
 	}{
 		{"callcenter_queue", callcenterRequest(t, "CC-Queue", "500@acme"), []*TenantSnapshot{loadSnap(t)}},

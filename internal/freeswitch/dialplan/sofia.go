@@ -2,6 +2,8 @@ package dialplan
 
 import (
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // Sofia renders sofia.conf for the node that asks (matched on req.Hostname):
@@ -13,7 +15,7 @@ import (
 // on 5080, bound to the FreeSWITCH-IPv4 it reported, and only the trunks
 // meant for every node: a new node then works before an administrator has
 // registered it, without receiving trunks pinned to other nodes.
-func Sofia(opts Options, req Request, servers []Server, trunks []SIPTrunk) []byte {
+func Sofia(opts Options, req xmlcurl.Request, servers []Server, trunks []SIPTrunk) []byte {
 	srv := defaultServer(req)
 	known := false
 	for i := range servers {
@@ -43,7 +45,7 @@ func Sofia(opts Options, req Request, servers []Server, trunks []SIPTrunk) []byt
 	return w.bytes()
 }
 
-func defaultServer(req Request) *Server {
+func defaultServer(req xmlcurl.Request) *Server {
 	ip := req.IPv4
 	if !validHost(ip) {
 		ip = "auto"

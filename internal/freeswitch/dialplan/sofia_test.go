@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 var testServers = []Server{{
@@ -19,12 +20,12 @@ func TestSofiaGolden(t *testing.T) {
 	trunks := loadSnap(t).Trunks
 	tests := []struct {
 		name string
-		req  Request
+		req  xmlcurl.Request
 	}{
-		{"sofia_all_profiles", ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1"))},
-		{"sofia_profile_internal", ParseRequest(fakefs.FormWith(capture(t, "004"), "hostname", "fs1"))},
-		{"sofia_profile_external", ParseRequest(fakefs.FormWith(capture(t, "004"), "hostname", "fs1", "profile", "external"))},
-		{"sofia_unknown_server", ParseRequest(capture(t, "003"))},
+		{"sofia_all_profiles", xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1"))},
+		{"sofia_profile_internal", xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "004"), "hostname", "fs1"))},
+		{"sofia_profile_external", xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "004"), "hostname", "fs1", "profile", "external"))},
+		{"sofia_unknown_server", xmlcurl.ParseRequest(capture(t, "003"))},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -37,7 +38,7 @@ func TestSofiaGolden(t *testing.T) {
 
 func TestSofiaGatewayValues(t *testing.T) {
 	trunks := loadSnap(t).Trunks
-	doc := Sofia(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1")), testServers, trunks)
+	doc := Sofia(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1")), testServers, trunks)
 	tree := decodeTree(t, doc)
 	if got := tree.find("gateway", "", "", "name"); strings.Join(got, ",") != "carrier_a,carrier_b" {
 		t.Fatalf("gateways = %q", got)
@@ -49,7 +50,7 @@ func TestSofiaGatewayValues(t *testing.T) {
 		t.Fatal("raw $$ in document")
 	}
 	// The unknown node only gets trunks meant for every node.
-	doc = Sofia(testOpts, ParseRequest(capture(t, "003")), testServers, trunks)
+	doc = Sofia(testOpts, xmlcurl.ParseRequest(capture(t, "003")), testServers, trunks)
 	if got := decodeTree(t, doc).find("gateway", "", "", "name"); strings.Join(got, ",") != "carrier_a" {
 		t.Fatalf("unknown node gateways = %q", got)
 	}

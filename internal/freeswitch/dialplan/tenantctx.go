@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // failPrefix marks the internal destination an extension's bridge transfers
@@ -18,7 +19,7 @@ const failPrefix = "fail-"
 // here in Go. In order: a local extension, a special mailbox, a routing
 // condition number, a hunt group, a conference room, an IVR menu, a queue, a feature code (call parking too: park.go), an emergency number, then the outbound
 // routes by priority. Unknown tenant or no match: NotFound.
-func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Time) ([]byte, Trace) {
+func TenantContext(opts Options, req xmlcurl.Request, snap *TenantSnapshot, now time.Time) ([]byte, Trace) {
 	num := req.DestinationNumber()
 	tr := Trace{Context: req.Context(), Number: num, Caller: req.CallerNumber()}
 	if snap == nil || !validTenant(snap.Tenant.Tenant) || !strings.EqualFold(req.Context(), snap.Tenant.Tenant) || !validHost(opts.Domain) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // TestVoicemailConfGolden: the one profile every box uses, with empty PINs
@@ -133,7 +134,7 @@ func TestCompanyDirectoryDomain(t *testing.T) {
 		}
 	})
 	t.Run("not found", func(t *testing.T) {
-		cases := map[string]Request{
+		cases := map[string]xmlcurl.Request{
 			"other tenant": dirRequest(t, "013", "user", "", "key", "", "key_value", "globex.directory.invalid", "domain", ""),
 			"user lookup":  dirRequest(t, "013", "user", "1001-acme", "key_value", "acme.directory.invalid", "domain", "acme.directory.invalid"),
 			"sip_auth":     dirRequest(t, "009", "key_value", "acme.directory.invalid", "domain", "acme.directory.invalid"),

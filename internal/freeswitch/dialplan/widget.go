@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // A webrtc click-to-call widget gives each visitor's browser a short-lived
@@ -48,7 +49,7 @@ func WidgetCallerName(prefix, visitor string) string {
 // else (user_call, reverse auth, voicemail counts) finds no user: the
 // visitor is never called and has no mailbox. The user is not cacheable,
 // so FreeSWITCH asks again and an expired user is refused at once.
-func WidgetDirectory(opts Options, req Request, w *Widget, u *WidgetUser, snap *TenantSnapshot) []byte {
+func WidgetDirectory(opts Options, req xmlcurl.Request, w *Widget, u *WidgetUser, snap *TenantSnapshot) []byte {
 	tenant, ok := naming.SplitWidgetUserID(req.User)
 	domain := firstNonEmpty(req.Domain, req.KeyValue)
 	if !ok || u == nil || u.ID != req.User || !widgetUsable(opts, w, snap) || !strings.EqualFold(tenant, snap.Tenant.Tenant) ||
@@ -85,7 +86,7 @@ func WidgetDirectory(opts Options, req Request, w *Widget, u *WidgetUser, snap *
 // WidgetDialplan renders a widget's context: one extension, the widget's
 // number (its destination's target), whose actions are the destination's
 // as any route renders them. Any other number finds no match.
-func WidgetDialplan(opts Options, req Request, w *Widget, snap *TenantSnapshot) ([]byte, Trace) {
+func WidgetDialplan(opts Options, req xmlcurl.Request, w *Widget, snap *TenantSnapshot) ([]byte, Trace) {
 	num := req.DestinationNumber()
 	tr := Trace{Context: req.Context(), Number: num, Caller: req.CallerNumber()}
 	id, ok := naming.WidgetPublicID(req.Context())

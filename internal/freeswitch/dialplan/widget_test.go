@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 const testWidgetUser = "w0123456789abcdef01234567-acme"
@@ -82,7 +83,7 @@ func FuzzWidgetCallerName(f *testing.F) {
 	f.Add("{x}", "$")
 	f.Add("{", "a$")
 	snap := loadSnap(f)
-	req := ParseRequest(fakefs.FormWith(capture(f, "009"), "key_value", testDomain, "domain", testDomain, "user", testWidgetUser))
+	req := xmlcurl.ParseRequest(fakefs.FormWith(capture(f, "009"), "key_value", testDomain, "domain", testDomain, "user", testWidgetUser))
 	f.Fuzz(func(t *testing.T, name, prefix string) {
 		w := testWidget()
 		w.CallerIDNamePrefix = prefix

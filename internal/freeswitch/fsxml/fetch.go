@@ -13,6 +13,7 @@ import (
 	"github.com/switchboard/switchboard/internal/crm"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // Fetch answers one mod_xml_curl POST body with the XML document to send
@@ -27,7 +28,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	stats.fetches.Add(1)
 	rec := recorder(ctx)
 	// The body outlives no part of this call, so it need not be copied.
-	req := dialplan.ParseRequestShared(body)
+	req := xmlcurl.ParseRequestShared(body)
 	rec.setSection(req.Section)
 	now := s.now()
 	if req.Section == "configuration" {
@@ -139,7 +140,7 @@ func (src *source) platform(ctx context.Context) (*platformModel, error) {
 // lookupFor derives the cache key from the request: the tenant whose
 // generation applies and every request field the render reads. ok is false
 // for requests that are answered NotFound without looking at anything.
-func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
+func lookupFor(req *xmlcurl.Request, now time.Time) (lookup, bool) {
 	l := lookup{minute: strconv.FormatInt(now.Unix()/60, 10)}
 	switch req.Section {
 	case "directory":
@@ -208,7 +209,7 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 
 // fetchDomain is the domain a directory fetch asks for, as
 // dialplan.Directory reads it.
-func fetchDomain(req *dialplan.Request) string {
+func fetchDomain(req *xmlcurl.Request) string {
 	if req.Domain != "" {
 		return req.Domain
 	}
@@ -221,7 +222,7 @@ type rendered struct {
 	flags string // "t" time, "c" caller, "l" live state (never cached)
 }
 
-func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, src *source, now time.Time) (rendered, error) {
+func (s *Service) render(ctx context.Context, req *xmlcurl.Request, l lookup, src *source, now time.Time) (rendered, error) {
 	stats.renders.Add(1)
 	switch req.Section {
 	case "directory":
@@ -418,7 +419,7 @@ func flagsOf(tr dialplan.Trace) string {
 
 // renderTenantConf answers conference.conf and ivr.conf from the routing
 // part of the tenant model the named profile or menu belongs to.
-func (s *Service) renderTenantConf(ctx context.Context, req *dialplan.Request, l lookup, src *source, now time.Time) (rendered, error) {
+func (s *Service) renderTenantConf(ctx context.Context, req *xmlcurl.Request, l lookup, src *source, now time.Time) (rendered, error) {
 	var snap *dialplan.TenantSnapshot
 	if l.tenant != "" {
 		m, err := src.tenant(ctx, l.tenant)
@@ -439,7 +440,7 @@ func (s *Service) renderTenantConf(ctx context.Context, req *dialplan.Request, l
 // model, or at module load every enabled tenant's queues and agents, read
 // fresh (mod_callcenter reads agents and tiers only then; a reload of the
 // module is rare, so it is not cached).
-func (s *Service) renderCallcenter(ctx context.Context, req *dialplan.Request, l lookup, src *source) (rendered, error) {
+func (s *Service) renderCallcenter(ctx context.Context, req *xmlcurl.Request, l lookup, src *source) (rendered, error) {
 	var snaps []*dialplan.TenantSnapshot
 	if l.everyTenant {
 		all, err := s.everyTenantQueues(ctx)

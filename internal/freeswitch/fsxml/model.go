@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // The render path reads typed, prepared models from process memory:
@@ -292,7 +293,7 @@ func (s *Service) SofiaConf(ctx context.Context, node string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := dialplan.Request{Section: "configuration", KeyValue: "sofia.conf", Profile: "external"}
+	req := xmlcurl.Request{Section: "configuration", KeyValue: "sofia.conf", Profile: "external"}
 	for _, srv := range p.servers {
 		if srv.Name == node && srv.Hostname != "" {
 			req.Hostname = srv.Hostname

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -22,7 +23,7 @@ import (
 
 // widgetFetch answers the fetches that concern a widget: ok is false for
 // every other fetch.
-func (s *Service) widgetFetch(ctx context.Context, req *dialplan.Request, now time.Time) (doc []byte, ok bool, err error) {
+func (s *Service) widgetFetch(ctx context.Context, req *xmlcurl.Request, now time.Time) (doc []byte, ok bool, err error) {
 	switch req.Section {
 	case "directory":
 		tenant, isWidget := naming.SplitWidgetUserID(req.User)
@@ -46,7 +47,7 @@ func (s *Service) widgetFetch(ctx context.Context, req *dialplan.Request, now ti
 	return nil, false, nil
 }
 
-func (s *Service) widgetDirectory(ctx context.Context, req *dialplan.Request, tenant string, now time.Time) ([]byte, error) {
+func (s *Service) widgetDirectory(ctx context.Context, req *xmlcurl.Request, tenant string, now time.Time) ([]byte, error) {
 	u, err := s.st.LiveWidgetSIPUser(ctx, req.User, now)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && !strings.EqualFold(u.Tenant, tenant)) {
 		return dialplan.NotFound(), nil

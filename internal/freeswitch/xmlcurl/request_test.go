@@ -1,4 +1,4 @@
-package dialplan
+package xmlcurl
 
 import (
 	"fmt"
@@ -183,6 +183,17 @@ func TestParseRequestFilterKeepsEverything(t *testing.T) {
 			if gv.Field(i).Kind() == reflect.String && gv.Field(i).String() != wv.Field(i).String() {
 				t.Errorf("%s: Request.%s = %q, ParseForm has %q", c, gv.Type().Field(i).Name, gv.Field(i).String(), wv.Field(i).String())
 			}
+		}
+	}
+}
+
+func BenchmarkParseRequestDialplan(b *testing.B) {
+	body := capture(b, "011")
+	b.ReportAllocs()
+	for b.Loop() {
+		r := ParseRequest(body)
+		if r.DestinationNumber() != "2000" {
+			b.Fatal("bad parse")
 		}
 	}
 }
