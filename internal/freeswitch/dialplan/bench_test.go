@@ -5,6 +5,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 func BenchmarkDirectorySIPAuth(b *testing.B) {
@@ -12,7 +13,7 @@ func BenchmarkDirectorySIPAuth(b *testing.B) {
 	req := xmlcurl.ParseRequest(fakefs.FormWith(capture(b, "009"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme"))
 	b.ReportAllocs()
 	for b.Loop() {
-		if IsNotFound(Directory(testOpts, req, snap)) {
+		if xmldoc.IsNotFound(Directory(testOpts, req, snap)) {
 			b.Fatal("not found")
 		}
 	}
@@ -25,7 +26,7 @@ func BenchmarkDialplanPublicCondition(b *testing.B) {
 	now := at(b, "2026-11-23 10:00")
 	b.ReportAllocs()
 	for b.Loop() {
-		if doc, _ := Public(testOpts, req, pub, now); IsNotFound(doc) {
+		if doc, _ := Public(testOpts, req, pub, now); xmldoc.IsNotFound(doc) {
 			b.Fatal("not found")
 		}
 	}
@@ -37,7 +38,7 @@ func BenchmarkDialplanOutbound(b *testing.B) {
 	now := at(b, "2026-11-23 10:00")
 	b.ReportAllocs()
 	for b.Loop() {
-		if doc, _ := TenantContext(testOpts, req, snap, now); IsNotFound(doc) {
+		if doc, _ := TenantContext(testOpts, req, snap, now); xmldoc.IsNotFound(doc) {
 			b.Fatal("not found")
 		}
 	}
@@ -49,7 +50,7 @@ func BenchmarkDialplanLocalExtension(b *testing.B) {
 	now := at(b, "2026-11-23 10:00")
 	b.ReportAllocs()
 	for b.Loop() {
-		if doc, _ := TenantContext(testOpts, req, snap, now); IsNotFound(doc) {
+		if doc, _ := TenantContext(testOpts, req, snap, now); xmldoc.IsNotFound(doc) {
 			b.Fatal("not found")
 		}
 	}

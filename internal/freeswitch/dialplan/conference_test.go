@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 func conferenceRequest(t testing.TB, kv ...string) xmlcurl.Request {
@@ -26,7 +27,7 @@ func TestConferenceConfGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := ConferenceConf(testOpts, tt.req, snap)
 			wellFormed(t, doc)
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				t.Fatal("not found")
 			}
 			golden(t, tt.name+".xml", doc)
@@ -47,13 +48,13 @@ func TestConferenceConfRefuses(t *testing.T) {
 		"no id":         conferenceRequest(t, "profile_name", "acme"),
 		"controls":      conferenceRequest(t, "Action", "request-controls", "Controls", "default", "Conf-Profile", "acme_91"),
 	} {
-		if doc := ConferenceConf(testOpts, req, snap); !IsNotFound(doc) {
+		if doc := ConferenceConf(testOpts, req, snap); !xmldoc.IsNotFound(doc) {
 			t.Errorf("%s: want not found, got\n%s", name, doc)
 		}
 	}
 	disabled := loadSnap(t)
 	disabled.Tenant.Enabled = false
-	if doc := ConferenceConf(testOpts, conferenceRequest(t, "profile_name", "acme_91"), disabled); !IsNotFound(doc) {
+	if doc := ConferenceConf(testOpts, conferenceRequest(t, "profile_name", "acme_91"), disabled); !xmldoc.IsNotFound(doc) {
 		t.Errorf("disabled tenant: want not found, got\n%s", doc)
 	}
 }
@@ -118,7 +119,7 @@ func TestConferenceModeratedGolden(t *testing.T) {
 	} {
 		s := loadSnap(t)
 		edit(s)
-		if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "conference-pin-900"), s, now); !IsNotFound(doc) {
+		if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "conference-pin-900"), s, now); !xmldoc.IsNotFound(doc) {
 			t.Errorf("%s: conference-pin-900 rendered:\n%s", name, doc)
 		}
 		if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "900"), s, now); s.ConferenceRooms[0].Enabled && strings.Contains(string(doc), "play_and_get_digits") {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // callRequest turns the SIP call capture into a call in context to number.
@@ -27,7 +28,7 @@ func publicFor(snap *TenantSnapshot, number string) *PublicSnapshot {
 func renderCase(t *testing.T, name string, doc []byte, tr Trace) {
 	t.Helper()
 	wellFormed(t, doc)
-	if IsNotFound(doc) {
+	if xmldoc.IsNotFound(doc) {
 		t.Fatalf("got not found, trace %+v", tr)
 	}
 	golden(t, name+".xml", doc)
@@ -110,7 +111,7 @@ func TestPublicNotFound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, tr := Public(testOpts, tt.req, tt.pub, now)
-			if !IsNotFound(doc) || tr.Reason == "" {
+			if !xmldoc.IsNotFound(doc) || tr.Reason == "" {
 				t.Fatalf("want not found with a reason, got %q\n%s", tr.Reason, doc)
 			}
 		})
@@ -278,7 +279,7 @@ func TestTenantNotFound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, tr := TenantContext(testOpts, callRequest(t, tt.context, tt.number), tt.snap, now)
-			if !IsNotFound(doc) {
+			if !xmldoc.IsNotFound(doc) {
 				t.Fatalf("want not found, got trace %+v\n%s", tr, doc)
 			}
 		})
@@ -334,11 +335,11 @@ func TestDispatch(t *testing.T) {
 	snap := loadSnap(t)
 	now := at(t, "2026-11-23 10:00")
 	doc, tr := Dialplan(testOpts, callRequest(t, "public", "+27115550100"), publicFor(snap, "+27115550100"), nil, now)
-	if IsNotFound(doc) || tr.Match != "did" {
+	if xmldoc.IsNotFound(doc) || tr.Match != "did" {
 		t.Fatalf("public dispatch: %+v", tr)
 	}
 	doc, tr = Dialplan(testOpts, callRequest(t, "acme", "1001"), nil, snap, now)
-	if IsNotFound(doc) || tr.Match != "extension" {
+	if xmldoc.IsNotFound(doc) || tr.Match != "extension" {
 		t.Fatalf("tenant dispatch: %+v", tr)
 	}
 	self := loadSnap(t)
@@ -347,11 +348,11 @@ func TestDispatch(t *testing.T) {
 		t.Fatal("forward to itself was rendered")
 	}
 	for _, kv := range [][]string{{"key_value", "acl.conf"}, {"section", "directory"}} {
-		if !IsNotFound(Configuration(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), kv...)), testServers, snap.Trunks)) {
+		if !xmldoc.IsNotFound(Configuration(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), kv...)), testServers, snap.Trunks)) {
 			t.Fatalf("%v: want not found", kv)
 		}
 	}
-	if IsNotFound(Configuration(testOpts, xmlcurl.ParseRequest(capture(t, "003")), testServers, snap.Trunks)) {
+	if xmldoc.IsNotFound(Configuration(testOpts, xmlcurl.ParseRequest(capture(t, "003")), testServers, snap.Trunks)) {
 		t.Fatal("sofia.conf: got not found")
 	}
 }

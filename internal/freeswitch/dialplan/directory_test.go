@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // dirRequest turns a directory capture into a request for our domain.
@@ -36,7 +37,7 @@ func TestDirectoryGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := Directory(testOpts, tt.req, snap)
 			wellFormed(t, doc)
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				t.Fatalf("got not found")
 			}
 			golden(t, tt.name+".xml", doc)
@@ -80,12 +81,12 @@ func TestDirectoryNotFound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := Directory(testOpts, tt.req, tt.snap)
-			if !IsNotFound(doc) {
+			if !xmldoc.IsNotFound(doc) {
 				t.Fatalf("want not found, got\n%s", doc)
 			}
 		})
 	}
-	golden(t, "not_found.xml", NotFound())
+	golden(t, "not_found.xml", xmldoc.NotFound())
 }
 
 func TestDirectoryInjection(t *testing.T) {

@@ -4,6 +4,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // Dialplan renders a dialplan fetch: the public context (pub: the called DID
@@ -20,7 +21,7 @@ func Dialplan(opts Options, req xmlcurl.Request, pub *PublicSnapshot, snap *Tena
 // file gets NotFound, so FreeSWITCH uses its static copy.
 func Configuration(opts Options, req xmlcurl.Request, servers []Server, trunks []SIPTrunk) []byte {
 	if req.Section != "configuration" || req.KeyValue != "sofia.conf" {
-		return NotFound()
+		return xmldoc.NotFound()
 	}
 	return Sofia(opts, req, servers, trunks)
 }

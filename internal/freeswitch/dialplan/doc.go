@@ -27,7 +27,7 @@
 //
 // # Safety
 //
-// Every value is XML-escaped and '$' is written as &#36; (see escapeTo), so
+// Every value is XML-escaped and '$' is written as &#36; (see xmldoc.EscapeTo), so
 // FreeSWITCH's preprocessor never sees "$${". Values that FreeSWITCH expands
 // at run time (action data, dial strings, channel variables) only ever carry
 // whitelisted numbers, tenant names and fixed words; the only "${...}"

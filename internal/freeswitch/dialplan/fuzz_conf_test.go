@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // The fuzz tests below put one string in every tenant-controlled field
@@ -185,7 +186,7 @@ func FuzzCallcenterConf(f *testing.F) {
 			callcenterRequest(t),
 		} {
 			doc := CallcenterConf(testOpts, req, []*TenantSnapshot{snap})
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				continue
 			}
 			tree := checkShape(t, "callcenter.conf", doc, allowed)
@@ -328,7 +329,7 @@ func FuzzFeatureCodes(f *testing.F) {
 		for _, number := range numbers {
 			for _, kv := range [][]string{nil, {"variable_sb_ext", s, "variable_sb_tenant", "acme", "Caller-Caller-ID-Name", s, "Unique-ID", s}} {
 				doc, tr := TenantContext(testOpts, call(number, kv...), snap, now)
-				if IsNotFound(doc) || tr.Match != "feature" && tr.Match != "park_return" {
+				if xmldoc.IsNotFound(doc) || tr.Match != "feature" && tr.Match != "park_return" {
 					continue
 				}
 				checkFeatureDoc(t, doc)

@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 var fuzzSeeds = []string{
@@ -18,7 +19,7 @@ var fuzzSeeds = []string{
 	"<X-PRE-PROCESS cmd=\"exec\" data=\"id\"/>", "\uFFFE\uFFFF", "\xed\xa0\x80",
 }
 
-// carried reports whether s can travel through XML unchanged (escapeTo only
+// carried reports whether s can travel through XML unchanged (xmldoc.EscapeTo only
 // alters characters XML 1.0 cannot hold).
 func carried(s string) bool {
 	if !utf8.ValidString(s) {
@@ -235,7 +236,7 @@ func FuzzDialplanEscaping(f *testing.F) {
 		fuzzPickup(t, snap, s, now)
 		req := callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", s)
 		doc, _ = Public(testOpts, req, publicFor(snap, "+27115550100"), now)
-		if !IsNotFound(doc) { // an invalid external target is refused: fine
+		if !xmldoc.IsNotFound(doc) { // an invalid external target is refused: fine
 			checkFuzzDoc(t, doc, s)
 		}
 	})
@@ -294,7 +295,7 @@ func fuzzSpecialEndpoints(t *testing.T, snap *TenantSnapshot, s string, now time
 			// The fetch's Unique-ID (the fax upload is signed for it) is
 			// FreeSWITCH's, but checked as if it were anyone's.
 			doc, _ := TenantContext(testOpts, callRequest(t, "acme", e.Number, "Caller-Caller-ID-Name", s, "Unique-ID", s), snap, now)
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				continue
 			}
 			checkFuzzDoc(t, doc, e.Name)

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // valetData is the valet_park data of a rendered document ("" when none).
@@ -45,7 +46,7 @@ func TestParkLotPerTenant(t *testing.T) {
 			other := loadSnap(t)
 			enablePark(other)
 			other.Tenant.Tenant = "initech"
-			if doc, _ := TenantContext(testOpts, callRequest(t, tenant, number), other, now); !IsNotFound(doc) {
+			if doc, _ := TenantContext(testOpts, callRequest(t, tenant, number), other, now); !xmldoc.IsNotFound(doc) {
 				t.Errorf("%s's call was served by another tenant's context:\n%s", tenant, doc)
 			}
 		}
@@ -79,7 +80,7 @@ func TestParkSlots(t *testing.T) {
 			t.Errorf("%s: valet_park %q, want %q", number, got, want)
 		}
 	}
-	if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "*705"), snap, now); !IsNotFound(doc) {
+	if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "*705"), snap, now); !xmldoc.IsNotFound(doc) {
 		t.Errorf("the old code still parks:\n%s", doc)
 	}
 }
@@ -130,7 +131,7 @@ func TestParkTimeoutReturnsToExtension(t *testing.T) {
 		t.Fatalf("park-return-1001: %+v\n%s", tr, doc)
 	}
 	doc, _ = TenantContext(testOpts, callRequest(t, "acme", "1001"), snap, now)
-	if IsNotFound(doc) {
+	if xmldoc.IsNotFound(doc) {
 		t.Fatal("the return transfer lands nowhere")
 	}
 }

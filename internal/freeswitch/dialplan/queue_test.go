@@ -6,6 +6,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 func callcenterRequest(t testing.TB, kv ...string) xmlcurl.Request {
@@ -36,7 +37,7 @@ func TestCallcenterConfGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := CallcenterConf(testOpts, tt.req, tt.snaps)
 			wellFormed(t, doc)
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				t.Fatal("not found")
 			}
 			golden(t, tt.name+".xml", doc)
@@ -49,7 +50,7 @@ func TestCallcenterConfGolden(t *testing.T) {
 // queues, agents and tiers are left out at module load.
 func TestCallcenterConfRefuses(t *testing.T) {
 	for name, q := range map[string]string{"other tenant": "500@beta_co", "disabled": "502@acme", "unknown": "599@acme", "malformed": "500", "bad tenant": "500@ac-me", "not a number": "x5@acme"} {
-		if doc := CallcenterConf(testOpts, callcenterRequest(t, "CC-Queue", q), []*TenantSnapshot{loadSnap(t)}); !IsNotFound(doc) {
+		if doc := CallcenterConf(testOpts, callcenterRequest(t, "CC-Queue", q), []*TenantSnapshot{loadSnap(t)}); !xmldoc.IsNotFound(doc) {
 			t.Errorf("%s: want not found, got\n%s", name, doc)
 		}
 	}

@@ -4,6 +4,7 @@ import (
 	"strings"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // Sofia renders sofia.conf for the node that asks (matched on req.Hostname):
@@ -24,13 +25,13 @@ func Sofia(opts Options, req xmlcurl.Request, servers []Server, trunks []SIPTrun
 			break
 		}
 	}
-	w := newXW(2048 + 512*len(trunks))
-	w.raw(docOpen)
-	w.raw("<section name=\"configuration\">\n<configuration name=\"sofia.conf\" description=\"sofia Endpoint\">\n")
-	w.raw("<global_settings>\n")
-	w.param("param", "log-level", "0")
-	w.param("param", "debug-presence", "0")
-	w.raw("</global_settings>\n<profiles>\n")
+	w := xmldoc.NewWriter(2048 + 512*len(trunks))
+	w.Raw(xmldoc.DocOpen)
+	w.Raw("<section name=\"configuration\">\n<configuration name=\"sofia.conf\" description=\"sofia Endpoint\">\n")
+	w.Raw("<global_settings>\n")
+	w.Param("param", "log-level", "0")
+	w.Param("param", "debug-presence", "0")
+	w.Raw("</global_settings>\n<profiles>\n")
 	for _, prof := range srv.SIPProfiles {
 		if prof.Name != "internal" && prof.Name != "external" {
 			continue
@@ -40,9 +41,9 @@ func Sofia(opts Options, req xmlcurl.Request, servers []Server, trunks []SIPTrun
 		}
 		writeProfile(w, opts, prof, srv.Name, known, trunks)
 	}
-	w.raw("</profiles>\n</configuration>\n")
-	closeSection(w)
-	return w.bytes()
+	w.Raw("</profiles>\n</configuration>\n")
+	xmldoc.CloseSection(w)
+	return w.Bytes()
 }
 
 func defaultServer(req xmlcurl.Request) *Server {
@@ -56,11 +57,11 @@ func defaultServer(req xmlcurl.Request) *Server {
 	}}
 }
 
-func writeProfile(w *xw, opts Options, prof SIPProfile, server string, known bool, trunks []SIPTrunk) {
+func writeProfile(w *xmldoc.Writer, opts Options, prof SIPProfile, server string, known bool, trunks []SIPTrunk) {
 	internal := prof.Name == "internal"
-	w.raw("<profile")
-	w.attr("name", prof.Name)
-	w.raw(">\n<gateways>\n")
+	w.Raw("<profile")
+	w.Attr("name", prof.Name)
+	w.Raw(">\n<gateways>\n")
 	if !internal {
 		for i := range trunks {
 			t := &trunks[i]
@@ -70,35 +71,35 @@ func writeProfile(w *xw, opts Options, prof SIPProfile, server string, known boo
 			writeGateway(w, t)
 		}
 	}
-	w.raw("</gateways>\n<domains>\n<domain name=\"all\" alias=\"false\" parse=\"false\"/>\n</domains>\n<settings>\n")
+	w.Raw("</gateways>\n<domains>\n<domain name=\"all\" alias=\"false\" parse=\"false\"/>\n</domains>\n<settings>\n")
 	port := prof.SIPPort
 	if port <= 0 {
 		port = map[bool]int{true: 5060, false: 5080}[internal]
 	}
 	ip := firstNonEmpty(prof.SIPIP, "auto")
-	w.param("param", "context", "public")
-	w.param("param", "dialplan", "XML")
-	w.param("param", "sip-ip", ip)
-	w.param("param", "rtp-ip", ip)
-	w.param("param", "sip-port", itoa(port))
+	w.Param("param", "context", "public")
+	w.Param("param", "dialplan", "XML")
+	w.Param("param", "sip-ip", ip)
+	w.Param("param", "rtp-ip", ip)
+	w.Param("param", "sip-port", itoa(port))
 	if prof.ExtSIPIP != "" {
-		w.param("param", "ext-sip-ip", prof.ExtSIPIP)
+		w.Param("param", "ext-sip-ip", prof.ExtSIPIP)
 	}
 	if prof.ExtRTPIP != "" {
-		w.param("param", "ext-rtp-ip", prof.ExtRTPIP)
+		w.Param("param", "ext-rtp-ip", prof.ExtRTPIP)
 	}
 	if prof.TLSPort > 0 {
-		w.param("param", "tls", "true")
-		w.param("param", "tls-sip-port", itoa(prof.TLSPort))
+		w.Param("param", "tls", "true")
+		w.Param("param", "tls-sip-port", itoa(prof.TLSPort))
 	}
 	if internal && opts.SIPWSPort > 0 {
-		w.param("param", "ws-binding", ":"+itoa(opts.SIPWSPort))
+		w.Param("param", "ws-binding", ":"+itoa(opts.SIPWSPort))
 	}
 	switch {
 	case prof.WSSPort > 0:
-		w.param("param", "wss-binding", ":"+itoa(prof.WSSPort))
+		w.Param("param", "wss-binding", ":"+itoa(prof.WSSPort))
 	case internal && opts.SIPWSSPort > 0:
-		w.param("param", "wss-binding", ":"+itoa(opts.SIPWSSPort))
+		w.Param("param", "wss-binding", ":"+itoa(opts.SIPWSSPort))
 	}
 	// Declared codecs: an inbound leg negotiates from these. A leg
 	// FreeSWITCH dials for a call (an originator's B leg) offers only the
@@ -112,18 +113,18 @@ func writeProfile(w *xw, opts Options, prof SIPProfile, server string, known boo
 	if internal {
 		prefs = "G722,PCMU,PCMA"
 	}
-	w.param("param", "inbound-codec-prefs", prefs)
-	w.param("param", "outbound-codec-prefs", prefs)
-	w.param("param", "auth-calls", boolStr(internal))
+	w.Param("param", "inbound-codec-prefs", prefs)
+	w.Param("param", "outbound-codec-prefs", prefs)
+	w.Param("param", "auth-calls", boolStr(internal))
 	if internal {
-		w.param("param", "apply-nat-acl", "nat.auto")
-		w.param("param", "force-register-domain", opts.Domain)
-		w.param("param", "force-subscription-domain", opts.Domain)
-		w.param("param", "force-register-db-domain", opts.Domain)
-		w.param("param", "challenge-realm", "auto_from")
-		w.param("param", "inbound-reg-force-matching-username", "true")
+		w.Param("param", "apply-nat-acl", "nat.auto")
+		w.Param("param", "force-register-domain", opts.Domain)
+		w.Param("param", "force-subscription-domain", opts.Domain)
+		w.Param("param", "force-register-db-domain", opts.Domain)
+		w.Param("param", "challenge-realm", "auto_from")
+		w.Param("param", "inbound-reg-force-matching-username", "true")
 	}
-	w.raw("</settings>\n</profile>\n")
+	w.Raw("</settings>\n</profile>\n")
 }
 
 // carries reports whether the node loads the trunk.
@@ -136,10 +137,10 @@ func carries(t *SIPTrunk, server string, known bool) bool {
 
 // writeGateway renders a trunk as a sofia gateway (resources.md §1.8). The
 // password is carried verbatim (escaped, '$' as &#36;).
-func writeGateway(w *xw, t *SIPTrunk) {
-	w.raw("<gateway")
-	w.attr("name", t.Name)
-	w.raw(">\n")
+func writeGateway(w *xmldoc.Writer, t *SIPTrunk) {
+	w.Raw("<gateway")
+	w.Attr("name", t.Name)
+	w.Raw(">\n")
 	port := t.Port
 	if port <= 0 {
 		port = 5060
@@ -148,25 +149,25 @@ func writeGateway(w *xw, t *SIPTrunk) {
 	if port != 5060 {
 		proxy += ":" + itoa(port)
 	}
-	w.param("param", "proxy", proxy)
-	w.param("param", "register", boolStr(t.Register))
+	w.Param("param", "proxy", proxy)
+	w.Param("param", "register", boolStr(t.Register))
 	user := firstNonEmpty(t.Username, "switchboard")
-	w.param("param", "username", user)
-	w.param("param", "password", firstNonEmpty(t.Password, "none"))
+	w.Param("param", "username", user)
+	w.Param("param", "password", firstNonEmpty(t.Password, "none"))
 	optional := [][2]string{
 		{"auth-username", t.AuthUsername}, {"realm", t.Realm}, {"from-user", t.FromUser},
 		{"from-domain", t.FromDomain}, {"outbound-proxy", t.OutboundProxy},
 	}
 	for _, kv := range optional {
 		if kv[1] != "" {
-			w.param("param", kv[0], kv[1])
+			w.Param("param", kv[0], kv[1])
 		}
 	}
 	switch t.Transport {
 	case "tcp", "tls":
-		w.param("param", "register-transport", t.Transport)
+		w.Param("param", "register-transport", t.Transport)
 	default:
-		w.param("param", "register-transport", "udp")
+		w.Param("param", "register-transport", "udp")
 	}
 	expire := t.ExpireSeconds
 	if expire <= 0 {
@@ -176,12 +177,12 @@ func writeGateway(w *xw, t *SIPTrunk) {
 	if retry <= 0 {
 		retry = 30
 	}
-	w.param("param", "expire-seconds", itoa(expire))
-	w.param("param", "retry-seconds", itoa(retry))
+	w.Param("param", "expire-seconds", itoa(expire))
+	w.Param("param", "retry-seconds", itoa(retry))
 	if t.PingSeconds > 0 {
-		w.param("param", "ping", itoa(t.PingSeconds))
+		w.Param("param", "ping", itoa(t.PingSeconds))
 	}
-	w.param("param", "caller-id-in-from", boolStr(t.CallerIDInFrom))
+	w.Param("param", "caller-id-in-from", boolStr(t.CallerIDInFrom))
 	codecs := t.Codecs
 	if len(codecs) == 0 {
 		codecs = []string{"PCMA", "PCMU"}
@@ -193,7 +194,7 @@ func writeGateway(w *xw, t *SIPTrunk) {
 			ok = append(ok, c)
 		}
 	}
-	w.raw("<variables>\n")
+	w.Raw("<variables>\n")
 	outboundVar(w, "absolute_codec_string", strings.Join(ok, ","))
 	// DTMF towards the carrier: sofia reads dtmf_type (rfc2833, info or
 	// none) on the leg; inband is none on the wire plus tones generated
@@ -207,13 +208,13 @@ func writeGateway(w *xw, t *SIPTrunk) {
 	default:
 		outboundVar(w, "dtmf_type", "rfc2833")
 	}
-	w.raw("</variables>\n</gateway>\n")
+	w.Raw("</variables>\n</gateway>\n")
 }
 
 // outboundVar is a gateway variable set on calls out through it.
-func outboundVar(w *xw, name, value string) {
-	w.raw("<variable")
-	w.attr("name", name)
-	w.attr("value", value)
-	w.raw(" direction=\"outbound\"/>\n")
+func outboundVar(w *xmldoc.Writer, name, value string) {
+	w.Raw("<variable")
+	w.Attr("name", name)
+	w.Attr("value", value)
+	w.Raw(" direction=\"outbound\"/>\n")
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // failPrefix marks the internal destination an extension's bridge transfers
@@ -24,11 +25,11 @@ func TenantContext(opts Options, req xmlcurl.Request, snap *TenantSnapshot, now 
 	tr := Trace{Context: req.Context(), Number: num, Caller: req.CallerNumber()}
 	if snap == nil || !validTenant(snap.Tenant.Tenant) || !strings.EqualFold(req.Context(), snap.Tenant.Tenant) || !validHost(opts.Domain) {
 		tr.Reason = "unknown context"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	if !snap.Tenant.Enabled {
 		tr.Reason = "tenant disabled"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	p := &planner{opts: opts, snap: snap, tenant: snap.Tenant.Tenant, now: now, trace: &tr, callerName: req.CallerName(),
 		forwardChain: req.ForwardChain(), req: req}
@@ -65,7 +66,7 @@ func TenantContext(opts Options, req xmlcurl.Request, snap *TenantSnapshot, now 
 			tr.Reason = "no match"
 		}
 		tr.Match = ""
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	return writeDialplan(p.tenant, []ext{*e}), tr
 }

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // Message length limits. mod_voicemail (1.10) limits a recording only by
@@ -65,25 +66,25 @@ func VoicemailConf(opts Options, messageSeconds []int) []byte {
 	}
 	slices.Sort(lengths[1:])
 	lengths = slices.Compact(lengths)
-	w := newXW(2048 * len(lengths))
-	w.raw(docOpen)
-	w.raw("<section name=\"configuration\">\n<configuration name=\"voicemail.conf\" description=\"Voicemail\">\n<settings>\n</settings>\n<profiles>\n")
+	w := xmldoc.NewWriter(2048 * len(lengths))
+	w.Raw(xmldoc.DocOpen)
+	w.Raw("<section name=\"configuration\">\n<configuration name=\"voicemail.conf\" description=\"Voicemail\">\n<settings>\n</settings>\n<profiles>\n")
 	for _, seconds := range lengths {
 		writeVoicemailProfile(w, opts, seconds)
 	}
-	w.raw("</profiles>\n</configuration>\n")
-	closeSection(w)
-	return w.bytes()
+	w.Raw("</profiles>\n</configuration>\n")
+	xmldoc.CloseSection(w)
+	return w.Bytes()
 }
 
 // writeVoicemailProfile renders one profile whose messages last at most
 // seconds.
-func writeVoicemailProfile(w *xw, opts Options, seconds int) {
-	w.raw("<profile")
-	w.attr("name", VoicemailProfileFor(seconds))
-	w.raw(">\n")
-	w.param("param", "dbname", voicemailDB)
-	w.param("param", "max-record-len", itoa(seconds))
+func writeVoicemailProfile(w *xmldoc.Writer, opts Options, seconds int) {
+	w.Raw("<profile")
+	w.Attr("name", VoicemailProfileFor(seconds))
+	w.Raw(">\n")
+	w.Param("param", "dbname", voicemailDB)
+	w.Param("param", "max-record-len", itoa(seconds))
 	for _, p := range [][2]string{
 		{"file-extension", "wav"},
 		{"terminator-key", "#"},
@@ -104,19 +105,19 @@ func writeVoicemailProfile(w *xw, opts Options, seconds int) {
 		{"play-new-messages-lifo", "false"},
 		{"play-saved-messages-lifo", "false"},
 	} {
-		w.param("param", p[0], p[1])
+		w.Param("param", p[0], p[1])
 	}
 	if dir, ok := naming.NodeMediaDir(opts.MediaDir); ok {
-		w.param("param", "storage-dir", dir+"/voicemail")
+		w.Param("param", "storage-dir", dir+"/voicemail")
 	}
 	// The mail templates are the files FreeSWITCH ships in its conf
 	// directory; the sender is the box's own address in the SIP domain.
-	w.raw("<email>\n")
-	w.param("param", "template-file", "voicemail.tpl")
-	w.param("param", "notify-template-file", "notify-voicemail.tpl")
-	w.param("param", "date-fmt", "%A, %B %d %Y, %I:%M %p")
-	w.param("param", "email-from", "${voicemail_account}@${voicemail_domain}")
-	w.raw("</email>\n</profile>\n")
+	w.Raw("<email>\n")
+	w.Param("param", "template-file", "voicemail.tpl")
+	w.Param("param", "notify-template-file", "notify-voicemail.tpl")
+	w.Param("param", "date-fmt", "%A, %B %d %Y, %I:%M %p")
+	w.Param("param", "email-from", "${voicemail_account}@${voicemail_domain}")
+	w.Raw("</email>\n</profile>\n")
 }
 
 // mailboxFullSound is what mod_voicemail itself plays when a box is over

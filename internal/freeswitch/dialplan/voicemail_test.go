@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // TestVoicemailConfGolden: the one profile every box uses, with empty PINs
@@ -142,13 +143,13 @@ func TestCompanyDirectoryDomain(t *testing.T) {
 			"suffix only":  dirRequest(t, "013", "user", "", "key", "", "key_value", ".directory.invalid", "domain", ""),
 		}
 		for name, r := range cases {
-			if doc := Directory(testOpts, r, snap); !IsNotFound(doc) {
+			if doc := Directory(testOpts, r, snap); !xmldoc.IsNotFound(doc) {
 				t.Errorf("%s: got\n%s", name, doc)
 			}
 		}
 		off := loadSnap(t)
 		off.Tenant.Enabled = false
-		if doc := Directory(testOpts, req, off); !IsNotFound(doc) {
+		if doc := Directory(testOpts, req, off); !xmldoc.IsNotFound(doc) {
 			t.Errorf("disabled tenant: got\n%s", doc)
 		}
 	})

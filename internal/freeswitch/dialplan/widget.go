@@ -5,6 +5,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // A webrtc click-to-call widget gives each visitor's browser a short-lived
@@ -55,19 +56,19 @@ func WidgetDirectory(opts Options, req xmlcurl.Request, w *Widget, u *WidgetUser
 	if !ok || u == nil || u.ID != req.User || !widgetUsable(opts, w, snap) || !strings.EqualFold(tenant, snap.Tenant.Tenant) ||
 		!strings.EqualFold(domain, opts.Domain) || (req.Action != "sip_auth" && req.Action != "") ||
 		(req.Key != "" && req.Key != "id") || len(u.A1Hash) != 32 || !allIn(u.A1Hash, "0123456789abcdef") {
-		return NotFound()
+		return xmldoc.NotFound()
 	}
-	w2 := newXW(2048)
+	w2 := xmldoc.NewWriter(2048)
 	openDomain(w2, opts)
-	w2.raw("<users>\n<user")
-	w2.attr("id", u.ID)
-	w2.raw(">\n<params>\n")
-	w2.param("param", "a1-hash", u.A1Hash)
-	w2.param("param", "vm-enabled", "false")
-	w2.param("param", "max-registrations-per-extension", "1")
-	w2.param("param", "directory-visible", "false")
-	w2.param("param", "directory-exten-visible", "false")
-	w2.raw("</params>\n<variables>\n")
+	w2.Raw("<users>\n<user")
+	w2.Attr("id", u.ID)
+	w2.Raw(">\n<params>\n")
+	w2.Param("param", "a1-hash", u.A1Hash)
+	w2.Param("param", "vm-enabled", "false")
+	w2.Param("param", "max-registrations-per-extension", "1")
+	w2.Param("param", "directory-visible", "false")
+	w2.Param("param", "directory-exten-visible", "false")
+	w2.Raw("</params>\n<variables>\n")
 	for _, v := range [][2]string{
 		{"user_context", naming.WidgetContext(w.PublicID)},
 		{"sb_tenant", snap.Tenant.Tenant},
@@ -76,11 +77,11 @@ func WidgetDirectory(opts Options, req xmlcurl.Request, w *Widget, u *WidgetUser
 		{"effective_caller_id_number", "widget"},
 		{"toll_allow", ""},
 	} {
-		w2.param("variable", v[0], v[1])
+		w2.Param("variable", v[0], v[1])
 	}
-	w2.raw("</variables>\n</user>\n</users>\n")
+	w2.Raw("</variables>\n</user>\n</users>\n")
 	closeDomain(w2)
-	return w2.bytes()
+	return w2.Bytes()
 }
 
 // WidgetDialplan renders a widget's context: one extension, the widget's
@@ -92,17 +93,17 @@ func WidgetDialplan(opts Options, req xmlcurl.Request, w *Widget, snap *TenantSn
 	id, ok := naming.WidgetPublicID(req.Context())
 	if !ok || !widgetUsable(opts, w, snap) || id != w.PublicID {
 		tr.Reason = "unknown context"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	if num != w.Destination.Target {
 		tr.Reason = "no match"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	p := &planner{opts: opts, snap: snap, tenant: snap.Tenant.Tenant, trace: &tr, req: req}
 	acts, ok := p.destination(w.Destination)
 	if !ok {
 		tr.Reason = "destination not rendered"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	tr.Match = "widget"
 	e := single("widget", num, acts)

@@ -7,6 +7,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 const testWidgetUser = "w0123456789abcdef01234567-acme"
@@ -25,7 +26,7 @@ func TestWidgetGolden(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			doc := WidgetDirectory(testOpts, dirRequest(t, c.capture, "user", testWidgetUser), testWidget(), user, snap)
 			wellFormed(t, doc)
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				t.Fatal("not found")
 			}
 			golden(t, c.name+".xml", doc)
@@ -65,7 +66,7 @@ func TestWidgetRefusals(t *testing.T) {
 		{"another widget's context", first(WidgetDialplan(testOpts, callRequest(t, "widget-otherwidget2345678", "600"), testWidget(), snap))},
 		{"disabled widget context", first(WidgetDialplan(testOpts, callRequest(t, "widget-pub23456789abcdefghi", "600"), off, snap))},
 	} {
-		if !IsNotFound(c.doc) {
+		if !xmldoc.IsNotFound(c.doc) {
 			t.Errorf("%s: want not found, got\n%s", c.name, c.doc)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // Fetch answers one mod_xml_curl POST body with the XML document to send
@@ -53,7 +54,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 	l, ok := lookupFor(&req, now)
 	if !ok {
 		rec.setTier(TierNone)
-		return dialplan.NotFound(), nil
+		return xmldoc.NotFound(), nil
 	}
 	if !s.note.live.Load() || l.everyTenant {
 		// Changes may be missed (or, across every tenant, not keyed by one

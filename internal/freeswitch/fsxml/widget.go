@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -39,7 +40,7 @@ func (s *Service) widgetFetch(ctx context.Context, req *xmlcurl.Request, now tim
 		}
 		w, snap, err := s.widget(ctx, id, "")
 		if err != nil || w == nil {
-			return dialplan.NotFound(), true, err
+			return xmldoc.NotFound(), true, err
 		}
 		doc, _ := dialplan.WidgetDialplan(s.opts, *req, w, snap)
 		return doc, true, nil
@@ -50,14 +51,14 @@ func (s *Service) widgetFetch(ctx context.Context, req *xmlcurl.Request, now tim
 func (s *Service) widgetDirectory(ctx context.Context, req *xmlcurl.Request, tenant string, now time.Time) ([]byte, error) {
 	u, err := s.st.LiveWidgetSIPUser(ctx, req.User, now)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && !strings.EqualFold(u.Tenant, tenant)) {
-		return dialplan.NotFound(), nil
+		return xmldoc.NotFound(), nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	w, snap, err := s.widget(ctx, u.Widget, u.Tenant)
 	if err != nil || w == nil {
-		return dialplan.NotFound(), err
+		return xmldoc.NotFound(), err
 	}
 	return dialplan.WidgetDirectory(s.opts, *req, w, &dialplan.WidgetUser{ID: u.Username, A1Hash: u.A1Hash, CallerName: u.CallerName}, snap), nil
 }
