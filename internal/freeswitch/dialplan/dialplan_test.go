@@ -347,14 +347,6 @@ func TestDispatch(t *testing.T) {
 	if _, tr := TenantContext(testOpts, callRequest(t, "acme", "1004"), self, now); tr.Reason == "forward_all" {
 		t.Fatal("forward to itself was rendered")
 	}
-	for _, kv := range [][]string{{"key_value", "acl.conf"}, {"section", "directory"}} {
-		if !xmldoc.IsNotFound(Configuration(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), kv...)), testServers, snap.Trunks)) {
-			t.Fatalf("%v: want not found", kv)
-		}
-	}
-	if xmldoc.IsNotFound(Configuration(testOpts, xmlcurl.ParseRequest(capture(t, "003")), testServers, snap.Trunks)) {
-		t.Fatal("sofia.conf: got not found")
-	}
 }
 
 // TestHuntTurns: a round-robin group's first member moves one on with

@@ -127,15 +127,12 @@ func FuzzDialplanEscaping(f *testing.F) {
 		defer func() { snap.Tenant, snap.Trunks = savedTenant, savedTrunks }()
 		snap.OutboundRoutes[0].Name = s
 		snap.Tenant.OutboundCallerIDName = s
-		// Trunk settings rendered on the bridges and gateways, and the
-		// tenant's country and caller id they format.
+		// Trunk settings rendered on the bridges (the gateways' are
+		// package sofiaconf's FuzzSofiaEscaping), and the tenant's country
+		// and caller id they format.
 		snap.Tenant.Country = s
 		for i := range snap.Trunks {
 			snap.Trunks[i].CallerIDFormat, snap.Trunks[i].DTMFMode = s, s
-		}
-		sofia := Sofia(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1")), testServers, snap.Trunks)
-		if err := xmlCheck(sofia); err != nil || strings.Contains(string(sofia), "${") {
-			t.Fatalf("sofia.conf: %v\n%s", err, sofia)
 		}
 		doc, _ := TenantContext(testOpts, outReq, snap, now)
 		checkFuzzDoc(t, doc, "")

@@ -3,6 +3,7 @@ package dialplan
 import (
 	"strconv"
 
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
@@ -176,10 +177,8 @@ func (p *planner) usableTrunks(r *OutboundRoute) []string {
 	return out
 }
 
-// validTrunkName matches ^[a-z0-9_]{1,40}$.
-func validTrunkName(s string) bool {
-	return len(s) >= 1 && len(s) <= 40 && allIn(s, "abcdefghijklmnopqrstuvwxyz0123456789_")
-}
+// validTrunkName matches ^[a-z0-9_]{1,40}$ (naming.ValidGatewayName).
+func validTrunkName(s string) bool { return naming.ValidGatewayName(s) }
 
 // bridges tries each trunk in turn. A trunk with max_channels runs its
 // bridge under limit_execute (mod_hash, counted per node): a full trunk is

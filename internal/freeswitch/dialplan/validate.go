@@ -48,19 +48,9 @@ func validToken(s string, extra string) bool {
 	return true
 }
 
-// validHost matches a host name or IPv4/IPv6 literal: [A-Za-z0-9.:-], 1-253.
-func validHost(s string) bool {
-	if len(s) < 1 || len(s) > 253 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':') {
-			return false
-		}
-	}
-	return true
-}
+// validHost matches a host name or IPv4/IPv6 literal: [A-Za-z0-9.:-], 1-253
+// (naming.ValidHost).
+func validHost(s string) bool { return naming.ValidHost(s) }
 
 // validLanguage matches ^[a-z]{2}(-[A-Z]{2})?$.
 func validLanguage(s string) bool {

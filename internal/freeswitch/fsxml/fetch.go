@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/crm"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/gateways/sofiaconf"
 	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
@@ -261,7 +262,7 @@ func (s *Service) render(ctx context.Context, req *xmlcurl.Request, l lookup, sr
 		if err != nil {
 			return rendered{}, err
 		}
-		return rendered{doc: dialplan.Configuration(s.opts, *req, p.servers, p.trunks)}, nil
+		return rendered{doc: sofiaconf.Configuration(s.opts, *req, p.servers, p.trunks)}, nil
 	}
 	p, err := src.platform(ctx)
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/gateways/sofiaconf"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
@@ -96,7 +97,7 @@ func (s *Service) platformModel(ctx context.Context, g gens) (*platformModel, er
 // platformModel is the platform-wide configuration renders read.
 type platformModel struct {
 	trunks  []dialplan.SIPTrunk
-	servers []dialplan.Server
+	servers []sofiaconf.Server
 
 	mu     sync.Mutex
 	usable map[string][]dialplan.SIPTrunk // by lower-case tenant
@@ -300,5 +301,5 @@ func (s *Service) SofiaConf(ctx context.Context, node string) ([]byte, error) {
 			break
 		}
 	}
-	return dialplan.Sofia(s.opts, req, p.servers, p.trunks), nil
+	return sofiaconf.Sofia(s.opts, req, p.servers, p.trunks), nil
 }

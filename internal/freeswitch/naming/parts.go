@@ -48,3 +48,25 @@ func safeSegments(s string) bool {
 	}
 	return true
 }
+
+// ValidHost matches a host name or IPv4/IPv6 literal: [A-Za-z0-9.:-],
+// 1-253 bytes; the domain after '@' in a name and a gateway's proxy.
+func ValidHost(s string) bool {
+	if len(s) < 1 || len(s) > 253 {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':') {
+			return false
+		}
+	}
+	return true
+}
+
+// ValidGatewayName matches ^[a-z0-9_]{1,40}$: a SIP trunk's name, which is
+// its sofia gateway's name in sofia.conf and in the sofia/gateway/<name>/
+// dial strings of outbound routes.
+func ValidGatewayName(s string) bool {
+	return len(s) >= 1 && len(s) <= 40 && allIn(s, "abcdefghijklmnopqrstuvwxyz0123456789_")
+}

@@ -1,11 +1,46 @@
-package dialplan
+package sofiaconf
 
 import (
+	"cmp"
+	"slices"
+	"strconv"
 	"strings"
 
+	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
+
+// SIPProfile is one sofia profile of a server.
+type SIPProfile struct {
+	Name     string `json:"name"`
+	SIPIP    string `json:"sip_ip"`
+	SIPPort  int    `json:"sip_port"`
+	ExtSIPIP string `json:"ext_sip_ip"`
+	ExtRTPIP string `json:"ext_rtp_ip"`
+	TLSPort  int    `json:"tls_port"`
+	WSSPort  int    `json:"wss_port"`
+}
+
+// Server is a FreeSWITCH node (resources.md §1.5).
+type Server struct {
+	ID          int64        `json:"id"`
+	Name        string       `json:"name"`
+	Hostname    string       `json:"hostname"`
+	SIPProfiles []SIPProfile `json:"sip_profiles"`
+	Enabled     bool         `json:"enabled"`
+}
+
+// Configuration renders a platform configuration fetch. Only sofia.conf is
+// served here (conference.conf, per tenant, is dialplan.ConferenceConf); every other
+// file gets NotFound, so FreeSWITCH uses its static copy.
+func Configuration(opts dialplan.Options, req xmlcurl.Request, servers []Server, trunks []dialplan.SIPTrunk) []byte {
+	if req.Section != "configuration" || req.KeyValue != "sofia.conf" {
+		return xmldoc.NotFound()
+	}
+	return Sofia(opts, req, servers, trunks)
+}
 
 // Sofia renders sofia.conf for the node that asks (matched on req.Hostname):
 // its internal and external profiles and, on the external profile, one
@@ -16,7 +51,7 @@ import (
 // on 5080, bound to the FreeSWITCH-IPv4 it reported, and only the trunks
 // meant for every node: a new node then works before an administrator has
 // registered it, without receiving trunks pinned to other nodes.
-func Sofia(opts Options, req xmlcurl.Request, servers []Server, trunks []SIPTrunk) []byte {
+func Sofia(opts dialplan.Options, req xmlcurl.Request, servers []Server, trunks []dialplan.SIPTrunk) []byte {
 	srv := defaultServer(req)
 	known := false
 	for i := range servers {
@@ -48,7 +83,7 @@ func Sofia(opts Options, req xmlcurl.Request, servers []Server, trunks []SIPTrun
 
 func defaultServer(req xmlcurl.Request) *Server {
 	ip := req.IPv4
-	if !validHost(ip) {
+	if !naming.ValidHost(ip) {
 		ip = "auto"
 	}
 	return &Server{Name: "", SIPProfiles: []SIPProfile{
@@ -57,7 +92,7 @@ func defaultServer(req xmlcurl.Request) *Server {
 	}}
 }
 
-func writeProfile(w *xmldoc.Writer, opts Options, prof SIPProfile, server string, known bool, trunks []SIPTrunk) {
+func writeProfile(w *xmldoc.Writer, opts dialplan.Options, prof SIPProfile, server string, known bool, trunks []dialplan.SIPTrunk) {
 	internal := prof.Name == "internal"
 	w.Raw("<profile")
 	w.Attr("name", prof.Name)
@@ -65,7 +100,7 @@ func writeProfile(w *xmldoc.Writer, opts Options, prof SIPProfile, server string
 	if !internal {
 		for i := range trunks {
 			t := &trunks[i]
-			if !t.Enabled || !validTrunkName(t.Name) || !validHost(t.Host) || !carries(t, server, known) {
+			if !t.Enabled || !naming.ValidGatewayName(t.Name) || !naming.ValidHost(t.Host) || !carries(t, server, known) {
 				continue
 			}
 			writeGateway(w, t)
@@ -76,12 +111,12 @@ func writeProfile(w *xmldoc.Writer, opts Options, prof SIPProfile, server string
 	if port <= 0 {
 		port = map[bool]int{true: 5060, false: 5080}[internal]
 	}
-	ip := firstNonEmpty(prof.SIPIP, "auto")
+	ip := cmp.Or(prof.SIPIP, "auto")
 	w.Param("param", "context", "public")
 	w.Param("param", "dialplan", "XML")
 	w.Param("param", "sip-ip", ip)
 	w.Param("param", "rtp-ip", ip)
-	w.Param("param", "sip-port", itoa(port))
+	w.Param("param", "sip-port", strconv.Itoa(port))
 	if prof.ExtSIPIP != "" {
 		w.Param("param", "ext-sip-ip", prof.ExtSIPIP)
 	}
@@ -90,16 +125,16 @@ func writeProfile(w *xmldoc.Writer, opts Options, prof SIPProfile, server string
 	}
 	if prof.TLSPort > 0 {
 		w.Param("param", "tls", "true")
-		w.Param("param", "tls-sip-port", itoa(prof.TLSPort))
+		w.Param("param", "tls-sip-port", strconv.Itoa(prof.TLSPort))
 	}
 	if internal && opts.SIPWSPort > 0 {
-		w.Param("param", "ws-binding", ":"+itoa(opts.SIPWSPort))
+		w.Param("param", "ws-binding", ":"+strconv.Itoa(opts.SIPWSPort))
 	}
 	switch {
 	case prof.WSSPort > 0:
-		w.Param("param", "wss-binding", ":"+itoa(prof.WSSPort))
+		w.Param("param", "wss-binding", ":"+strconv.Itoa(prof.WSSPort))
 	case internal && opts.SIPWSSPort > 0:
-		w.Param("param", "wss-binding", ":"+itoa(opts.SIPWSSPort))
+		w.Param("param", "wss-binding", ":"+strconv.Itoa(opts.SIPWSSPort))
 	}
 	// Declared codecs: an inbound leg negotiates from these. A leg
 	// FreeSWITCH dials for a call (an originator's B leg) offers only the
@@ -115,7 +150,7 @@ func writeProfile(w *xmldoc.Writer, opts Options, prof SIPProfile, server string
 	}
 	w.Param("param", "inbound-codec-prefs", prefs)
 	w.Param("param", "outbound-codec-prefs", prefs)
-	w.Param("param", "auth-calls", boolStr(internal))
+	w.Param("param", "auth-calls", strconv.FormatBool(internal))
 	if internal {
 		w.Param("param", "apply-nat-acl", "nat.auto")
 		w.Param("param", "force-register-domain", opts.Domain)
@@ -128,16 +163,16 @@ func writeProfile(w *xmldoc.Writer, opts Options, prof SIPProfile, server string
 }
 
 // carries reports whether the node loads the trunk.
-func carries(t *SIPTrunk, server string, known bool) bool {
+func carries(t *dialplan.SIPTrunk, server string, known bool) bool {
 	if len(t.Servers) == 0 {
 		return true
 	}
-	return known && hasString(t.Servers, server)
+	return known && slices.ContainsFunc(t.Servers, func(s string) bool { return strings.EqualFold(s, server) })
 }
 
 // writeGateway renders a trunk as a sofia gateway (resources.md §1.8). The
 // password is carried verbatim (escaped, '$' as &#36;).
-func writeGateway(w *xmldoc.Writer, t *SIPTrunk) {
+func writeGateway(w *xmldoc.Writer, t *dialplan.SIPTrunk) {
 	w.Raw("<gateway")
 	w.Attr("name", t.Name)
 	w.Raw(">\n")
@@ -147,13 +182,13 @@ func writeGateway(w *xmldoc.Writer, t *SIPTrunk) {
 	}
 	proxy := t.Host
 	if port != 5060 {
-		proxy += ":" + itoa(port)
+		proxy += ":" + strconv.Itoa(port)
 	}
 	w.Param("param", "proxy", proxy)
-	w.Param("param", "register", boolStr(t.Register))
-	user := firstNonEmpty(t.Username, "switchboard")
+	w.Param("param", "register", strconv.FormatBool(t.Register))
+	user := cmp.Or(t.Username, "switchboard")
 	w.Param("param", "username", user)
-	w.Param("param", "password", firstNonEmpty(t.Password, "none"))
+	w.Param("param", "password", cmp.Or(t.Password, "none"))
 	optional := [][2]string{
 		{"auth-username", t.AuthUsername}, {"realm", t.Realm}, {"from-user", t.FromUser},
 		{"from-domain", t.FromDomain}, {"outbound-proxy", t.OutboundProxy},
@@ -177,12 +212,12 @@ func writeGateway(w *xmldoc.Writer, t *SIPTrunk) {
 	if retry <= 0 {
 		retry = 30
 	}
-	w.Param("param", "expire-seconds", itoa(expire))
-	w.Param("param", "retry-seconds", itoa(retry))
+	w.Param("param", "expire-seconds", strconv.Itoa(expire))
+	w.Param("param", "retry-seconds", strconv.Itoa(retry))
 	if t.PingSeconds > 0 {
-		w.Param("param", "ping", itoa(t.PingSeconds))
+		w.Param("param", "ping", strconv.Itoa(t.PingSeconds))
 	}
-	w.Param("param", "caller-id-in-from", boolStr(t.CallerIDInFrom))
+	w.Param("param", "caller-id-in-from", strconv.FormatBool(t.CallerIDInFrom))
 	codecs := t.Codecs
 	if len(codecs) == 0 {
 		codecs = []string{"PCMA", "PCMU"}

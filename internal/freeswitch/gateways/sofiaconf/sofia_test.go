@@ -1,11 +1,13 @@
-package dialplan
+package sofiaconf
 
 import (
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 var testServers = []Server{{
@@ -17,7 +19,7 @@ var testServers = []Server{{
 }}
 
 func TestSofiaGolden(t *testing.T) {
-	trunks := loadSnap(t).Trunks
+	trunks := loadTrunks(t)
 	tests := []struct {
 		name string
 		req  xmlcurl.Request
@@ -37,7 +39,7 @@ func TestSofiaGolden(t *testing.T) {
 }
 
 func TestSofiaGatewayValues(t *testing.T) {
-	trunks := loadSnap(t).Trunks
+	trunks := loadTrunks(t)
 	doc := Sofia(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), "hostname", "fs1")), testServers, trunks)
 	tree := decodeTree(t, doc)
 	if got := tree.find("gateway", "", "", "name"); strings.Join(got, ",") != "carrier_a,carrier_b" {
@@ -57,4 +59,45 @@ func TestSofiaGatewayValues(t *testing.T) {
 	if got := decodeTree(t, doc).find("param", "name", "sip-ip", "value"); strings.Join(got, ",") != "192.0.2.2,192.0.2.2" {
 		t.Fatalf("default profiles sip-ip = %q", got)
 	}
+}
+
+// TestConfiguration: a platform configuration fetch gets sofia.conf, and
+// any other file or section not found (FreeSWITCH then uses its own).
+func TestConfiguration(t *testing.T) {
+	trunks := loadTrunks(t)
+	for _, kv := range [][]string{{"key_value", "acl.conf"}, {"section", "directory"}} {
+		if !xmldoc.IsNotFound(Configuration(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), kv...)), testServers, trunks)) {
+			t.Fatalf("%v: want not found", kv)
+		}
+	}
+	if xmldoc.IsNotFound(Configuration(testOpts, xmlcurl.ParseRequest(capture(t, "003")), testServers, trunks)) {
+		t.Fatal("sofia.conf: got not found")
+	}
+}
+
+var fuzzSeeds = []string{
+	"", "plain", `Eve "<x>" & $${default_password} ${system(id)}`, `<action application="system"/>`,
+	"]]><!--", "\x00\x01\x1f\x7f", "\xff\xfe", "é ü 漢字 🎉", "\t\r\n", "&amp;&#36;&#x24;", "'\"",
+	"<X-PRE-PROCESS cmd=\"exec\" data=\"id\"/>", "\uFFFE\uFFFF", "\xed\xa0\x80",
+}
+
+// FuzzSofiaEscaping: whatever a trunk's settings hold, sofia.conf stays
+// well-formed XML with nothing FreeSWITCH would expand.
+func FuzzSofiaEscaping(f *testing.F) {
+	for _, s := range fuzzSeeds {
+		f.Add(s)
+	}
+	trunks := loadTrunks(f)
+	req := xmlcurl.ParseRequest(fakefs.FormWith(capture(f, "003"), "hostname", "fs1"))
+	f.Fuzz(func(t *testing.T, s string) {
+		ts := slices.Clone(trunks)
+		for i := range ts {
+			ts[i].CallerIDFormat, ts[i].DTMFMode = s, s
+			ts[i].Password, ts[i].Realm, ts[i].FromUser = s, s, s
+		}
+		sofia := Sofia(testOpts, req, testServers, ts)
+		if err := xmlCheck(sofia); err != nil || strings.Contains(string(sofia), "${") {
+			t.Fatalf("sofia.conf: %v\n%s", err, sofia)
+		}
+	})
 }
