@@ -304,13 +304,21 @@ func TestRenderedXMLHasItsModules(t *testing.T) {
 			used[name] = where
 		}
 	}
-	golden, err := filepath.Glob("../internal/freeswitch/dialplan/testdata/golden/*.xml")
-	if err != nil || len(golden) < 50 {
-		t.Fatalf("golden files: %d, %v", len(golden), err)
+	// The renderers: dialplan, and sofiaconf for sofia.conf.
+	var golden, source []string
+	for _, dir := range []string{"../internal/freeswitch/dialplan", "../internal/freeswitch/gateways/sofiaconf"} {
+		g, err := filepath.Glob(dir + "/testdata/golden/*.xml")
+		if err != nil || len(g) == 0 {
+			t.Fatalf("golden files in %s: %d, %v", dir, len(g), err)
+		}
+		src, err := filepath.Glob(dir + "/*.go")
+		if err != nil {
+			t.Fatal(err)
+		}
+		golden, source = append(golden, g...), append(source, src...)
 	}
-	source, err := filepath.Glob("../internal/freeswitch/dialplan/*.go")
-	if err != nil {
-		t.Fatal(err)
+	if len(golden) < 50 {
+		t.Fatalf("golden files: %d", len(golden))
 	}
 	goldenPatterns := []*regexp.Regexp{
 		regexp.MustCompile(`application="([a-z_]+)"`),

@@ -33,7 +33,7 @@ func benchXML(ctx context.Context, args []string) error {
 	fs := flag.NewFlagSet("xml", flag.ContinueOnError)
 	dur := fs.Duration("duration", 8*time.Second, "length of each load run")
 	workers := fs.Int("workers", 16, "concurrent keep-alive clients")
-	captures := fs.String("captures", "dialplan/testdata/captures", "directory of mod_xml_curl capture files")
+	captures := fs.String("captures", "internal/freeswitch/xmlcurl/testdata/captures", "directory of mod_xml_curl capture files")
 	misses := fs.Int("misses", 300, "write-then-fetch rounds")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cached and cold runs to this file")
 	only := fs.String("only", "", "run only these modes (comma-separated: cached,first,storm,random,cold)")

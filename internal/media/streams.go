@@ -5,7 +5,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/freeswitch/command"
-	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // StreamCommands are the mod_local_stream commands that apply a committed
@@ -23,7 +23,7 @@ func StreamCommands(c changes.Change) []command.Command {
 		if len(raw) == 0 || json.Unmarshal(raw, &obj) != nil || obj.Name == "" {
 			return ""
 		}
-		return dialplan.MOHStreamName(c.Tenant, obj.Name)
+		return naming.MOHStreamName(c.Tenant, obj.Name)
 	}
 	before, after := name(c.Before), name(c.After)
 	var cmds []command.Command

@@ -11,8 +11,8 @@ import (
 
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/freeswitch/command"
-	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // VoicemailDeliveryData is the voicemail.imported event's payload: what a
@@ -101,8 +101,8 @@ const maxVMPath = 249
 func (d *VoicemailDelivery) commands(tenant string, m VoicemailDeliveryData) (vmCommands, error) {
 	dir := strings.TrimRight(d.NodeDir, "/")
 	file := path.Base(m.Path)
-	box := dialplan.VoicemailBox(tenant, m.Mailbox)
-	storage := dialplan.VoicemailStorageDir(dialplan.Options{MediaDir: dir}, tenant, m.Mailbox)
+	box := naming.VoicemailBox(tenant, m.Mailbox)
+	storage := naming.VoicemailStorageDir(dir, tenant, m.Mailbox)
 	if storage == "" || !safeRel(m.Path) || !safePart(file) || !safePart(box) || !patParty.MatchString(firstOr(m.CallerIDNumber, "anonymous")) {
 		return vmCommands{}, fmt.Errorf("voicemail delivery: message %d has unsafe parts", m.ID)
 	}
@@ -110,7 +110,7 @@ func (d *VoicemailDelivery) commands(tenant string, m VoicemailDeliveryData) (vm
 		return vmCommands{}, fmt.Errorf("voicemail delivery: the media directory %q is too long for mod_voicemail's file_path", dir)
 	}
 	id := box + "@" + d.Domain
-	inject := command.VMInject(id, dialplan.VoicemailProfile, dir+"/"+m.Path, firstOr(m.CallerIDNumber, "anonymous"), vmCallerName(m.CallerIDName))
+	inject := command.VMInject(id, naming.VoicemailProfile, dir+"/"+m.Path, firstOr(m.CallerIDNumber, "anonymous"), vmCallerName(m.CallerIDName))
 	c := vmCommands{list: command.VMList(id), inject: inject, marker: "_broadcast_" + file}
 	if m.Read {
 		c.read = func(uuid string) command.Command { return command.VMRead(id, uuid) }

@@ -19,7 +19,7 @@ import (
 	"strconv"
 	"time"
 
-	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/platform/worker"
 )
@@ -107,7 +107,7 @@ var ErrNoEndpoint = errors.New("no fax endpoint")
 // that sends it commits. A repeated upload for the same call answers the
 // stored fax (created false) and sends nothing again.
 func (s *Service) Receive(ctx context.Context, tenant string, endpointID int64, callUUID string, tiff []byte) (Fax, bool, error) {
-	if !dialplan.ValidCallUUID(callUUID) {
+	if !naming.ValidCallUUID(callUUID) {
 		return Fax{}, false, ErrNoEndpoint
 	}
 	pages, err := TIFFPages(tiff)

@@ -12,6 +12,7 @@ import (
 	"github.com/switchboard/switchboard/internal/changes"
 	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -101,7 +102,7 @@ func (s *Sync) desired(ctx context.Context, tenant string, into *ccState) error 
 	}
 	for _, q := range queues {
 		if q.Enabled && validName(tenant, q.Number) {
-			into.queues[dialplan.QueueName(tenant, q.Number)] = true
+			into.queues[naming.QueueName(tenant, q.Number)] = true
 		}
 	}
 	snap := &dialplan.TenantSnapshot{Tenant: dialplan.Tenant{Tenant: tenant, Enabled: true}, Queues: queues}
@@ -111,7 +112,7 @@ func (s *Sync) desired(ctx context.Context, tenant string, into *ccState) error 
 		if set == nil || !validName(tenant, a.AgentNumber) {
 			continue
 		}
-		into.agents[dialplan.AgentName(tenant, a.AgentNumber)] = set
+		into.agents[naming.AgentName(tenant, a.AgentNumber)] = set
 		for _, t := range dialplan.AgentTiers(snap, a) {
 			if into.queues[t.Queue] {
 				into.tiers[[2]string{t.Queue, t.Agent}] = t
@@ -124,7 +125,7 @@ func (s *Sync) desired(ctx context.Context, tenant string, into *ccState) error 
 // held reads what the node's mod_callcenter holds of the tenants in scope.
 func (s *Sync) held(ctx context.Context, node string, scope func(tenant string) bool) (*ccState, error) {
 	ours := func(name string) bool {
-		_, tenant, ok := dialplan.SplitCallcenterName(name)
+		_, tenant, ok := naming.SplitCallcenterName(name)
 		return ok && scope(tenant)
 	}
 	out := newState()

@@ -22,6 +22,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -204,12 +205,12 @@ func (s *Sync) queueCommands(ctx context.Context, c changes.Change) ([]step, err
 	served := func(q *dialplan.Queue) bool { return q != nil && q.Enabled && validName(c.Tenant, q.Number) }
 	var cmds []step
 	if served(before) && (!served(after) || after.Number != before.Number) {
-		cmds = append(cmds, step{cmd: command.QueueUnload(dialplan.QueueName(c.Tenant, before.Number))})
+		cmds = append(cmds, step{cmd: command.QueueUnload(naming.QueueName(c.Tenant, before.Number))})
 	}
 	if !served(after) {
 		return cmds, nil
 	}
-	name := dialplan.QueueName(c.Tenant, after.Number)
+	name := naming.QueueName(c.Tenant, after.Number)
 	if served(before) && before.Number == after.Number {
 		return append(cmds, step{cmd: command.QueueReload(name)}), nil
 	}
@@ -251,10 +252,10 @@ func (s *Sync) agentCommands(ctx context.Context, c changes.Change) ([]step, err
 	oldSet, newSet := settings(before), settings(after)
 	var oldName, newName string
 	if oldSet != nil {
-		oldName = dialplan.AgentName(c.Tenant, before.AgentNumber)
+		oldName = naming.AgentName(c.Tenant, before.AgentNumber)
 	}
 	if newSet != nil {
-		newName = dialplan.AgentName(c.Tenant, after.AgentNumber)
+		newName = naming.AgentName(c.Tenant, after.AgentNumber)
 	}
 	var cmds []step
 	if oldSet != nil && oldName != newName {
@@ -313,6 +314,6 @@ func containsQueue(ts []dialplan.Tier, queue string) bool { return indexQueue(ts
 // validName reports whether "<number>@<tenant>" is a name the renderer
 // would give (so nothing else ever reaches a command line).
 func validName(tenant, number string) bool {
-	_, _, ok := dialplan.SplitCallcenterName(number + "@" + tenant)
+	_, _, ok := naming.SplitCallcenterName(number + "@" + tenant)
 	return ok
 }

@@ -4,25 +4,16 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
-
-func BenchmarkParseRequestDialplan(b *testing.B) {
-	body := capture(b, "011")
-	b.ReportAllocs()
-	for b.Loop() {
-		r := ParseRequest(body)
-		if r.DestinationNumber() != "2000" {
-			b.Fatal("bad parse")
-		}
-	}
-}
 
 func BenchmarkDirectorySIPAuth(b *testing.B) {
 	snap := loadSnap(b)
-	req := ParseRequest(fakefs.FormWith(capture(b, "009"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme"))
+	req := xmlcurl.ParseRequest(fakefs.FormWith(capture(b, "009"), "key_value", testDomain, "domain", testDomain, "user", "1001-acme"))
 	b.ReportAllocs()
 	for b.Loop() {
-		if IsNotFound(Directory(testOpts, req, snap)) {
+		if xmldoc.IsNotFound(Directory(testOpts, req, snap)) {
 			b.Fatal("not found")
 		}
 	}
@@ -35,7 +26,7 @@ func BenchmarkDialplanPublicCondition(b *testing.B) {
 	now := at(b, "2026-11-23 10:00")
 	b.ReportAllocs()
 	for b.Loop() {
-		if doc, _ := Public(testOpts, req, pub, now); IsNotFound(doc) {
+		if doc, _ := Public(testOpts, req, pub, now); xmldoc.IsNotFound(doc) {
 			b.Fatal("not found")
 		}
 	}
@@ -47,7 +38,7 @@ func BenchmarkDialplanOutbound(b *testing.B) {
 	now := at(b, "2026-11-23 10:00")
 	b.ReportAllocs()
 	for b.Loop() {
-		if doc, _ := TenantContext(testOpts, req, snap, now); IsNotFound(doc) {
+		if doc, _ := TenantContext(testOpts, req, snap, now); xmldoc.IsNotFound(doc) {
 			b.Fatal("not found")
 		}
 	}
@@ -59,7 +50,7 @@ func BenchmarkDialplanLocalExtension(b *testing.B) {
 	now := at(b, "2026-11-23 10:00")
 	b.ReportAllocs()
 	for b.Loop() {
-		if doc, _ := TenantContext(testOpts, req, snap, now); IsNotFound(doc) {
+		if doc, _ := TenantContext(testOpts, req, snap, now); xmldoc.IsNotFound(doc) {
 			b.Fatal("not found")
 		}
 	}

@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // callerFields are the mod_xml_curl fields whose content a caller (or a SIP
@@ -51,7 +53,7 @@ func testCallerName(t *testing.T, snap *TenantSnapshot, now time.Time, name stri
 	t.Helper()
 	req := callRequest(t, "public", "+27115550100", "Caller-Caller-ID-Name", name)
 	doc, _ := Public(testOpts, req, publicFor(snap, "+27115550100"), now)
-	if IsNotFound(doc) {
+	if xmldoc.IsNotFound(doc) {
 		t.Fatalf("no route for %q", name)
 	}
 	for _, data := range decodeTree(t, doc).find("action", "application", "set", "data") {
@@ -120,7 +122,7 @@ func FuzzCallerData(f *testing.F) {
 			doc, _ := TenantContext(testOpts, callRequest(t, "acme", number, kv...), snap, now)
 			base, _ := TenantContext(testOpts, callRequest(t, "acme", number), snap, now)
 			checkWellFormed(t, doc)
-			if IsNotFound(doc) || expansions(t, doc) != expansions(t, base) {
+			if xmldoc.IsNotFound(doc) || expansions(t, doc) != expansions(t, base) {
 				t.Fatalf("caller data %q on a call to %s:\n%s", s, number, doc)
 			}
 		}

@@ -1,6 +1,10 @@
 package dialplan
 
-import "strings"
+import (
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
+)
 
 // Dial-by-name (mod_directory, resources.md §2.16).
 //
@@ -8,7 +12,7 @@ import "strings"
 // fetch that carries no channel data, so with every tenant in one SIP
 // domain that fetch could not say whose names are wanted. Each tenant's
 // directory application is therefore pointed at a domain of its own,
-// DirectoryDomain(tenant) under the reserved ".invalid" top-level domain
+// naming.DirectoryDomain(tenant) under the reserved ".invalid" top-level domain
 // (RFC 2606: never a real host, so no SIP request can name it). Its answer
 // lists the tenant's listed extensions and nothing secret (no password, no
 // hash), and a user lookup in it finds nothing: nobody can register to it.
@@ -19,21 +23,6 @@ import "strings"
 // digits choose one of ten fixed profiles, so a settings change applies to
 // the next call.
 
-// directoryDomainSuffix ends every tenant's dial-by-name domain.
-const directoryDomainSuffix = ".directory.invalid"
-
-// DirectoryDomain is the domain tenant's dial-by-name reads its names from.
-func DirectoryDomain(tenant string) string { return tenant + directoryDomainSuffix }
-
-// DirectoryDomainTenant is the tenant of a dial-by-name domain.
-func DirectoryDomainTenant(domain string) (string, bool) {
-	if len(domain) <= len(directoryDomainSuffix) || !strings.EqualFold(domain[len(domain)-len(directoryDomainSuffix):], directoryDomainSuffix) {
-		return "", false
-	}
-	t := domain[:len(domain)-len(directoryDomainSuffix)]
-	return t, validTenant(t)
-}
-
 // directoryProfile is the fixed profile for a minimum number of digits.
 func directoryProfile(minDigits int) string {
 	return "min-digits-" + itoa(clampInt(minDigits, 1, 10, 3))
@@ -43,14 +32,14 @@ func directoryProfile(minDigits int) string {
 // minimum number of search digits). mod_directory fetches it with no
 // request data.
 func DirectoryConf() []byte {
-	w := newXW(4096)
-	w.raw(docOpen)
-	w.raw("<section name=\"configuration\">\n<configuration name=\"directory.conf\" description=\"Directory\">\n<settings>\n</settings>\n<profiles>\n")
+	w := xmldoc.NewWriter(4096)
+	w.Raw(xmldoc.DocOpen)
+	w.Raw("<section name=\"configuration\">\n<configuration name=\"directory.conf\" description=\"Directory\">\n<settings>\n</settings>\n<profiles>\n")
 	for n := 1; n <= 10; n++ {
-		w.raw("<profile")
-		w.attr("name", directoryProfile(n))
-		w.raw(">\n")
-		w.param("param", "min-search-digits", itoa(n))
+		w.Raw("<profile")
+		w.Attr("name", directoryProfile(n))
+		w.Raw(">\n")
+		w.Param("param", "min-search-digits", itoa(n))
 		for _, p := range [][2]string{
 			{"max-menu-attempts", "3"},
 			{"max-result", "5"},
@@ -66,13 +55,13 @@ func DirectoryConf() []byte {
 			// in the directory domain), not to the user id.
 			{"use-number-alias", "true"},
 		} {
-			w.param("param", p[0], p[1])
+			w.Param("param", p[0], p[1])
 		}
-		w.raw("</profile>\n")
+		w.Raw("</profile>\n")
 	}
-	w.raw("</profiles>\n</configuration>\n")
-	closeSection(w)
-	return w.bytes()
+	w.Raw("</profiles>\n</configuration>\n")
+	xmldoc.CloseSection(w)
+	return w.Bytes()
 }
 
 // searchOrder maps the guide's search_by to mod_directory's order names.
@@ -92,7 +81,7 @@ func (p *planner) companyDirectoryActions(cd *CompanyDirectory) []action {
 	return []action{
 		act("answer", ""),
 		set("directory_search_order", searchOrder(cd.SearchBy)),
-		act("directory", directoryProfile(cd.MinSearchDigits)+" "+DirectoryDomain(p.tenant)+" "+p.tenant),
+		act("directory", directoryProfile(cd.MinSearchDigits)+" "+naming.DirectoryDomain(p.tenant)+" "+p.tenant),
 	}
 }
 
@@ -103,30 +92,30 @@ func (p *planner) companyDirectoryActions(cd *CompanyDirectory) []action {
 func directoryDomain(snap *TenantSnapshot) []byte {
 	t := snap.Tenant.Tenant
 	announce := snap.CompanyDirectory == nil || snap.CompanyDirectory.AnnounceExtension
-	w := newXW(256 + 256*len(snap.Extensions))
-	openSection(w, "directory")
-	w.raw("<domain")
-	w.attr("name", DirectoryDomain(t))
-	w.raw(">\n<groups>\n<group")
-	w.attr("name", t)
-	w.raw(">\n<users>\n")
+	w := xmldoc.NewWriter(256 + 256*len(snap.Extensions))
+	xmldoc.OpenSection(w, "directory")
+	w.Raw("<domain")
+	w.Attr("name", naming.DirectoryDomain(t))
+	w.Raw(">\n<groups>\n<group")
+	w.Attr("name", t)
+	w.Raw(">\n<users>\n")
 	for i := range snap.Extensions {
 		e := &snap.Extensions[i]
 		name := sanitizeName(e.FirstName + " " + e.LastName)
 		if !e.Enabled || !e.DirectoryVisible || !validNumber(e.Name) || name == "" {
 			continue
 		}
-		w.raw("<user")
-		w.attr("id", e.Name+"-"+t)
-		w.attr("number-alias", e.Name)
-		w.raw(">\n<params>\n")
-		w.param("param", "directory-visible", "true")
-		w.param("param", "directory-exten-visible", boolStr(announce && e.DirectoryExtensionVisible))
-		w.raw("</params>\n<variables>\n")
-		w.param("variable", "directory_full_name", name)
-		w.raw("</variables>\n</user>\n")
+		w.Raw("<user")
+		w.Attr("id", naming.UserID(t, e.Name))
+		w.Attr("number-alias", e.Name)
+		w.Raw(">\n<params>\n")
+		w.Param("param", "directory-visible", "true")
+		w.Param("param", "directory-exten-visible", boolStr(announce && e.DirectoryExtensionVisible))
+		w.Raw("</params>\n<variables>\n")
+		w.Param("variable", "directory_full_name", name)
+		w.Raw("</variables>\n</user>\n")
 	}
-	w.raw("</users>\n</group>\n</groups>\n</domain>\n")
-	closeSection(w)
-	return w.bytes()
+	w.Raw("</users>\n</group>\n</groups>\n</domain>\n")
+	xmldoc.CloseSection(w)
+	return w.Bytes()
 }

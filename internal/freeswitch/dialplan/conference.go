@@ -1,8 +1,11 @@
 package dialplan
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // Conference rooms (resources.md §2.15): the tenant context answers the
@@ -20,29 +23,8 @@ func (s *TenantSnapshot) conferenceRoom(number string) *ConferenceRoom {
 	return nil
 }
 
-// TenantObjectName is "<tenant>_<id>": the conference and profile name of a
-// room, the menu name of an IVR.
-func TenantObjectName(tenant string, id int64) string { return tenant + "_" + i64toa(id) }
-
-// SplitTenantObjectName splits "<tenant>_<id>" (tenant names may contain '_':
-// the split is at the last one).
-func SplitTenantObjectName(name string) (tenant string, id int64, ok bool) {
-	i := strings.LastIndexByte(name, '_')
-	if i < 0 || !validTenant(name[:i]) || !allIn(name[i+1:], "0123456789") || len(name)-i-1 > 18 {
-		return "", 0, false
-	}
-	id, err := strconv.ParseInt(name[i+1:], 10, 64)
-	return name[:i], id, err == nil && id > 0
-}
-
-// ConferenceProfile is the profile a conference.conf fetch asks for
-// (profile_name, else conference_name; "" at module load).
-func (r *Request) ConferenceProfile() string {
-	return firstNonEmpty(r.Get("profile_name"), r.Get("conference_name"))
-}
-
 func (p *planner) conferenceActions(c *ConferenceRoom) []action {
-	name := TenantObjectName(p.tenant, c.ID)
+	name := naming.TenantObjectName(p.tenant, c.ID)
 	data := name + "@" + name
 	if c.MuteOnJoin {
 		data += "+flags{mute}"
@@ -105,7 +87,7 @@ func (p *planner) conferencePINCheck(num string) *ext {
 		return nil
 	}
 	p.trace.Match = "conference"
-	name := TenantObjectName(p.tenant, c.ID)
+	name := naming.TenantObjectName(p.tenant, c.ID)
 	member := name + "@" + name
 	if c.MuteOnJoin {
 		member += "+flags{mute}"
@@ -133,17 +115,17 @@ func conferencePIN(s string) bool { return len(s) >= 3 && len(s) <= 10 && allIn(
 // profile, or NotFound when the room is unknown or disabled. A fetch
 // naming none (module load) gets an empty profile list, so no tenant's
 // rooms are listed to FreeSWITCH at once.
-func ConferenceConf(opts Options, req Request, snap *TenantSnapshot) []byte {
+func ConferenceConf(opts Options, req xmlcurl.Request, snap *TenantSnapshot) []byte {
 	if req.Get("Action") == "request-controls" {
 		// Caller controls (DTMF maps) are not ours: FreeSWITCH's own file.
-		return NotFound()
+		return xmldoc.NotFound()
 	}
 	name := req.ConferenceProfile()
 	var room *ConferenceRoom
 	if name != "" {
-		tenant, id, ok := SplitTenantObjectName(name)
+		tenant, id, ok := naming.SplitTenantObjectName(name)
 		if !ok || snap == nil || !strings.EqualFold(tenant, snap.Tenant.Tenant) || !snap.Tenant.Enabled {
-			return NotFound()
+			return xmldoc.NotFound()
 		}
 		for i := range snap.ConferenceRooms {
 			if snap.ConferenceRooms[i].ID == id && snap.ConferenceRooms[i].Enabled {
@@ -151,60 +133,60 @@ func ConferenceConf(opts Options, req Request, snap *TenantSnapshot) []byte {
 			}
 		}
 		if room == nil {
-			return NotFound()
+			return xmldoc.NotFound()
 		}
 	}
-	w := newXW(1024)
-	w.raw(docOpen)
-	w.raw("<section name=\"configuration\">\n<configuration name=\"conference.conf\" description=\"Audio Conference\">\n<profiles>\n")
+	w := xmldoc.NewWriter(1024)
+	w.Raw(xmldoc.DocOpen)
+	w.Raw("<section name=\"configuration\">\n<configuration name=\"conference.conf\" description=\"Audio Conference\">\n<profiles>\n")
 	if room != nil {
-		writeConferenceProfile(w, opts, snap, TenantObjectName(snap.Tenant.Tenant, room.ID), room)
+		writeConferenceProfile(w, opts, snap, naming.TenantObjectName(snap.Tenant.Tenant, room.ID), room)
 	}
-	w.raw("</profiles>\n</configuration>\n")
-	closeSection(w)
-	return w.bytes()
+	w.Raw("</profiles>\n</configuration>\n")
+	xmldoc.CloseSection(w)
+	return w.Bytes()
 }
 
-func writeConferenceProfile(w *xw, opts Options, snap *TenantSnapshot, name string, c *ConferenceRoom) {
-	w.raw("<profile")
-	w.attr("name", name)
-	w.raw(">\n")
+func writeConferenceProfile(w *xmldoc.Writer, opts Options, snap *TenantSnapshot, name string, c *ConferenceRoom) {
+	w.Raw("<profile")
+	w.Attr("name", name)
+	w.Raw(">\n")
 	rate := map[string]string{"narrowband": "8000", "superwideband": "32000"}[c.Quality]
-	w.param("param", "rate", firstNonEmpty(rate, "16000"))
-	w.param("param", "interval", "20")
-	w.param("param", "energy-level", "100")
-	w.param("param", "comfort-noise", "true")
+	w.Param("param", "rate", firstNonEmpty(rate, "16000"))
+	w.Param("param", "interval", "20")
+	w.Param("param", "energy-level", "100")
+	w.Param("param", "comfort-noise", "true")
 	if conferencePIN(c.PIN) {
-		w.param("param", "pin", c.PIN)
+		w.Param("param", "pin", c.PIN)
 	}
 	if conferencePIN(c.ModeratorPIN) {
-		w.param("param", "moderator-pin", c.ModeratorPIN)
+		w.Param("param", "moderator-pin", c.ModeratorPIN)
 	}
 	if c.MaxMembers > 0 {
-		w.param("param", "max-members", itoa(clampInt(c.MaxMembers, 1, 500, 0)))
+		w.Param("param", "max-members", itoa(clampInt(c.MaxMembers, 1, 500, 0)))
 	}
 	if c.AnnounceCount {
-		w.param("param", "announce-count", "2")
+		w.Param("param", "announce-count", "2")
 	}
 	// What a member alone (or waiting for the moderator) hears: the room's
 	// class, else the tenant's, else the platform's.
-	w.param("param", "moh-sound", firstNonEmpty(firstNonEmpty(snap.classMOH(c.MOHClassID), snap.tenantMOH()), DefaultMOH))
+	w.Param("param", "moh-sound", firstNonEmpty(firstNonEmpty(snap.classMOH(c.MOHClassID), snap.tenantMOH()), DefaultMOH))
 	if c.Record {
-		w.param("param", "auto-record", conferenceRecording(opts, snap.Tenant.Tenant, c.ID))
+		w.Param("param", "auto-record", conferenceRecording(opts, snap.Tenant.Tenant, c.ID))
 	}
 	var flags []string
 	if c.WaitForModerator {
 		flags = append(flags, "wait-mod")
 	}
 	if len(flags) > 0 {
-		w.param("param", "conference-flags", strings.Join(flags, "|"))
+		w.Param("param", "conference-flags", strings.Join(flags, "|"))
 	}
 	if c.AnnounceJoinLeave {
 		// Without these params a profile plays no join or leave sound.
-		w.param("param", "enter-sound", "tone_stream://%(200,0,500,600,700)")
-		w.param("param", "exit-sound", "tone_stream://%(500,0,300,200,100,50,25)")
+		w.Param("param", "enter-sound", "tone_stream://%(200,0,500,600,700)")
+		w.Param("param", "exit-sound", "tone_stream://%(500,0,300,200,100,50,25)")
 	}
-	w.raw("</profile>\n")
+	w.Raw("</profile>\n")
 }
 
 // conferenceRecording is the file a recorded room's conference is written
@@ -215,7 +197,7 @@ func writeConferenceProfile(w *xw, opts Options, snap *TenantSnapshot, name stri
 // the recording starts, and creates the directory).
 func conferenceRecording(opts Options, tenant string, id int64) string {
 	file := "conference-" + i64toa(id) + "-${uuid}.wav"
-	if dir, ok := nodeMediaDir(opts); ok {
+	if dir, ok := naming.NodeMediaDir(opts.MediaDir); ok {
 		return dir + "/" + tenant + "/recordings/" + file
 	}
 	return "${recordings_dir}/" + tenant + "/" + file

@@ -5,18 +5,20 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
-func conferenceRequest(t testing.TB, kv ...string) Request {
+func conferenceRequest(t testing.TB, kv ...string) xmlcurl.Request {
 	t.Helper()
-	return ParseRequest(fakefs.FormWith(capture(t, "003"), append([]string{"key_value", "conference.conf", "Event-Name", "COMMAND"}, kv...)...))
+	return xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), append([]string{"key_value", "conference.conf", "Event-Name", "COMMAND"}, kv...)...))
 }
 
 func TestConferenceConfGolden(t *testing.T) {
 	snap := loadSnap(t)
 	for _, tt := range []struct {
 		name string
-		req  Request
+		req  xmlcurl.Request
 	}{
 		{"conference_profile_pins", conferenceRequest(t, "conference_name", "acme_91", "profile_name", "acme_91")},
 		{"conference_profile_open", conferenceRequest(t, "conference_name", "acme_92", "profile_name", "acme_92")},
@@ -25,7 +27,7 @@ func TestConferenceConfGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := ConferenceConf(testOpts, tt.req, snap)
 			wellFormed(t, doc)
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				t.Fatal("not found")
 			}
 			golden(t, tt.name+".xml", doc)
@@ -38,7 +40,7 @@ func TestConferenceConfGolden(t *testing.T) {
 // answered from here.
 func TestConferenceConfRefuses(t *testing.T) {
 	snap := loadSnap(t)
-	for name, req := range map[string]Request{
+	for name, req := range map[string]xmlcurl.Request{
 		"other tenant":  conferenceRequest(t, "profile_name", "other_91"),
 		"disabled room": conferenceRequest(t, "profile_name", "acme_93"),
 		"unknown room":  conferenceRequest(t, "profile_name", "acme_99"),
@@ -46,25 +48,14 @@ func TestConferenceConfRefuses(t *testing.T) {
 		"no id":         conferenceRequest(t, "profile_name", "acme"),
 		"controls":      conferenceRequest(t, "Action", "request-controls", "Controls", "default", "Conf-Profile", "acme_91"),
 	} {
-		if doc := ConferenceConf(testOpts, req, snap); !IsNotFound(doc) {
+		if doc := ConferenceConf(testOpts, req, snap); !xmldoc.IsNotFound(doc) {
 			t.Errorf("%s: want not found, got\n%s", name, doc)
 		}
 	}
 	disabled := loadSnap(t)
 	disabled.Tenant.Enabled = false
-	if doc := ConferenceConf(testOpts, conferenceRequest(t, "profile_name", "acme_91"), disabled); !IsNotFound(doc) {
+	if doc := ConferenceConf(testOpts, conferenceRequest(t, "profile_name", "acme_91"), disabled); !xmldoc.IsNotFound(doc) {
 		t.Errorf("disabled tenant: want not found, got\n%s", doc)
-	}
-}
-
-func TestSplitTenantObjectName(t *testing.T) {
-	for in, want := range map[string]bool{"acme_91": true, "my_co_7": true, "acme_0": false, "_91": false, "acme_": false, "a-b_1": false} {
-		if _, _, ok := SplitTenantObjectName(in); ok != want {
-			t.Errorf("%s: ok %v", in, ok)
-		}
-	}
-	if tenant, id, _ := SplitTenantObjectName("my_co_7"); tenant != "my_co" || id != 7 {
-		t.Errorf("my_co_7: %s %d", tenant, id)
 	}
 }
 
@@ -128,7 +119,7 @@ func TestConferenceModeratedGolden(t *testing.T) {
 	} {
 		s := loadSnap(t)
 		edit(s)
-		if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "conference-pin-900"), s, now); !IsNotFound(doc) {
+		if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "conference-pin-900"), s, now); !xmldoc.IsNotFound(doc) {
 			t.Errorf("%s: conference-pin-900 rendered:\n%s", name, doc)
 		}
 		if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "900"), s, now); s.ConferenceRooms[0].Enabled && strings.Contains(string(doc), "play_and_get_digits") {

@@ -3,7 +3,9 @@ package dialplan
 import (
 	"strconv"
 
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/schedule"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 	"strings"
 	"time"
 )
@@ -27,7 +29,7 @@ type planner struct {
 	// forwardChain is the call's sb_forward_chain (forward's loop guard).
 	forwardChain string
 	// req is the fetch (the caller's sb_tenant and sb_ext for pickups).
-	req Request
+	req xmlcurl.Request
 }
 
 func (p *planner) transfer(number string) action {
@@ -35,7 +37,7 @@ func (p *planner) transfer(number string) action {
 }
 
 func (p *planner) voicemail(box string) []action {
-	return []action{act("answer", ""), act("voicemail", VoicemailProfile+" "+p.opts.Domain+" "+VoicemailBox(p.tenant, box))}
+	return []action{act("answer", ""), act("voicemail", naming.VoicemailProfile+" "+p.opts.Domain+" "+naming.VoicemailBox(p.tenant, box))}
 }
 
 // destination turns a destination object into actions (resources.md §0). It

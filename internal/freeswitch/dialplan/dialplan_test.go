@@ -9,14 +9,16 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // callRequest turns the SIP call capture into a call in context to number.
-func callRequest(t testing.TB, context, number string, kv ...string) Request {
+func callRequest(t testing.TB, context, number string, kv ...string) xmlcurl.Request {
 	t.Helper()
 	base := []string{"Hunt-Context", context, "Caller-Context", context,
 		"Hunt-Destination-Number", number, "Caller-Destination-Number", number}
-	return ParseRequest(fakefs.FormWith(capture(t, "011"), append(base, kv...)...))
+	return xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "011"), append(base, kv...)...))
 }
 
 func publicFor(snap *TenantSnapshot, number string) *PublicSnapshot {
@@ -26,7 +28,7 @@ func publicFor(snap *TenantSnapshot, number string) *PublicSnapshot {
 func renderCase(t *testing.T, name string, doc []byte, tr Trace) {
 	t.Helper()
 	wellFormed(t, doc)
-	if IsNotFound(doc) {
+	if xmldoc.IsNotFound(doc) {
 		t.Fatalf("got not found, trace %+v", tr)
 	}
 	golden(t, name+".xml", doc)
@@ -97,7 +99,7 @@ func TestPublicNotFound(t *testing.T) {
 	badDest.InboundRoutes[0].Destination = Destination{Type: "extension", Target: "1001 XML evil"}
 	tests := []struct {
 		name string
-		req  Request
+		req  xmlcurl.Request
 		pub  *PublicSnapshot
 	}{
 		{"no DID", callRequest(t, "public", "+27115550999"), nil},
@@ -109,7 +111,7 @@ func TestPublicNotFound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, tr := Public(testOpts, tt.req, tt.pub, now)
-			if !IsNotFound(doc) || tr.Reason == "" {
+			if !xmldoc.IsNotFound(doc) || tr.Reason == "" {
 				t.Fatalf("want not found with a reason, got %q\n%s", tr.Reason, doc)
 			}
 		})
@@ -277,7 +279,7 @@ func TestTenantNotFound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc, tr := TenantContext(testOpts, callRequest(t, tt.context, tt.number), tt.snap, now)
-			if !IsNotFound(doc) {
+			if !xmldoc.IsNotFound(doc) {
 				t.Fatalf("want not found, got trace %+v\n%s", tr, doc)
 			}
 		})
@@ -333,25 +335,17 @@ func TestDispatch(t *testing.T) {
 	snap := loadSnap(t)
 	now := at(t, "2026-11-23 10:00")
 	doc, tr := Dialplan(testOpts, callRequest(t, "public", "+27115550100"), publicFor(snap, "+27115550100"), nil, now)
-	if IsNotFound(doc) || tr.Match != "did" {
+	if xmldoc.IsNotFound(doc) || tr.Match != "did" {
 		t.Fatalf("public dispatch: %+v", tr)
 	}
 	doc, tr = Dialplan(testOpts, callRequest(t, "acme", "1001"), nil, snap, now)
-	if IsNotFound(doc) || tr.Match != "extension" {
+	if xmldoc.IsNotFound(doc) || tr.Match != "extension" {
 		t.Fatalf("tenant dispatch: %+v", tr)
 	}
 	self := loadSnap(t)
 	self.Extensions[3].ForwardAll.Destination = "1004"
 	if _, tr := TenantContext(testOpts, callRequest(t, "acme", "1004"), self, now); tr.Reason == "forward_all" {
 		t.Fatal("forward to itself was rendered")
-	}
-	for _, kv := range [][]string{{"key_value", "acl.conf"}, {"section", "directory"}} {
-		if !IsNotFound(Configuration(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), kv...)), testServers, snap.Trunks)) {
-			t.Fatalf("%v: want not found", kv)
-		}
-	}
-	if IsNotFound(Configuration(testOpts, ParseRequest(capture(t, "003")), testServers, snap.Trunks)) {
-		t.Fatal("sofia.conf: got not found")
 	}
 }
 

@@ -1,9 +1,11 @@
 package dialplan
 
 import (
-	"crypto/md5"
-	"encoding/hex"
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // dialString is the domain's dial-string param (freeswitch.md §2.2), needed
@@ -30,131 +32,131 @@ const dialString = "{^^:sip_invite_domain=${dialed_domain}:presence_id=${dialed_
 //   - reverse-auth-lookup: the same user plus reverse-auth-user/-pass.
 //   - group_call: the tenant's users as pointers in group "<tenant>".
 //   - no user (purpose=gateways, network-list, ...): the domain alone.
-//   - a tenant's dial-by-name domain (DirectoryDomain): its listed names.
+//   - a tenant's dial-by-name domain (naming.DirectoryDomain): its listed names.
 //
 // Anything unknown, disabled or from another tenant yields NotFound.
-func Directory(opts Options, req Request, snap *TenantSnapshot) []byte {
+func Directory(opts Options, req xmlcurl.Request, snap *TenantSnapshot) []byte {
 	domain := firstNonEmpty(req.Domain, req.KeyValue)
-	if tenant, ok := DirectoryDomainTenant(domain); ok {
+	if tenant, ok := naming.DirectoryDomainTenant(domain); ok {
 		// mod_directory's names: only the domain-only fetch is answered.
 		if req.User != "" || req.Action != "" || snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(snap.Tenant.Tenant, tenant) || !validTenant(snap.Tenant.Tenant) {
-			return NotFound()
+			return xmldoc.NotFound()
 		}
 		return directoryDomain(snap)
 	}
 	if domain == "" || !strings.EqualFold(domain, opts.Domain) || !validHost(opts.Domain) {
-		return NotFound()
+		return xmldoc.NotFound()
 	}
 	if req.Action == "group_call" {
 		return directoryGroup(opts, req, snap)
 	}
 	if req.User == "" {
-		w := newXW(1024)
+		w := xmldoc.NewWriter(1024)
 		openDomain(w, opts)
 		closeDomain(w)
-		return w.bytes()
+		return w.Bytes()
 	}
-	ext, tenant, ok := SplitUserID(req.User)
+	ext, tenant, ok := naming.SplitUserID(req.User)
 	if !ok || snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(snap.Tenant.Tenant, tenant) || !validTenant(snap.Tenant.Tenant) {
-		return NotFound()
+		return xmldoc.NotFound()
 	}
 	if req.Key != "" && req.Key != "id" && req.Key != "number-alias" {
-		return NotFound()
+		return xmldoc.NotFound()
 	}
 	reverse := req.Action == "reverse-auth-lookup"
-	w := newXW(4096)
+	w := xmldoc.NewWriter(4096)
 	if e := snap.extension(ext); e != nil {
 		if !e.Enabled {
-			return NotFound()
+			return xmldoc.NotFound()
 		}
 		openDomain(w, opts)
-		w.raw("<groups>\n<group")
-		w.attr("name", snap.Tenant.Tenant)
-		w.raw(">\n<users>\n")
+		w.Raw("<groups>\n<group")
+		w.Attr("name", snap.Tenant.Tenant)
+		w.Raw(">\n<users>\n")
 		writeUser(w, opts, snap, e, reverse)
-		w.raw("</users>\n</group>\n</groups>\n")
+		w.Raw("</users>\n</group>\n</groups>\n")
 		closeDomain(w)
-		return w.bytes()
+		return w.Bytes()
 	}
 	if m := snap.mailbox(ext); m != nil && m.Enabled && !reverse {
 		openDomain(w, opts)
-		w.raw("<users>\n")
+		w.Raw("<users>\n")
 		writeMailboxUser(w, opts, snap, m)
-		w.raw("</users>\n")
+		w.Raw("</users>\n")
 		closeDomain(w)
-		return w.bytes()
+		return w.Bytes()
 	}
-	return NotFound()
+	return xmldoc.NotFound()
 }
 
 // directoryGroup renders group_call: the group name is the tenant name and
 // its users are pointers, so no secret is sent; FreeSWITCH looks each one up
 // with user_call when it dials.
-func directoryGroup(opts Options, req Request, snap *TenantSnapshot) []byte {
+func directoryGroup(opts Options, req xmlcurl.Request, snap *TenantSnapshot) []byte {
 	group := firstNonEmpty(req.Group, req.Get("group_name"))
 	if snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(group, snap.Tenant.Tenant) || !validTenant(snap.Tenant.Tenant) {
-		return NotFound()
+		return xmldoc.NotFound()
 	}
-	w := newXW(256 + 64*len(snap.Extensions))
+	w := xmldoc.NewWriter(256 + 64*len(snap.Extensions))
 	openDomain(w, opts)
-	w.raw("<groups>\n<group")
-	w.attr("name", snap.Tenant.Tenant)
-	w.raw(">\n<users>\n")
+	w.Raw("<groups>\n<group")
+	w.Attr("name", snap.Tenant.Tenant)
+	w.Raw(">\n<users>\n")
 	for i := range snap.Extensions {
 		e := &snap.Extensions[i]
 		if !e.Enabled || !validNumber(e.Name) {
 			continue
 		}
-		w.raw("<user")
-		w.attr("id", e.Name+"-"+snap.Tenant.Tenant)
-		w.raw(" type=\"pointer\"/>\n")
+		w.Raw("<user")
+		w.Attr("id", naming.UserID(snap.Tenant.Tenant, e.Name))
+		w.Raw(" type=\"pointer\"/>\n")
 	}
-	w.raw("</users>\n</group>\n</groups>\n")
+	w.Raw("</users>\n</group>\n</groups>\n")
 	closeDomain(w)
-	return w.bytes()
+	return w.Bytes()
 }
 
-func openDomain(w *xw, opts Options) {
-	openSection(w, "directory")
-	w.raw("<domain")
-	w.attr("name", opts.Domain)
-	w.raw(">\n<params>\n")
-	w.param("param", "dial-string", dialString)
-	w.raw("</params>\n<variables>\n")
-	w.param("variable", "record_stereo", "true")
-	w.raw("</variables>\n")
+func openDomain(w *xmldoc.Writer, opts Options) {
+	xmldoc.OpenSection(w, "directory")
+	w.Raw("<domain")
+	w.Attr("name", opts.Domain)
+	w.Raw(">\n<params>\n")
+	w.Param("param", "dial-string", dialString)
+	w.Raw("</params>\n<variables>\n")
+	w.Param("variable", "record_stereo", "true")
+	w.Raw("</variables>\n")
 }
 
-func closeDomain(w *xw) {
-	w.raw("</domain>\n")
-	closeSection(w)
+func closeDomain(w *xmldoc.Writer) {
+	w.Raw("</domain>\n")
+	xmldoc.CloseSection(w)
 }
 
 // writeUser renders one extension as a directory user.
-func writeUser(w *xw, opts Options, snap *TenantSnapshot, e *Extension, reverse bool) {
-	id := e.Name + "-" + snap.Tenant.Tenant
-	w.raw("<user")
-	w.attr("id", id)
-	w.attr("cacheable", itoa(cacheMS(opts)))
-	w.raw(">\n<params>\n")
-	w.param("param", "a1-hash", a1Hash(id, opts.Domain, e.SIPSecret))
+func writeUser(w *xmldoc.Writer, opts Options, snap *TenantSnapshot, e *Extension, reverse bool) {
+	id := naming.UserID(snap.Tenant.Tenant, e.Name)
+	w.Raw("<user")
+	w.Attr("id", id)
+	w.Attr("cacheable", itoa(cacheMS(opts)))
+	w.Raw(">\n<params>\n")
+	w.Param("param", "a1-hash", naming.A1Hash(id, opts.Domain, e.SIPSecret))
 	if reverse {
-		w.param("param", "reverse-auth-user", id)
-		w.param("param", "reverse-auth-pass", e.SIPSecret)
+		w.Param("param", "reverse-auth-user", id)
+		w.Param("param", "reverse-auth-pass", e.SIPSecret)
 	}
-	writeVoicemailParams(w, VoicemailStorageDir(opts, snap.Tenant.Tenant, e.Name), e.VoicemailEnabled, e.VoicemailPIN, []string{firstNonEmpty(e.VoicemailEmail, e.Email)}, e.VoicemailAttachAudio, e.VoicemailDeleteAfterEmail)
+	writeVoicemailParams(w, naming.VoicemailStorageDir(opts.MediaDir, snap.Tenant.Tenant, e.Name), e.VoicemailEnabled, e.VoicemailPIN, []string{firstNonEmpty(e.VoicemailEmail, e.Email)}, e.VoicemailAttachAudio, e.VoicemailDeleteAfterEmail)
 	maxReg := e.MaxRegistrations
 	if maxReg <= 0 {
 		maxReg = 5
 	}
-	w.param("param", "max-registrations-per-extension", itoa(maxReg))
-	w.param("param", "directory-visible", boolStr(e.DirectoryVisible))
-	w.param("param", "directory-exten-visible", boolStr(e.DirectoryExtensionVisible))
-	w.raw("</params>\n<variables>\n")
+	w.Param("param", "max-registrations-per-extension", itoa(maxReg))
+	w.Param("param", "directory-visible", boolStr(e.DirectoryVisible))
+	w.Param("param", "directory-exten-visible", boolStr(e.DirectoryExtensionVisible))
+	w.Raw("</params>\n<variables>\n")
 	for _, v := range UserVariables(snap, e) {
-		w.param("variable", v[0], v[1])
+		w.Param("variable", v[0], v[1])
 	}
-	w.raw("</variables>\n</user>\n")
+	w.Raw("</variables>\n</user>\n")
 }
 
 // UserVariables are the channel variables the directory gives extension e's
@@ -197,35 +199,35 @@ func UserVariables(snap *TenantSnapshot, e *Extension) [][2]string {
 
 // writeMailboxUser renders a special mailbox: a user that can never register
 // and has no password, only voicemail settings.
-func writeMailboxUser(w *xw, opts Options, snap *TenantSnapshot, m *SpecialMailbox) {
+func writeMailboxUser(w *xmldoc.Writer, opts Options, snap *TenantSnapshot, m *SpecialMailbox) {
 	t := &snap.Tenant
-	w.raw("<user")
-	w.attr("id", m.Number+"-"+t.Tenant)
-	w.attr("cacheable", itoa(cacheMS(opts)))
-	w.raw(">\n<params>\n")
-	w.param("param", "sip-forbid-register", "true")
-	w.param("param", "allow-empty-password", "false")
-	writeVoicemailParams(w, VoicemailStorageDir(opts, t.Tenant, m.Number), true, m.PIN, m.Emails, m.AttachAudio, m.DeleteAfterEmail)
-	w.raw("</params>\n<variables>\n")
-	w.param("variable", "user_context", t.Tenant)
-	w.param("variable", "sb_tenant", t.Tenant)
-	w.param("variable", "sb_mailbox", m.Number)
+	w.Raw("<user")
+	w.Attr("id", naming.VoicemailBox(t.Tenant, m.Number))
+	w.Attr("cacheable", itoa(cacheMS(opts)))
+	w.Raw(">\n<params>\n")
+	w.Param("param", "sip-forbid-register", "true")
+	w.Param("param", "allow-empty-password", "false")
+	writeVoicemailParams(w, naming.VoicemailStorageDir(opts.MediaDir, t.Tenant, m.Number), true, m.PIN, m.Emails, m.AttachAudio, m.DeleteAfterEmail)
+	w.Raw("</params>\n<variables>\n")
+	w.Param("variable", "user_context", t.Tenant)
+	w.Param("variable", "sb_tenant", t.Tenant)
+	w.Param("variable", "sb_mailbox", m.Number)
 	if lang := firstValid(validLanguage, m.Language, t.Language); lang != "" {
-		w.param("variable", "default_language", lang)
+		w.Param("variable", "default_language", lang)
 	}
-	w.raw("</variables>\n</user>\n")
+	w.Raw("</variables>\n</user>\n")
 }
 
 // writeVoicemailParams renders a box's vm-* params. Without a valid PIN no
 // vm-password is written, and the profile refuses empty passwords, so such a
 // box can take messages but not be opened.
-func writeVoicemailParams(w *xw, storageDir string, enabled bool, pin string, emails []string, attach, deleteAfter bool) {
+func writeVoicemailParams(w *xmldoc.Writer, storageDir string, enabled bool, pin string, emails []string, attach, deleteAfter bool) {
 	if validPIN(pin) {
-		w.param("param", "vm-password", pin)
+		w.Param("param", "vm-password", pin)
 	}
-	w.param("param", "vm-enabled", boolStr(enabled))
+	w.Param("param", "vm-enabled", boolStr(enabled))
 	if storageDir != "" {
-		w.param("param", "vm-storage-dir", storageDir)
+		w.Param("param", "vm-storage-dir", storageDir)
 	}
 	var valid []string
 	for _, e := range emails {
@@ -234,18 +236,11 @@ func writeVoicemailParams(w *xw, storageDir string, enabled bool, pin string, em
 		}
 	}
 	if len(valid) > 0 {
-		w.param("param", "vm-mailto", strings.Join(valid, ","))
-		w.param("param", "vm-email-all-messages", "true")
-		w.param("param", "vm-attach-file", boolStr(attach))
-		w.param("param", "vm-keep-local-after-email", boolStr(!deleteAfter))
+		w.Param("param", "vm-mailto", strings.Join(valid, ","))
+		w.Param("param", "vm-email-all-messages", "true")
+		w.Param("param", "vm-attach-file", boolStr(attach))
+		w.Param("param", "vm-keep-local-after-email", boolStr(!deleteAfter))
 	}
-}
-
-// a1Hash is md5("<user>:<realm>:<password>") in lowercase hex, which
-// FreeSWITCH uses instead of a clear password (freeswitch.md §3).
-func a1Hash(user, realm, secret string) string {
-	sum := md5.Sum([]byte(user + ":" + realm + ":" + secret))
-	return hex.EncodeToString(sum[:])
 }
 
 func cacheMS(opts Options) int {

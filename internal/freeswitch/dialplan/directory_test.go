@@ -5,20 +5,22 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // dirRequest turns a directory capture into a request for our domain.
-func dirRequest(t *testing.T, c string, kv ...string) Request {
+func dirRequest(t *testing.T, c string, kv ...string) xmlcurl.Request {
 	t.Helper()
 	base := []string{"key_value", testDomain, "domain", testDomain, "user", "1001-acme"}
-	return ParseRequest(fakefs.FormWith(capture(t, c), append(base, kv...)...))
+	return xmlcurl.ParseRequest(fakefs.FormWith(capture(t, c), append(base, kv...)...))
 }
 
 func TestDirectoryGolden(t *testing.T) {
 	snap := loadSnap(t)
 	tests := []struct {
 		name string
-		req  Request
+		req  xmlcurl.Request
 	}{
 		{"dir_sip_auth_register", dirRequest(t, "009")},
 		{"dir_sip_auth_invite", dirRequest(t, "010")},
@@ -35,7 +37,7 @@ func TestDirectoryGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := Directory(testOpts, tt.req, snap)
 			wellFormed(t, doc)
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				t.Fatalf("got not found")
 			}
 			golden(t, tt.name+".xml", doc)
@@ -62,10 +64,10 @@ func TestDirectoryNotFound(t *testing.T) {
 	disabled.Tenant.Enabled = false
 	tests := []struct {
 		name string
-		req  Request
+		req  xmlcurl.Request
 		snap *TenantSnapshot
 	}{
-		{"capture as is: bare user id", ParseRequest(capture(t, "009")), snap},
+		{"capture as is: bare user id", xmlcurl.ParseRequest(capture(t, "009")), snap},
 		{"unknown extension", dirRequest(t, "009", "user", "1999-acme"), snap},
 		{"disabled extension", dirRequest(t, "009", "user", "1009-acme"), snap},
 		{"disabled tenant", dirRequest(t, "009"), disabled},
@@ -79,12 +81,12 @@ func TestDirectoryNotFound(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := Directory(testOpts, tt.req, tt.snap)
-			if !IsNotFound(doc) {
+			if !xmldoc.IsNotFound(doc) {
 				t.Fatalf("want not found, got\n%s", doc)
 			}
 		})
 	}
-	golden(t, "not_found.xml", NotFound())
+	golden(t, "not_found.xml", xmldoc.NotFound())
 }
 
 func TestDirectoryInjection(t *testing.T) {

@@ -1,8 +1,9 @@
 package dialplan
 
 import (
-	"strconv"
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // Fax to e-mail (resources.md §2.13, application fax_to_email): the node
@@ -22,11 +23,6 @@ import (
 // with the same key.
 const faxSigDomain = "fs-fax\x00"
 
-// FaxPath is the signed part of a fax upload: <tenant>/<endpoint id>/<call uuid>.
-func FaxPath(tenant string, endpointID int64, callUUID string) string {
-	return tenant + "/" + strconv.FormatInt(endpointID, 10) + "/" + callUUID
-}
-
 // SignFax is the signature of a fax upload path.
 func (m MediaURLs) SignFax(path string) string { return m.Sign(faxSigDomain + path) }
 
@@ -38,33 +34,11 @@ func (m MediaURLs) VerifyFax(path, sig string) bool { return m.Verify(faxSigDoma
 // or a part is unsafe to render.
 func (m MediaURLs) FaxUploadURL(tenant string, endpointID int64, callUUID string) string {
 	base, ok := strings.CutSuffix(strings.TrimRight(m.Base, "/"), "/media")
-	if !ok || !validMediaBase(m.Base) || len(m.Key) == 0 || !validTenant(tenant) || endpointID <= 0 || !ValidCallUUID(callUUID) {
+	if !ok || !validMediaBase(m.Base) || len(m.Key) == 0 || !validTenant(tenant) || endpointID <= 0 || !naming.ValidCallUUID(callUUID) {
 		return ""
 	}
-	path := FaxPath(tenant, endpointID, callUUID)
+	path := naming.FaxPath(tenant, endpointID, callUUID)
 	return base + "/fax/" + path + "?sig=" + m.SignFax(path)
-}
-
-// ValidCallUUID accepts FreeSWITCH's channel UUIDs: 36 characters of hex
-// digits and dashes in the 8-4-4-4-12 shape.
-func ValidCallUUID(s string) bool {
-	if len(s) != 36 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch i {
-		case 8, 13, 18, 23:
-			if c != '-' {
-				return false
-			}
-		default:
-			if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
-				return false
-			}
-		}
-	}
-	return true
 }
 
 // faxReceive receives a fax into <MediaDir>/<tenant>/fax/<call uuid>.tif on

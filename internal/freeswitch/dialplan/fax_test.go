@@ -1,11 +1,15 @@
 package dialplan
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+)
 
 func TestFaxUploadURLSignedPerCall(t *testing.T) {
 	const call = "3f06c297-f992-4dec-b167-d6b803ecf73e"
 	url := testMedia.FaxUploadURL("acme", 8, call)
-	path := FaxPath("acme", 8, call)
+	path := naming.FaxPath("acme", 8, call)
 	sig := testMedia.SignFax(path)
 	if url != "https://sb.example/fs/fax/"+path+"?sig="+sig {
 		t.Fatalf("url %q", url)
@@ -13,7 +17,7 @@ func TestFaxUploadURLSignedPerCall(t *testing.T) {
 	if !testMedia.VerifyFax(path, sig) {
 		t.Fatal("own signature refused")
 	}
-	for _, other := range []string{FaxPath("acme", 8, "3f06c297-f992-4dec-b167-d6b803ecf73f"), FaxPath("acme", 9, call), FaxPath("beta", 8, call)} {
+	for _, other := range []string{naming.FaxPath("acme", 8, "3f06c297-f992-4dec-b167-d6b803ecf73f"), naming.FaxPath("acme", 9, call), naming.FaxPath("beta", 8, call)} {
 		if testMedia.VerifyFax(other, sig) {
 			t.Fatalf("signature of %s opens %s", path, other)
 		}

@@ -1,6 +1,10 @@
 package dialplan
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+)
 
 // confirmTone is played after a feature code that changes a setting.
 const confirmTone = "tone_stream://%(200,0,500,600,700)"
@@ -93,7 +97,7 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 	case "voicemail_own":
 		// sb_ext is set by our directory on every user: our variable, never
 		// a user-supplied value, is expanded here.
-		return []action{act("answer", ""), set("voicemail_callback_context", p.tenant), act("voicemail", "check "+VoicemailProfile+" "+p.opts.Domain+" ${sb_ext}-"+p.tenant)}
+		return []action{act("answer", ""), set("voicemail_callback_context", p.tenant), act("voicemail", "check "+naming.VoicemailProfile+" "+p.opts.Domain+" ${sb_ext}-"+p.tenant)}
 	case "voicemail_any":
 		return p.voicemailAny()
 	case "voicemail_direct":
@@ -120,11 +124,11 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 		"agent_login_logout", "agent_pause_toggle":
 	case "record_prompt":
 		// The recording goes into the media library as the nodes mount it
-		// (PhoneRecordingDir); the feature event, fired once record has
+		// (naming.PhoneRecordingDir); the feature event, fired once record has
 		// closed the file, makes Switchboard convert it into a voice prompt
 		// (package features). 16 kHz is the prompts' rate, and keeps the
 		// longest recording (300 s, 9.6 MB) within an upload's size.
-		dir := PhoneRecordingDir(p.opts, p.tenant)
+		dir := naming.PhoneRecordingDir(p.opts.MediaDir, p.tenant)
 		if dir == "" {
 			return nil
 		}
@@ -148,20 +152,4 @@ func (p *planner) featureActions(f *FeatureExtension, arg string) []action {
 		acts = append(acts, act("answer", ""))
 	}
 	return append(acts, featureEvent(f.Feature, arg), act("playback", confirmTone), act("hangup", "NORMAL_CLEARING"))
-}
-
-// PhoneRecordingKind is the directory below a tenant's media library where
-// nodes write prompts recorded by phone (*732), one <call uuid>.wav each;
-// package features reads them from there (its PhoneRecordingRel).
-const PhoneRecordingKind = "phone"
-
-// PhoneRecordingDir is where a node writes tenant's phone-recorded
-// prompts: <MediaDir>/<tenant>/phone, or "" when the media directory or
-// the tenant is not safe in a path.
-func PhoneRecordingDir(opts Options, tenant string) string {
-	dir, ok := nodeMediaDir(opts)
-	if !ok || !validTenant(tenant) {
-		return ""
-	}
-	return dir + "/" + tenant + "/" + PhoneRecordingKind
 }

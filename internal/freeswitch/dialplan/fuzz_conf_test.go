@@ -7,6 +7,9 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // The fuzz tests below put one string in every tenant-controlled field
@@ -176,14 +179,14 @@ func FuzzCallcenterConf(f *testing.F) {
 		}
 		snap.Agents = append(snap.Agents, Agent{ID: 64, AgentNumber: "204", Extension: "1003", ContactType: s, ExternalNumber: s, Status: s, Enabled: true,
 			Queues: []AgentTier{{QueueID: 72, Level: len(s), Position: -len(s)}}})
-		for _, req := range []Request{
+		for _, req := range []xmlcurl.Request{
 			callcenterRequest(t, "CC-Queue", "500@acme"),
 			callcenterRequest(t, "CC-Queue", s+"@acme"),
 			callcenterRequest(t, "CC-Queue", "500@"+s),
 			callcenterRequest(t),
 		} {
 			doc := CallcenterConf(testOpts, req, []*TenantSnapshot{snap})
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				continue
 			}
 			tree := checkShape(t, "callcenter.conf", doc, allowed)
@@ -207,7 +210,7 @@ func FuzzCallcenterConf(f *testing.F) {
 				}
 			}
 			for _, v := range append(tree.find("queue", "", "", "name"), tree.find("tier", "", "", "queue")...) {
-				if _, _, ok := SplitCallcenterName(v); !ok {
+				if _, _, ok := naming.SplitCallcenterName(v); !ok {
 					t.Fatalf("queue name %q", v)
 				}
 			}
@@ -242,7 +245,7 @@ func FuzzVoicemailDirectoryConf(f *testing.F) {
 		doc := VoicemailConf(opts, []int{a, b, a, 0})
 		tree := checkShape(t, "voicemail.conf", doc, allowed)
 		profiles := tree.find("profile", "", "", "name")
-		if len(profiles) < 1 || len(profiles) > 3 || profiles[0] != VoicemailProfile {
+		if len(profiles) < 1 || len(profiles) > 3 || profiles[0] != naming.VoicemailProfile {
 			t.Fatalf("profiles %q", profiles)
 		}
 		for _, p := range profiles[1:] {
@@ -295,8 +298,8 @@ func FuzzFeatureCodes(f *testing.F) {
 	snap := loadSnap(f)
 	now := at(f, "2026-11-23 10:00")
 	body := capture(f, "011") // read once: callRequest reads the file each time
-	call := func(number string, kv ...string) Request {
-		return ParseRequest(fakefs.FormWith(body, append([]string{"Hunt-Context", "acme", "Caller-Context", "acme",
+	call := func(number string, kv ...string) xmlcurl.Request {
+		return xmlcurl.ParseRequest(fakefs.FormWith(body, append([]string{"Hunt-Context", "acme", "Caller-Context", "acme",
 			"Hunt-Destination-Number", number, "Caller-Destination-Number", number}, kv...)...))
 	}
 	f.Fuzz(func(t *testing.T, s string) {
@@ -319,14 +322,14 @@ func FuzzFeatureCodes(f *testing.F) {
 		// A code and a feature name that are s.
 		all = append(all, FeatureExtension{ID: 98, Feature: "dnd_toggle", Code: s, Enabled: true}, FeatureExtension{ID: 99, Feature: s, Code: "*39", Enabled: true})
 		snap.FeatureExtensions = all
-		numbers := []string{s, "*39", "*39" + s, "**" + s, s + "1001", ParkPresencePrefix + s, parkReturnPrefix + s}
+		numbers := []string{s, "*39", "*39" + s, "**" + s, s + "1001", naming.ParkPresencePrefix + s, parkReturnPrefix + s}
 		for _, code := range codes {
 			numbers = append(numbers, code, code+s)
 		}
 		for _, number := range numbers {
 			for _, kv := range [][]string{nil, {"variable_sb_ext", s, "variable_sb_tenant", "acme", "Caller-Caller-ID-Name", s, "Unique-ID", s}} {
 				doc, tr := TenantContext(testOpts, call(number, kv...), snap, now)
-				if IsNotFound(doc) || tr.Match != "feature" && tr.Match != "park_return" {
+				if xmldoc.IsNotFound(doc) || tr.Match != "feature" && tr.Match != "park_return" {
 					continue
 				}
 				checkFeatureDoc(t, doc)

@@ -38,7 +38,7 @@ func loadSnap(t testing.TB) *TenantSnapshot {
 // capture returns the body of a real mod_xml_curl request (testdata/captures).
 func capture(t testing.TB, prefix string) []byte {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join("testdata", "captures", prefix+"-*.http"))
+	matches, err := filepath.Glob(filepath.Join("..", "xmlcurl", "testdata", "captures", prefix+"-*.http"))
 	if err != nil || len(matches) != 1 {
 		t.Fatalf("capture %s: %v %v", prefix, matches, err)
 	}

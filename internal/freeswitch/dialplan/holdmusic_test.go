@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // holdMusicSnap gives acme a default class (5, jazz), a second class
@@ -197,7 +198,7 @@ func FuzzHoldMusicEscaping(f *testing.F) {
 		m := &snap.IVRMenus[0]
 		m.DirectDial = true
 		snap.Extensions[0].Name = s
-		menu := IVRConf(testOpts, ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "ivr.conf", "Menu-Name", "acme_94")), snap, now)
+		menu := IVRConf(testOpts, xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "ivr.conf", "Menu-Name", "acme_94")), snap, now)
 		if err := xmlCheck(menu); err != nil || strings.Contains(string(menu), "$") {
 			t.Fatalf("ivr.conf: %v\n%s", err, menu)
 		}

@@ -3,6 +3,8 @@ package dialplan
 import (
 	"math/rand/v2"
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // Hunt groups (resources.md §2.4) render as one tenant-context extension
@@ -176,7 +178,7 @@ func (p *planner) huntLeg(g *HuntGroup, m HuntMember) string {
 			// Through the extension's own dialplan: DND and forwards apply.
 			return "[" + vars + "]loopback/" + m.Target + "/" + p.tenant
 		}
-		return "[" + vars + "]user/" + m.Target + "-" + p.tenant + "@" + p.opts.Domain
+		return "[" + vars + "]user/" + naming.UserID(p.tenant, m.Target) + "@" + p.opts.Domain
 	case "external":
 		if !validDialable(m.Target) {
 			return ""

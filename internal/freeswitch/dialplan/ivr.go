@@ -3,6 +3,10 @@ package dialplan
 import (
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // IVR menus (resources.md §2.13): the tenant context answers the menu's
@@ -32,7 +36,7 @@ func (p *planner) ivrActions(m *IVRMenu) []action {
 	if lang := firstValid(validLanguage, m.Language); lang != "" {
 		acts = append(acts, set("default_language", lang))
 	}
-	acts = append(acts, act("ivr", TenantObjectName(p.tenant, m.ID)))
+	acts = append(acts, act("ivr", naming.TenantObjectName(p.tenant, m.ID)))
 	d := Destination{Type: "hangup"}
 	if m.ExitDestination != nil && m.ExitDestination.Type != "" {
 		d = *m.ExitDestination
@@ -48,10 +52,10 @@ func (p *planner) ivrActions(m *IVRMenu) []action {
 
 // IVRConf renders ivr.conf for the menu a fetch names (Menu-Name,
 // "<tenant>_<id>") in snap's tenant, or NotFound.
-func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []byte {
-	tenant, id, ok := SplitTenantObjectName(req.Get("Menu-Name"))
+func IVRConf(opts Options, req xmlcurl.Request, snap *TenantSnapshot, now time.Time) []byte {
+	tenant, id, ok := naming.SplitTenantObjectName(req.Get("Menu-Name"))
 	if !ok || snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(tenant, snap.Tenant.Tenant) {
-		return NotFound()
+		return xmldoc.NotFound()
 	}
 	var m *IVRMenu
 	for i := range snap.IVRMenus {
@@ -60,22 +64,22 @@ func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []b
 		}
 	}
 	if m == nil {
-		return NotFound()
+		return xmldoc.NotFound()
 	}
 	p := &planner{opts: opts, snap: snap, tenant: tenant, now: now, trace: &Trace{}}
-	w := newXW(1024 + 128*len(m.Options))
-	w.raw(docOpen)
-	w.raw("<section name=\"configuration\">\n<configuration name=\"ivr.conf\" description=\"IVR menus\">\n<menus>\n<menu")
-	w.attr("name", TenantObjectName(tenant, m.ID))
+	w := xmldoc.NewWriter(1024 + 128*len(m.Options))
+	w.Raw(xmldoc.DocOpen)
+	w.Raw("<section name=\"configuration\">\n<configuration name=\"ivr.conf\" description=\"IVR menus\">\n<menus>\n<menu")
+	w.Attr("name", naming.TenantObjectName(tenant, m.ID))
 	long := p.promptPath(i64toa(m.GreetingLongPromptID))
-	w.attr("greet-long", long)
-	w.attr("greet-short", firstNonEmpty(p.promptPath(i64toa(m.GreetingShortPromptID)), long))
-	w.attr("invalid-sound", firstNonEmpty(p.promptPath(i64toa(m.InvalidPromptID)), "ivr/ivr-that_was_an_invalid_entry.wav"))
-	w.attr("exit-sound", firstNonEmpty(p.promptPath(i64toa(m.ExitPromptID)), "voicemail/vm-goodbye.wav"))
-	w.attr("timeout", itoa(clampInt(m.TimeoutMS, 1000, 60000, 5000)))
-	w.attr("inter-digit-timeout", itoa(clampInt(m.InterDigitTimeoutMS, 500, 10000, 2000)))
-	w.attr("max-failures", itoa(clampInt(m.MaxFailures, 1, 10, 3)))
-	w.attr("max-timeouts", itoa(clampInt(m.MaxTimeouts, 1, 10, 3)))
+	w.Attr("greet-long", long)
+	w.Attr("greet-short", firstNonEmpty(p.promptPath(i64toa(m.GreetingShortPromptID)), long))
+	w.Attr("invalid-sound", firstNonEmpty(p.promptPath(i64toa(m.InvalidPromptID)), "ivr/ivr-that_was_an_invalid_entry.wav"))
+	w.Attr("exit-sound", firstNonEmpty(p.promptPath(i64toa(m.ExitPromptID)), "voicemail/vm-goodbye.wav"))
+	w.Attr("timeout", itoa(clampInt(m.TimeoutMS, 1000, 60000, 5000)))
+	w.Attr("inter-digit-timeout", itoa(clampInt(m.InterDigitTimeoutMS, 500, 10000, 2000)))
+	w.Attr("max-failures", itoa(clampInt(m.MaxFailures, 1, 10, 3)))
+	w.Attr("max-timeouts", itoa(clampInt(m.MaxTimeouts, 1, 10, 3)))
 	// FreeSWITCH's menu acts on the digits only once it holds digit-len
 	// of them or the inter-digit timeout passes (seen on 1.10.12: with the
 	// default 5, a one-digit option ran seconds after the key press). So
@@ -92,8 +96,8 @@ func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []b
 	if longest > 0 {
 		digitLen = longest
 	}
-	w.attr("digit-len", itoa(digitLen))
-	w.raw(">\n")
+	w.Attr("digit-len", itoa(digitLen))
+	w.Raw(">\n")
 	for _, o := range m.Options {
 		if !menuDigitsOK(o.Digits) {
 			continue
@@ -114,20 +118,20 @@ func IVRConf(opts Options, req Request, snap *TenantSnapshot, now time.Time) []b
 		if len(run) != 1 {
 			continue
 		}
-		w.raw("<entry action=\"menu-exec-app\"")
-		w.attr("digits", o.Digits)
-		w.attr("param", run[0].app+" "+run[0].data)
-		w.raw("/>\n")
+		w.Raw("<entry action=\"menu-exec-app\"")
+		w.Attr("digits", o.Digits)
+		w.Attr("param", run[0].app+" "+run[0].data)
+		w.Raw("/>\n")
 	}
 	if direct != "" {
-		w.raw("<entry action=\"menu-exec-app\"")
-		w.attr("digits", direct)
-		w.attr("param", "transfer $1 XML "+tenant)
-		w.raw("/>\n")
+		w.Raw("<entry action=\"menu-exec-app\"")
+		w.Attr("digits", direct)
+		w.Attr("param", "transfer $1 XML "+tenant)
+		w.Raw("/>\n")
 	}
-	w.raw("</menu>\n</menus>\n</configuration>\n")
-	closeSection(w)
-	return w.bytes()
+	w.Raw("</menu>\n</menus>\n</configuration>\n")
+	xmldoc.CloseSection(w)
+	return w.Bytes()
 }
 
 // directDialExpr is the menu's direct-dial entry: a regular expression

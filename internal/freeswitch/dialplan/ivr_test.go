@@ -4,17 +4,19 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
-func ivrRequest(t testing.TB, menu string) Request {
+func ivrRequest(t testing.TB, menu string) xmlcurl.Request {
 	t.Helper()
-	return ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "ivr.conf", "Menu-Name", menu))
+	return xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), "key_value", "ivr.conf", "Menu-Name", menu))
 }
 
 func TestIVRConfGolden(t *testing.T) {
 	doc := IVRConf(testOpts, ivrRequest(t, "acme_94"), loadSnap(t), at(t, "2026-11-23 10:00"))
 	wellFormed(t, doc)
-	if IsNotFound(doc) {
+	if xmldoc.IsNotFound(doc) {
 		t.Fatal("not found")
 	}
 	golden(t, "ivr_menu.xml", doc)
@@ -23,7 +25,7 @@ func TestIVRConfGolden(t *testing.T) {
 func TestIVRConfRefuses(t *testing.T) {
 	now := at(t, "2026-11-23 10:00")
 	for name, menu := range map[string]string{"disabled": "acme_95", "unknown": "acme_99", "other tenant": "other_94", "malformed": "acme94", "none": ""} {
-		if doc := IVRConf(testOpts, ivrRequest(t, menu), loadSnap(t), now); !IsNotFound(doc) {
+		if doc := IVRConf(testOpts, ivrRequest(t, menu), loadSnap(t), now); !xmldoc.IsNotFound(doc) {
 			t.Errorf("%s: want not found, got\n%s", name, doc)
 		}
 	}

@@ -1,6 +1,11 @@
 package dialplan
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
+)
 
 // MOHClass is a tenant's music-on-hold class (resources.md §2.23): a
 // mod_local_stream directory <tenant>_<name>, played as
@@ -17,14 +22,11 @@ type MOHClass struct {
 	TenantEnabled  bool
 }
 
-// MOHStreamName is the stream a class plays as.
-func MOHStreamName(tenant, name string) string { return tenant + "_" + name }
-
 // classMOH is the local_stream:// URL of the tenant's class id, "" when
 // the id names no class whose name a stream can carry.
 func (s *TenantSnapshot) classMOH(id int64) string {
 	if c := s.mohClass(id); c != nil && validTenant(s.Tenant.Tenant) {
-		return "local_stream://" + MOHStreamName(s.Tenant.Tenant, c.Name)
+		return "local_stream://" + naming.MOHStreamName(s.Tenant.Tenant, c.Name)
 	}
 	return ""
 }
@@ -79,17 +81,17 @@ func SafeNodePath(dir string) bool {
 // serves them), else its path on the mount. The class's own files stay on
 // the mount: mod_local_stream lists a local directory to find them.
 func LocalStreamConf(mediaDir, defaultDir string, media MediaURLs, classes []MOHClass) []byte {
-	w := newXW(1024 + 256*len(classes))
-	w.raw(docOpen)
-	w.raw("<section name=\"configuration\">\n<configuration name=\"local_stream.conf\" description=\"stream files from local dir\">\n")
+	w := xmldoc.NewWriter(1024 + 256*len(classes))
+	w.Raw(xmldoc.DocOpen)
+	w.Raw("<section name=\"configuration\">\n<configuration name=\"local_stream.conf\" description=\"stream files from local dir\">\n")
 	if SafeNodePath(defaultDir) {
 		def := strings.TrimRight(defaultDir, "/")
 		for _, rate := range defaultMOHRates {
 			writeStream(w, "moh/"+itoa(rate), def+"/"+itoa(rate), rate, true)
-			w.raw("</directory>\n")
+			w.Raw("</directory>\n")
 		}
 		writeStream(w, "moh", def+"/"+itoa(defaultMOHRates[0]), defaultMOHRates[0], true)
-		w.raw("</directory>\n")
+		w.Raw("</directory>\n")
 	}
 	dir := strings.TrimRight(mediaDir, "/")
 	if strings.HasPrefix(dir, "/") && validToken(strings.ReplaceAll(dir[1:], "/", "_"), "") {
@@ -97,34 +99,34 @@ func LocalStreamConf(mediaDir, defaultDir string, media MediaURLs, classes []MOH
 			if !c.TenantEnabled || !validTenant(c.Tenant) || !validToken(c.Name, "") {
 				continue
 			}
-			writeStream(w, MOHStreamName(c.Tenant, c.Name), dir+"/"+c.Tenant+"/moh/"+c.Name, clampInt(c.Rate, 8000, 48000, 8000), c.Shuffle)
+			writeStream(w, naming.MOHStreamName(c.Tenant, c.Name), dir+"/"+c.Tenant+"/moh/"+c.Name, clampInt(c.Rate, 8000, 48000, 8000), c.Shuffle)
 			if c.ChimeFile != "" && validToken(c.ChimeFile, "") && (media.Base == "" || media.URL(c.Tenant, c.ChimeFile) != "") {
 				chime := dir + "/" + c.Tenant + "/" + c.ChimeFile
 				if media.Base != "" {
 					chime = media.URL(c.Tenant, c.ChimeFile)
 				}
-				w.param("param", "chime-list", chime)
-				w.param("param", "chime-freq", itoa(clampInt(c.ChimeFrequency, 1, 3600, 30)))
-				w.param("param", "chime-max", itoa(clampInt(c.ChimeMax, 0, 1000, 0)))
+				w.Param("param", "chime-list", chime)
+				w.Param("param", "chime-freq", itoa(clampInt(c.ChimeFrequency, 1, 3600, 30)))
+				w.Param("param", "chime-max", itoa(clampInt(c.ChimeMax, 0, 1000, 0)))
 			}
-			w.raw("</directory>\n")
+			w.Raw("</directory>\n")
 		}
 	}
-	w.raw("</configuration>\n")
-	closeSection(w)
-	return w.bytes()
+	w.Raw("</configuration>\n")
+	xmldoc.CloseSection(w)
+	return w.Bytes()
 }
 
 // writeStream opens one <directory> with its common params; the caller
 // adds chimes and closes it.
-func writeStream(w *xw, name, path string, rate int, shuffle bool) {
-	w.raw("<directory")
-	w.attr("name", name)
-	w.attr("path", path)
-	w.raw(">\n")
-	w.param("param", "rate", itoa(rate))
-	w.param("param", "shuffle", boolStr(shuffle))
-	w.param("param", "channels", "1")
-	w.param("param", "interval", "20")
-	w.param("param", "timer-name", "soft")
+func writeStream(w *xmldoc.Writer, name, path string, rate int, shuffle bool) {
+	w.Raw("<directory")
+	w.Attr("name", name)
+	w.Attr("path", path)
+	w.Raw(">\n")
+	w.Param("param", "rate", itoa(rate))
+	w.Param("param", "shuffle", boolStr(shuffle))
+	w.Param("param", "channels", "1")
+	w.Param("param", "interval", "20")
+	w.Param("param", "timer-name", "soft")
 }

@@ -1,11 +1,16 @@
 package dialplan
 
-import "strconv"
+import (
+	"strconv"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+)
 
 // emergency routes the tenant's emergency numbers: always allowed, no limit,
 // with the emergency caller id, through the emergency outbound route (else
 // the first route by priority).
-func (p *planner) emergency(req Request, num string) *ext {
+func (p *planner) emergency(req xmlcurl.Request, num string) *ext {
 	if !hasString(p.snap.Tenant.EmergencyNumbers, num) {
 		return nil
 	}
@@ -52,7 +57,7 @@ func (p *planner) emergency(req Request, num string) *ext {
 
 // emergencyCallerID is the calling extension's emergency number (from our
 // snapshot, via the sb_ext variable our directory set), else the tenant's.
-func (p *planner) emergencyCallerID(req Request) string {
+func (p *planner) emergencyCallerID(req xmlcurl.Request) string {
 	var x *Extension
 	// Flagged before the caller's fields are looked at: whether a render
 	// depends on the caller must not itself depend on the caller, or a
@@ -66,7 +71,7 @@ func (p *planner) emergencyCallerID(req Request) string {
 
 // outbound picks the first enabled route (by priority) with a pattern that
 // matches and at least one usable trunk, and renders its bridge chain.
-func (p *planner) outbound(req Request, num string) *ext {
+func (p *planner) outbound(req xmlcurl.Request, num string) *ext {
 	for _, r := range p.snap.sortedOutbound() {
 		for _, pt := range r.Patterns {
 			if !pt.matches(num) {
@@ -85,7 +90,7 @@ func (p *planner) outbound(req Request, num string) *ext {
 	return nil
 }
 
-func (p *planner) outboundExt(req Request, r *OutboundRoute, num, dialled string, trunks []string) *ext {
+func (p *planner) outboundExt(req xmlcurl.Request, r *OutboundRoute, num, dialled string, trunks []string) *ext {
 	acts, cid := p.callerID(req, r)
 	if !r.Emergency && p.snap.Tenant.MaxConcurrentCalls > 0 {
 		acts = append(acts, act("limit", "hash "+p.tenant+" outbound "+itoa(p.snap.Tenant.MaxConcurrentCalls)+" !USER_BUSY"))
@@ -117,7 +122,7 @@ func (p *planner) outboundExt(req Request, r *OutboundRoute, num, dialled string
 // it set ("" for passthrough: the caller's own, unknown here). Values are
 // computed here as literals (validated digits) rather than referenced as
 // variables.
-func (p *planner) callerID(req Request, r *OutboundRoute) ([]action, string) {
+func (p *planner) callerID(req xmlcurl.Request, r *OutboundRoute) ([]action, string) {
 	t := &p.snap.Tenant
 	var num string
 	switch r.CallerIDPolicy {
@@ -172,10 +177,8 @@ func (p *planner) usableTrunks(r *OutboundRoute) []string {
 	return out
 }
 
-// validTrunkName matches ^[a-z0-9_]{1,40}$.
-func validTrunkName(s string) bool {
-	return len(s) >= 1 && len(s) <= 40 && allIn(s, "abcdefghijklmnopqrstuvwxyz0123456789_")
-}
+// validTrunkName matches ^[a-z0-9_]{1,40}$ (naming.ValidGatewayName).
+func validTrunkName(s string) bool { return naming.ValidGatewayName(s) }
 
 // bridges tries each trunk in turn. A trunk with max_channels runs its
 // bridge under limit_execute (mod_hash, counted per node): a full trunk is

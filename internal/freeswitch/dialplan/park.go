@@ -1,9 +1,13 @@
 package dialplan
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+)
 
 // Call parking (the park feature, resources.md §2.11) is mod_valet_parking's.
-// Each tenant has one lot, ParkLot; its slots are ParkSlotMin…ParkSlotMax.
+// Each tenant has one lot, naming.ParkLot; its slots are naming.ParkSlotMin…naming.ParkSlotMax.
 //
 //   - The park code alone (*70, dialled or a blind transfer target) runs
 //     "valet_park <lot> auto in <min> <max>": the caller takes the first
@@ -24,30 +28,16 @@ import "strings"
 // Valet lots are held in each node's memory: a parked call can be picked up
 // only through the node it is parked on.
 const (
-	ParkSlotMin = 1
-	ParkSlotMax = 20
 	// ParkTimeout is how long a call waits in its slot before it goes back
 	// to the extension that parked it (valet_parking_timeout, seconds).
 	ParkTimeout = 120
-	// ParkPresencePrefix is valet's presence prefix: a phone subscribed to
-	// park+<slot>@<domain> sees the slot (Holding when occupied), one
-	// subscribed to park+<lot name> the whole lot.
-	ParkPresencePrefix = "park+"
 	// parkReturnPrefix marks the internal number a timed-out parked call is
 	// transferred to; it contains a '-': no number-plan object collides.
 	parkReturnPrefix = "park-return-"
 )
 
-// ParkLot is tenant's valet lot name, "<tenant>_lot@<domain>". Valet sends
-// its presence (park+<slot>, park+<tenant>_lot) for the domain after '@',
-// which must be the SIP domain the phones subscribe on; "<tenant>_lot" is
-// unique per tenant (tenant names hold no '@').
-func ParkLot(tenant, domain string) string {
-	return tenant + "_lot@" + domain
-}
-
 // validParkSlot is a slot number of a lot as valet writes it (%d, so no
-// leading zero) within ParkSlotMin…ParkSlotMax.
+// leading zero) within naming.ParkSlotMin…naming.ParkSlotMax.
 func validParkSlot(s string) bool {
 	if len(s) == 0 || len(s) > 3 || s[0] == '0' || !allIn(s, "0123456789") {
 		return false
@@ -56,7 +46,7 @@ func validParkSlot(s string) bool {
 	for i := 0; i < len(s); i++ {
 		n = n*10 + int(s[i]-'0')
 	}
-	return n >= ParkSlotMin && n <= ParkSlotMax
+	return n >= naming.ParkSlotMin && n <= naming.ParkSlotMax
 }
 
 // parkFeature is the tenant's enabled park feature code, or nil.
@@ -77,8 +67,8 @@ func (p *planner) parkFeature() *FeatureExtension {
 // our extensions (sb_called_ext is ours: the extension's number, set by
 // extensionActions, never user text); the third always parks.
 func (p *planner) parkExt(name, number, slot string) *ext {
-	lot := ParkLot(p.tenant, p.opts.Domain)
-	data := lot + " auto in " + itoa(ParkSlotMin) + " " + itoa(ParkSlotMax)
+	lot := naming.ParkLot(p.tenant, p.opts.Domain)
+	data := lot + " auto in " + itoa(naming.ParkSlotMin) + " " + itoa(naming.ParkSlotMax)
 	if slot != "" {
 		if !validParkSlot(slot) {
 			return nil
@@ -104,7 +94,7 @@ func (p *planner) parkPresenceDial(num string) *ext {
 		p.trace.Reason = "park disabled"
 		return nil
 	}
-	slot := strings.TrimPrefix(num, ParkPresencePrefix)
+	slot := strings.TrimPrefix(num, naming.ParkPresencePrefix)
 	if slot == "" {
 		return nil
 	}

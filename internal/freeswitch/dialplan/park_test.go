@@ -3,6 +3,9 @@ package dialplan
 import (
 	"strings"
 	"testing"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // valetData is the valet_park data of a rendered document ("" when none).
@@ -21,7 +24,7 @@ func valetData(t *testing.T, doc []byte) string {
 func TestParkLotPerTenant(t *testing.T) {
 	now := at(t, "2026-11-23 10:00")
 	for _, pair := range [][2]string{{"acme", "acme_lot"}, {"ab", "a_b"}, {"a_lot", "a"}} {
-		if ParkLot(pair[0], testDomain) == ParkLot(pair[1], testDomain) {
+		if naming.ParkLot(pair[0], testDomain) == naming.ParkLot(pair[1], testDomain) {
 			t.Errorf("tenants %q and %q share a lot", pair[0], pair[1])
 		}
 	}
@@ -43,7 +46,7 @@ func TestParkLotPerTenant(t *testing.T) {
 			other := loadSnap(t)
 			enablePark(other)
 			other.Tenant.Tenant = "initech"
-			if doc, _ := TenantContext(testOpts, callRequest(t, tenant, number), other, now); !IsNotFound(doc) {
+			if doc, _ := TenantContext(testOpts, callRequest(t, tenant, number), other, now); !xmldoc.IsNotFound(doc) {
 				t.Errorf("%s's call was served by another tenant's context:\n%s", tenant, doc)
 			}
 		}
@@ -56,7 +59,7 @@ func TestParkSlots(t *testing.T) {
 	now := at(t, "2026-11-23 10:00")
 	snap := loadSnap(t)
 	enablePark(snap)
-	lot := ParkLot("acme", testDomain)
+	lot := naming.ParkLot("acme", testDomain)
 	for number, want := range map[string]string{
 		"*70":     lot + " auto in 1 20",
 		"*701":    lot + " 1",
@@ -77,7 +80,7 @@ func TestParkSlots(t *testing.T) {
 			t.Errorf("%s: valet_park %q, want %q", number, got, want)
 		}
 	}
-	if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "*705"), snap, now); !IsNotFound(doc) {
+	if doc, _ := TenantContext(testOpts, callRequest(t, "acme", "*705"), snap, now); !xmldoc.IsNotFound(doc) {
 		t.Errorf("the old code still parks:\n%s", doc)
 	}
 }
@@ -128,7 +131,7 @@ func TestParkTimeoutReturnsToExtension(t *testing.T) {
 		t.Fatalf("park-return-1001: %+v\n%s", tr, doc)
 	}
 	doc, _ = TenantContext(testOpts, callRequest(t, "acme", "1001"), snap, now)
-	if IsNotFound(doc) {
+	if xmldoc.IsNotFound(doc) {
 		t.Fatal("the return transfer lands nowhere")
 	}
 }

@@ -3,10 +3,12 @@ package dialplan
 import (
 	"strings"
 	"testing"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // pickupRequest is a call from extension ext of tenant to number.
-func pickupRequest(t *testing.T, tenant, ext, number string) Request {
+func pickupRequest(t *testing.T, tenant, ext, number string) xmlcurl.Request {
 	return callRequest(t, "acme", number, "variable_sb_ext", ext, "variable_sb_tenant", tenant)
 }
 
@@ -30,7 +32,7 @@ func TestDirectedPickupRefusals(t *testing.T) {
 	call := RingingCall{UUID: "9a1d6c2e-0000-4b8e-9c55-2f0e1b7a0b01", CallUUID: "5c2a8f0e-1111-4c3d-8e9f-0a1b2c3d4e5f"}
 	tests := []struct {
 		name   string
-		req    Request
+		req    xmlcurl.Request
 		snap   *TenantSnapshot
 		reason string
 	}{

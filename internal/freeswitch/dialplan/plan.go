@@ -1,6 +1,10 @@
 package dialplan
 
-import "strings"
+import (
+	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
+)
 
 // action is one dialplan <action>/<anti-action>. app is always one of our
 // constants; data holds validated values only (see validate.go).
@@ -31,52 +35,52 @@ func numberExpr(n string) string { return "^" + regexQuote(n) + "$" }
 
 // writeDialplan renders a complete dialplan document with one context.
 func writeDialplan(context string, exts []ext) []byte {
-	w := newXW(512 + 512*len(exts))
-	openSection(w, "dialplan")
-	w.raw("<context")
-	w.attr("name", context)
-	w.raw(">\n")
+	w := xmldoc.NewWriter(512 + 512*len(exts))
+	xmldoc.OpenSection(w, "dialplan")
+	w.Raw("<context")
+	w.Attr("name", context)
+	w.Raw(">\n")
 	for _, e := range exts {
-		w.raw("<extension")
-		w.attr("name", e.name)
-		w.raw(">\n")
+		w.Raw("<extension")
+		w.Attr("name", e.name)
+		w.Raw(">\n")
 		for _, c := range e.conds {
-			w.raw("<condition")
+			w.Raw("<condition")
 			if c.field != "" {
-				w.attr("field", c.field)
-				w.attr("expression", c.expr)
+				w.Attr("field", c.field)
+				w.Attr("expression", c.expr)
 			}
 			if c.brk != "" {
-				w.attr("break", c.brk)
+				w.Attr("break", c.brk)
 			}
 			if len(c.actions) == 0 && len(c.anti) == 0 {
-				w.raw("/>\n")
+				w.Raw("/>\n")
 				continue
 			}
-			w.raw(">\n")
+			w.Raw(">\n")
 			writeActions(w, "action", c.actions)
 			writeActions(w, "anti-action", c.anti)
-			w.raw("</condition>\n")
+			w.Raw("</condition>\n")
 		}
-		w.raw("</extension>\n")
+		w.Raw("</extension>\n")
 	}
-	w.raw("</context>\n")
-	closeSection(w)
-	return w.bytes()
+	w.Raw("</context>\n")
+	xmldoc.CloseSection(w)
+	return w.Bytes()
 }
 
-func writeActions(w *xw, tag string, acts []action) {
+func writeActions(w *xmldoc.Writer, tag string, acts []action) {
 	for _, a := range acts {
-		w.raw("<")
-		w.raw(tag)
-		w.attr("application", a.app)
+		w.Raw("<")
+		w.Raw(tag)
+		w.Attr("application", a.app)
 		if a.data != "" {
-			w.attr("data", a.data)
+			w.Attr("data", a.data)
 		}
 		if a.inline {
-			w.raw(` inline="true"`)
+			w.Raw(` inline="true"`)
 		}
-		w.raw("/>\n")
+		w.Raw("/>\n")
 	}
 }
 
@@ -103,4 +107,11 @@ func hasString(list []string, s string) bool {
 		}
 	}
 	return false
+}
+
+func firstNonEmpty(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
 }

@@ -3,6 +3,9 @@ package dialplan
 import (
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // Public renders the "public" context for a call to a DID: one extension
@@ -12,22 +15,22 @@ import (
 // office-mode destination (day/night/holiday), else the route's destination.
 // A disabled condition falls back to the route's destination; a disabled
 // tenant gets CALL_REJECTED. Unknown or disabled DIDs get NotFound.
-func Public(opts Options, req Request, pub *PublicSnapshot, now time.Time) ([]byte, Trace) {
+func Public(opts Options, req xmlcurl.Request, pub *PublicSnapshot, now time.Time) ([]byte, Trace) {
 	dest := req.DestinationNumber()
 	tr := Trace{Context: "public", Number: dest, Caller: req.CallerNumber()}
 	if pub == nil || pub.Tenant == nil || !pub.DID.Enabled || !validDialable(dest) || !validHost(opts.Domain) {
 		tr.Reason = "unknown DID"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	if strings.TrimPrefix(pub.DID.Number, "+") != strings.TrimPrefix(dest, "+") {
 		tr.Reason = "DID does not match the dialled number"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	snap := pub.Tenant
 	t := &snap.Tenant
 	if !validTenant(t.Tenant) || !strings.EqualFold(t.Tenant, pub.DID.Tenant) {
 		tr.Reason = "DID has no valid tenant"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	p := &planner{opts: opts, snap: snap, tenant: t.Tenant, now: now, trace: &tr}
 	tr.Match = "did"
@@ -60,7 +63,7 @@ func Public(opts Options, req Request, pub *PublicSnapshot, now time.Time) ([]by
 	route := p.inboundRoute(pub.DID, tr.Caller)
 	if route == nil {
 		tr.Reason = "no inbound route"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	tr.RouteID, tr.RouteName = route.ID, route.Name
 	if route.Name != "" {
@@ -94,7 +97,7 @@ func Public(opts Options, req Request, pub *PublicSnapshot, now time.Time) ([]by
 	acts, ok := p.destination(d)
 	if !ok {
 		tr.Reason = "destination invalid"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	if d.Type == "external" {
 		// An administrator sent this DID to an outside number: the caller

@@ -2,6 +2,10 @@ package dialplan
 
 import (
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // Queues and agents (resources.md §2.2, §2.3) are mod_callcenter's. The
@@ -21,22 +25,6 @@ import (
 // (cc_cancel_reason) can choose between the exit and the timeout
 // destinations. It contains a '-', so no number-plan object collides.
 const queueAfterPrefix = "queue-after-"
-
-// QueueName is a queue's mod_callcenter name, "<number>@<tenant>".
-func QueueName(tenant, number string) string { return number + "@" + tenant }
-
-// AgentName is an agent's mod_callcenter name, "<agent_number>@<tenant>".
-func AgentName(tenant, agentNumber string) string { return agentNumber + "@" + tenant }
-
-// SplitCallcenterName splits "<number>@<tenant>"; ok is false unless both
-// parts are valid.
-func SplitCallcenterName(name string) (number, tenant string, ok bool) {
-	number, tenant, found := strings.Cut(name, "@")
-	if !found || !validTenant(tenant) || len(number) < 2 || len(number) > 10 || !allIn(number, "0123456789") {
-		return "", "", false
-	}
-	return number, tenant, true
-}
 
 // AgentStatus is mod_callcenter's name of an agent status the API stores
 // ("Logged Out" for anything unknown).
@@ -66,7 +54,7 @@ func AgentContact(domain, tenant string, a *Agent) string {
 		}
 		return "{^^:toll_allow=" + tollAllow("international") + "}loopback/" + a.ExternalNumber + "/" + tenant
 	case validNumber(a.Extension) && validHost(domain):
-		return "user/" + a.Extension + "-" + tenant + "@" + domain
+		return "user/" + naming.UserID(tenant, a.Extension) + "@" + domain
 	}
 	return ""
 }
@@ -107,7 +95,7 @@ func (p *planner) queueActions(q *Queue) []action {
 	if file := p.promptPath(i64toa(q.GreetingPromptID)); q.GreetingPromptID != 0 && file != "" {
 		acts = append(acts, act("playback", file))
 	}
-	acts = append(acts, act("callcenter", QueueName(p.tenant, q.Number)))
+	acts = append(acts, act("callcenter", naming.QueueName(p.tenant, q.Number)))
 	return append(acts, p.transfer(queueAfterPrefix+q.Number))
 }
 
@@ -140,37 +128,33 @@ func (p *planner) queueAfter(num string) *ext {
 	return e
 }
 
-// CallcenterQueue is the queue a callcenter.conf fetch names (CC-Queue);
-// "" at module load.
-func (r *Request) CallcenterQueue() string { return r.Get("CC-Queue") }
-
 // CallcenterConf renders callcenter.conf. A fetch naming a queue
 // (CC-Queue=<number>@<tenant>) gets that queue only, from the one snapshot
 // of its tenant; NotFound when the queue is unknown or disabled. A fetch
 // naming none (module load) gets every given tenant's enabled queues, and
 // their enabled agents with the tiers that join them to those queues.
-func CallcenterConf(opts Options, req Request, snaps []*TenantSnapshot) []byte {
+func CallcenterConf(opts Options, req xmlcurl.Request, snaps []*TenantSnapshot) []byte {
 	name := req.CallcenterQueue()
-	w := newXW(2048)
+	w := xmldoc.NewWriter(2048)
 	if name != "" {
-		num, tenant, ok := SplitCallcenterName(name)
+		num, tenant, ok := naming.SplitCallcenterName(name)
 		if !ok || len(snaps) != 1 || snaps[0] == nil || !snaps[0].Tenant.Enabled || !strings.EqualFold(snaps[0].Tenant.Tenant, tenant) {
-			return NotFound()
+			return xmldoc.NotFound()
 		}
 		snap := snaps[0]
 		q := snap.queue(num)
 		if q == nil || !q.Enabled {
-			return NotFound()
+			return xmldoc.NotFound()
 		}
-		w.raw(docOpen)
-		w.raw("<section name=\"configuration\">\n<configuration name=\"callcenter.conf\" description=\"CallCenter\">\n<queues>\n")
+		w.Raw(xmldoc.DocOpen)
+		w.Raw("<section name=\"configuration\">\n<configuration name=\"callcenter.conf\" description=\"CallCenter\">\n<queues>\n")
 		writeQueue(w, opts, snap, q)
-		w.raw("</queues>\n</configuration>\n")
-		closeSection(w)
-		return w.bytes()
+		w.Raw("</queues>\n</configuration>\n")
+		xmldoc.CloseSection(w)
+		return w.Bytes()
 	}
-	w.raw(docOpen)
-	w.raw("<section name=\"configuration\">\n<configuration name=\"callcenter.conf\" description=\"CallCenter\">\n<queues>\n")
+	w.Raw(xmldoc.DocOpen)
+	w.Raw("<section name=\"configuration\">\n<configuration name=\"callcenter.conf\" description=\"CallCenter\">\n<queues>\n")
 	for _, snap := range usableTenants(snaps) {
 		for i := range snap.Queues {
 			if q := &snap.Queues[i]; q.Enabled && validNumber(q.Number) {
@@ -178,28 +162,28 @@ func CallcenterConf(opts Options, req Request, snaps []*TenantSnapshot) []byte {
 			}
 		}
 	}
-	w.raw("</queues>\n<agents>\n")
+	w.Raw("</queues>\n<agents>\n")
 	for _, snap := range usableTenants(snaps) {
 		for i := range snap.Agents {
 			writeAgent(w, opts, snap, &snap.Agents[i])
 		}
 	}
-	w.raw("</agents>\n<tiers>\n")
+	w.Raw("</agents>\n<tiers>\n")
 	for _, snap := range usableTenants(snaps) {
 		for i := range snap.Agents {
 			for _, t := range AgentTiers(snap, &snap.Agents[i]) {
-				w.raw("<tier")
-				w.attr("agent", t.Agent)
-				w.attr("queue", t.Queue)
-				w.attr("level", itoa(t.Level))
-				w.attr("position", itoa(t.Position))
-				w.raw("/>\n")
+				w.Raw("<tier")
+				w.Attr("agent", t.Agent)
+				w.Attr("queue", t.Queue)
+				w.Attr("level", itoa(t.Level))
+				w.Attr("position", itoa(t.Position))
+				w.Raw("/>\n")
 			}
 		}
 	}
-	w.raw("</tiers>\n</configuration>\n")
-	closeSection(w)
-	return w.bytes()
+	w.Raw("</tiers>\n</configuration>\n")
+	xmldoc.CloseSection(w)
+	return w.Bytes()
 }
 
 func usableTenants(snaps []*TenantSnapshot) []*TenantSnapshot {
@@ -253,14 +237,14 @@ func QueueParams(opts Options, snap *TenantSnapshot, q *Queue) [][2]string {
 	return out
 }
 
-func writeQueue(w *xw, opts Options, snap *TenantSnapshot, q *Queue) {
-	w.raw("<queue")
-	w.attr("name", QueueName(snap.Tenant.Tenant, q.Number))
-	w.raw(">\n")
+func writeQueue(w *xmldoc.Writer, opts Options, snap *TenantSnapshot, q *Queue) {
+	w.Raw("<queue")
+	w.Attr("name", naming.QueueName(snap.Tenant.Tenant, q.Number))
+	w.Raw(">\n")
 	for _, kv := range QueueParams(opts, snap, q) {
-		w.param("param", kv[0], kv[1])
+		w.Param("param", kv[0], kv[1])
 	}
-	w.raw("</queue>\n")
+	w.Raw("</queue>\n")
 }
 
 // AgentSettings are the agent's mod_callcenter settings as callcenter_config
@@ -293,20 +277,20 @@ func agentUsable(a *Agent) bool {
 	return validNumber(a.Extension)
 }
 
-func writeAgent(w *xw, opts Options, snap *TenantSnapshot, a *Agent) {
+func writeAgent(w *xmldoc.Writer, opts Options, snap *TenantSnapshot, a *Agent) {
 	set := AgentSettings(opts.Domain, snap.Tenant.Tenant, a)
 	if set == nil {
 		return
 	}
 	attr := map[string]string{"contact": "contact", "max_no_answer": "max-no-answer", "wrap_up_time": "wrap-up-time",
 		"reject_delay_time": "reject-delay-time", "busy_delay_time": "busy-delay-time", "no_answer_delay_time": "no-answer-delay-time", "status": "status"}
-	w.raw("<agent")
-	w.attr("name", AgentName(snap.Tenant.Tenant, a.AgentNumber))
-	w.attr("type", "callback")
+	w.Raw("<agent")
+	w.Attr("name", naming.AgentName(snap.Tenant.Tenant, a.AgentNumber))
+	w.Attr("type", "callback")
 	for _, kv := range set {
-		w.attr(attr[kv[0]], kv[1])
+		w.Attr(attr[kv[0]], kv[1])
 	}
-	w.raw("/>\n")
+	w.Raw("/>\n")
 }
 
 // Tier joins an agent to a queue, by their mod_callcenter names.
@@ -327,7 +311,7 @@ func AgentTiers(snap *TenantSnapshot, a *Agent) []Tier {
 		if q == nil || !q.Enabled || !validNumber(q.Number) {
 			continue
 		}
-		out = append(out, Tier{Agent: AgentName(snap.Tenant.Tenant, a.AgentNumber), Queue: QueueName(snap.Tenant.Tenant, q.Number),
+		out = append(out, Tier{Agent: naming.AgentName(snap.Tenant.Tenant, a.AgentNumber), Queue: naming.QueueName(snap.Tenant.Tenant, q.Number),
 			Level: clampInt(t.Level, 1, 9, 1), Position: clampInt(t.Position, 1, 99, 1)})
 	}
 	return out

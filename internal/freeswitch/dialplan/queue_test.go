@@ -5,11 +5,13 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
-func callcenterRequest(t testing.TB, kv ...string) Request {
+func callcenterRequest(t testing.TB, kv ...string) xmlcurl.Request {
 	t.Helper()
-	return ParseRequest(fakefs.FormWith(capture(t, "003"), append([]string{"key_value", "callcenter.conf"}, kv...)...))
+	return xmlcurl.ParseRequest(fakefs.FormWith(capture(t, "003"), append([]string{"key_value", "callcenter.conf"}, kv...)...))
 }
 
 // otherTenant is a second tenant with one queue and one agent, for the
@@ -25,7 +27,7 @@ func otherTenant(t testing.TB) *TenantSnapshot {
 func TestCallcenterConfGolden(t *testing.T) {
 	for _, tt := range []struct {
 		name  string
-		req   Request
+		req   xmlcurl.Request
 		snaps []*TenantSnapshot
 	}{
 		{"callcenter_queue", callcenterRequest(t, "CC-Queue", "500@acme"), []*TenantSnapshot{loadSnap(t)}},
@@ -35,7 +37,7 @@ func TestCallcenterConfGolden(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			doc := CallcenterConf(testOpts, tt.req, tt.snaps)
 			wellFormed(t, doc)
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				t.Fatal("not found")
 			}
 			golden(t, tt.name+".xml", doc)
@@ -48,7 +50,7 @@ func TestCallcenterConfGolden(t *testing.T) {
 // queues, agents and tiers are left out at module load.
 func TestCallcenterConfRefuses(t *testing.T) {
 	for name, q := range map[string]string{"other tenant": "500@beta_co", "disabled": "502@acme", "unknown": "599@acme", "malformed": "500", "bad tenant": "500@ac-me", "not a number": "x5@acme"} {
-		if doc := CallcenterConf(testOpts, callcenterRequest(t, "CC-Queue", q), []*TenantSnapshot{loadSnap(t)}); !IsNotFound(doc) {
+		if doc := CallcenterConf(testOpts, callcenterRequest(t, "CC-Queue", q), []*TenantSnapshot{loadSnap(t)}); !xmldoc.IsNotFound(doc) {
 			t.Errorf("%s: want not found, got\n%s", name, doc)
 		}
 	}
@@ -57,13 +59,5 @@ func TestCallcenterConfRefuses(t *testing.T) {
 	doc := string(CallcenterConf(testOpts, callcenterRequest(t), []*TenantSnapshot{off}))
 	if strings.Contains(doc, "beta_co") {
 		t.Errorf("disabled tenant rendered:\n%s", doc)
-	}
-}
-
-func TestSplitCallcenterName(t *testing.T) {
-	for in, want := range map[string]bool{"500@acme": true, "12@my_co": true, "5@acme": false, "500@": false, "@acme": false, "500@a-b": false, "500@acme@x": false} {
-		if _, _, ok := SplitCallcenterName(in); ok != want {
-			t.Errorf("%s: ok %v", in, ok)
-		}
 	}
 }

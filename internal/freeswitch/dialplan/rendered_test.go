@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // TestRenderedDestinationTypesWork backs the promise the API relies on
@@ -34,7 +36,7 @@ func TestRenderedDestinationTypesWork(t *testing.T) {
 			}
 			number, _, _ := strings.Cut(a.data, " ")
 			doc, tr := TenantContext(testOpts, callRequest(t, "acme", number), snap, now)
-			if IsNotFound(doc) || tr.Match == "" {
+			if xmldoc.IsNotFound(doc) || tr.Match == "" {
 				t.Errorf("%s: transfer to %s is not served by the tenant context (%s)", typ, number, tr.Reason)
 			}
 		}
@@ -101,7 +103,7 @@ func TestEveryDestinationTypeReachableEverywhere(t *testing.T) {
 		for place, render := range places {
 			s := loadSnap(t)
 			doc := render(s, Destination{Type: typ, Target: target})
-			if IsNotFound(doc) {
+			if xmldoc.IsNotFound(doc) {
 				t.Errorf("%s in %s: not found", typ, place)
 				continue
 			}
@@ -117,7 +119,7 @@ func TestEveryDestinationTypeReachableEverywhere(t *testing.T) {
 			}
 			for _, tr := range transfers {
 				number, _, _ := strings.Cut(tr, " ")
-				if d, trace := TenantContext(testOpts, callRequest(t, "acme", number), loadSnap(t), now); IsNotFound(d) {
+				if d, trace := TenantContext(testOpts, callRequest(t, "acme", number), loadSnap(t), now); xmldoc.IsNotFound(d) {
 					t.Errorf("%s in %s: transfer to %s is not served (%s)", typ, place, number, trace.Reason)
 				}
 			}
@@ -130,7 +132,7 @@ func TestEveryDestinationTypeReachableEverywhere(t *testing.T) {
 		doc, _ := TenantContext(testOpts, callRequest(t, "acme", "1002"), s, now)
 		for _, tr := range decodeTree(t, doc).find("action", "application", "transfer", "data") {
 			n, _, _ := strings.Cut(tr, " ")
-			if d, trace := TenantContext(testOpts, callRequest(t, "acme", n), loadSnap(t), now); IsNotFound(d) {
+			if d, trace := TenantContext(testOpts, callRequest(t, "acme", n), loadSnap(t), now); xmldoc.IsNotFound(d) {
 				t.Errorf("forward to %s: %s not served (%s)", number, n, trace.Reason)
 			}
 		}

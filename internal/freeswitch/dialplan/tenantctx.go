@@ -4,6 +4,10 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // failPrefix marks the internal destination an extension's bridge transfers
@@ -16,16 +20,16 @@ const failPrefix = "fail-"
 // here in Go. In order: a local extension, a special mailbox, a routing
 // condition number, a hunt group, a conference room, an IVR menu, a queue, a feature code (call parking too: park.go), an emergency number, then the outbound
 // routes by priority. Unknown tenant or no match: NotFound.
-func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Time) ([]byte, Trace) {
+func TenantContext(opts Options, req xmlcurl.Request, snap *TenantSnapshot, now time.Time) ([]byte, Trace) {
 	num := req.DestinationNumber()
 	tr := Trace{Context: req.Context(), Number: num, Caller: req.CallerNumber()}
 	if snap == nil || !validTenant(snap.Tenant.Tenant) || !strings.EqualFold(req.Context(), snap.Tenant.Tenant) || !validHost(opts.Domain) {
 		tr.Reason = "unknown context"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	if !snap.Tenant.Enabled {
 		tr.Reason = "tenant disabled"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	p := &planner{opts: opts, snap: snap, tenant: snap.Tenant.Tenant, now: now, trace: &tr, callerName: req.CallerName(),
 		forwardChain: req.ForwardChain(), req: req}
@@ -41,7 +45,7 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 		e = p.conferencePINCheck(strings.TrimPrefix(num, confPINPrefix))
 	case strings.HasPrefix(num, parkReturnPrefix):
 		e = p.parkReturn(strings.TrimPrefix(num, parkReturnPrefix))
-	case strings.HasPrefix(num, ParkPresencePrefix):
+	case strings.HasPrefix(num, naming.ParkPresencePrefix):
 		e = p.parkPresenceDial(num)
 	case !validDialable(num):
 		tr.Reason = "number not dialable"
@@ -62,7 +66,7 @@ func TenantContext(opts Options, req Request, snap *TenantSnapshot, now time.Tim
 			tr.Reason = "no match"
 		}
 		tr.Match = ""
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	return writeDialplan(p.tenant, []ext{*e}), tr
 }
@@ -178,7 +182,7 @@ func (p *planner) extensionActions(x *Extension) []action {
 		set("hangup_after_bridge", "true"),
 		set("sb_called_ext", x.Name),
 	}
-	legs := []string{"user/" + x.Name + "-" + p.tenant + "@" + p.opts.Domain}
+	legs := []string{"user/" + naming.UserID(p.tenant, x.Name) + "@" + p.opts.Domain}
 	if pickup := p.pickupLegs(x.Name); len(pickup) > 0 {
 		// A pickup leg rings until the call is picked up or cancelled, so
 		// without this a busy or unregistered phone would leave the call

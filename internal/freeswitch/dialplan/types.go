@@ -240,26 +240,6 @@ type VoicePrompt struct {
 	Filename string `json:"filename"`
 }
 
-// SIPProfile is one sofia profile of a server.
-type SIPProfile struct {
-	Name     string `json:"name"`
-	SIPIP    string `json:"sip_ip"`
-	SIPPort  int    `json:"sip_port"`
-	ExtSIPIP string `json:"ext_sip_ip"`
-	ExtRTPIP string `json:"ext_rtp_ip"`
-	TLSPort  int    `json:"tls_port"`
-	WSSPort  int    `json:"wss_port"`
-}
-
-// Server is a FreeSWITCH node (resources.md §1.5).
-type Server struct {
-	ID          int64        `json:"id"`
-	Name        string       `json:"name"`
-	Hostname    string       `json:"hostname"`
-	SIPProfiles []SIPProfile `json:"sip_profiles"`
-	Enabled     bool         `json:"enabled"`
-}
-
 // TenantSnapshot is everything one tenant's renders need. Trunks holds only
 // the trunks this tenant may use.
 type TenantSnapshot struct {

@@ -3,6 +3,8 @@ package dialplan
 import (
 	"strings"
 	"unicode/utf8"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // Whitelists for values that end up in dialplan action data, dial strings or
@@ -12,24 +14,13 @@ import (
 // checked against these byte-level whitelists and skipped when they fail.
 // Hand-written loops instead of regexp keep renders allocation-free.
 
-// validTenant matches ^[A-Za-z0-9_]{2,32}$.
-func validTenant(s string) bool {
-	if len(s) < 2 || len(s) > 32 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_') {
-			return false
-		}
-	}
-	return true
-}
+// validTenant matches ^[A-Za-z0-9_]{2,32}$ (naming.ValidTenant: the tenant
+// part of every name).
+func validTenant(s string) bool { return naming.ValidTenant(s) }
 
-// validNumber matches ^[0-9]{2,10}$ (extensions and other number-plan objects).
-func validNumber(s string) bool {
-	return len(s) >= 2 && len(s) <= 10 && allIn(s, "0123456789")
-}
+// validNumber matches ^[0-9]{2,10}$ (naming.ValidNumber: extensions and
+// other number-plan objects).
+func validNumber(s string) bool { return naming.ValidNumber(s) }
 
 // validDialable matches ^[0-9+*#]{1,32}$.
 func validDialable(s string) bool {
@@ -57,19 +48,9 @@ func validToken(s string, extra string) bool {
 	return true
 }
 
-// validHost matches a host name or IPv4/IPv6 literal: [A-Za-z0-9.:-], 1-253.
-func validHost(s string) bool {
-	if len(s) < 1 || len(s) > 253 {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '.' || c == '-' || c == ':') {
-			return false
-		}
-	}
-	return true
-}
+// validHost matches a host name or IPv4/IPv6 literal: [A-Za-z0-9.:-], 1-253
+// (naming.ValidHost).
+func validHost(s string) bool { return naming.ValidHost(s) }
 
 // validLanguage matches ^[a-z]{2}(-[A-Z]{2})?$.
 func validLanguage(s string) bool {
@@ -169,19 +150,4 @@ func neutraliseExpansion(s string) string {
 		b.WriteByte(s[i])
 	}
 	return b.String()
-}
-
-// SplitUserID splits a directory user id "<extension>-<tenant>" (for example
-// "1001-acme") into its parts. Tenant names contain no hyphen, so the split is
-// at the last '-'; both parts must pass their whitelists.
-func SplitUserID(id string) (ext, tenant string, ok bool) {
-	i := strings.LastIndexByte(id, '-')
-	if i < 0 {
-		return "", "", false
-	}
-	ext, tenant = id[:i], id[i+1:]
-	if !validNumber(ext) || !validTenant(tenant) {
-		return "", "", false
-	}
-	return ext, tenant, true
 }

@@ -2,14 +2,10 @@ package dialplan
 
 import (
 	"slices"
-	"strings"
-)
 
-// VoicemailProfile is the one mod_voicemail profile every tenant uses: the
-// dialplan runs "voicemail default <domain> <box>-<tenant>" (resources.md
-// §0), and what differs per tenant or box (storage, PIN, mail) travels in
-// the directory user's vm-* params.
-const VoicemailProfile = "default"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
+)
 
 // Message length limits. mod_voicemail (1.10) limits a recording only by
 // its profile's max-record-len, which it accepts in 0-1000 seconds (a value
@@ -43,14 +39,14 @@ func RecordSeconds(seconds int) int {
 func VoicemailProfileFor(seconds int) string {
 	s := RecordSeconds(seconds)
 	if s == defaultRecordSeconds {
-		return VoicemailProfile
+		return naming.VoicemailProfile
 	}
 	return "sb_len_" + itoa(s)
 }
 
 // voicemailDB is the default profile's own database name (mod_voicemail
 // names it "voicemail_<profile>"), given to every profile.
-const voicemailDB = "voicemail_" + VoicemailProfile
+const voicemailDB = "voicemail_" + naming.VoicemailProfile
 
 // VoicemailConf renders voicemail.conf. mod_voicemail fetches it with no
 // request data (at load and when a profile is first used), so it holds
@@ -70,25 +66,25 @@ func VoicemailConf(opts Options, messageSeconds []int) []byte {
 	}
 	slices.Sort(lengths[1:])
 	lengths = slices.Compact(lengths)
-	w := newXW(2048 * len(lengths))
-	w.raw(docOpen)
-	w.raw("<section name=\"configuration\">\n<configuration name=\"voicemail.conf\" description=\"Voicemail\">\n<settings>\n</settings>\n<profiles>\n")
+	w := xmldoc.NewWriter(2048 * len(lengths))
+	w.Raw(xmldoc.DocOpen)
+	w.Raw("<section name=\"configuration\">\n<configuration name=\"voicemail.conf\" description=\"Voicemail\">\n<settings>\n</settings>\n<profiles>\n")
 	for _, seconds := range lengths {
 		writeVoicemailProfile(w, opts, seconds)
 	}
-	w.raw("</profiles>\n</configuration>\n")
-	closeSection(w)
-	return w.bytes()
+	w.Raw("</profiles>\n</configuration>\n")
+	xmldoc.CloseSection(w)
+	return w.Bytes()
 }
 
 // writeVoicemailProfile renders one profile whose messages last at most
 // seconds.
-func writeVoicemailProfile(w *xw, opts Options, seconds int) {
-	w.raw("<profile")
-	w.attr("name", VoicemailProfileFor(seconds))
-	w.raw(">\n")
-	w.param("param", "dbname", voicemailDB)
-	w.param("param", "max-record-len", itoa(seconds))
+func writeVoicemailProfile(w *xmldoc.Writer, opts Options, seconds int) {
+	w.Raw("<profile")
+	w.Attr("name", VoicemailProfileFor(seconds))
+	w.Raw(">\n")
+	w.Param("param", "dbname", voicemailDB)
+	w.Param("param", "max-record-len", itoa(seconds))
 	for _, p := range [][2]string{
 		{"file-extension", "wav"},
 		{"terminator-key", "#"},
@@ -109,46 +105,20 @@ func writeVoicemailProfile(w *xw, opts Options, seconds int) {
 		{"play-new-messages-lifo", "false"},
 		{"play-saved-messages-lifo", "false"},
 	} {
-		w.param("param", p[0], p[1])
+		w.Param("param", p[0], p[1])
 	}
-	if dir, ok := nodeMediaDir(opts); ok {
-		w.param("param", "storage-dir", dir+"/voicemail")
+	if dir, ok := naming.NodeMediaDir(opts.MediaDir); ok {
+		w.Param("param", "storage-dir", dir+"/voicemail")
 	}
 	// The mail templates are the files FreeSWITCH ships in its conf
 	// directory; the sender is the box's own address in the SIP domain.
-	w.raw("<email>\n")
-	w.param("param", "template-file", "voicemail.tpl")
-	w.param("param", "notify-template-file", "notify-voicemail.tpl")
-	w.param("param", "date-fmt", "%A, %B %d %Y, %I:%M %p")
-	w.param("param", "email-from", "${voicemail_account}@${voicemail_domain}")
-	w.raw("</email>\n</profile>\n")
+	w.Raw("<email>\n")
+	w.Param("param", "template-file", "voicemail.tpl")
+	w.Param("param", "notify-template-file", "notify-voicemail.tpl")
+	w.Param("param", "date-fmt", "%A, %B %d %Y, %I:%M %p")
+	w.Param("param", "email-from", "${voicemail_account}@${voicemail_domain}")
+	w.Raw("</email>\n</profile>\n")
 }
-
-// VoicemailStorageDir is where FreeSWITCH keeps box's messages and
-// greetings: <MediaDir>/<tenant>/voicemail/<box> on the nodes (the media
-// library, so imports written by Switchboard are where the nodes read
-// them). "" when the media directory or a part is not safe in a path.
-func VoicemailStorageDir(opts Options, tenant, box string) string {
-	dir, ok := nodeMediaDir(opts)
-	if !ok || !validTenant(tenant) || !validNumber(box) {
-		return ""
-	}
-	return dir + "/" + tenant + "/voicemail/" + box
-}
-
-// nodeMediaDir is opts.MediaDir without a trailing slash when it is an
-// absolute path of safe tokens.
-func nodeMediaDir(opts Options) (string, bool) {
-	dir := strings.TrimRight(opts.MediaDir, "/")
-	if !strings.HasPrefix(dir, "/") || !validToken(strings.ReplaceAll(dir[1:], "/", "_"), "") {
-		return "", false
-	}
-	return dir, true
-}
-
-// VoicemailBox is the mod_voicemail box id ("<number>-<tenant>", the
-// directory user) of an extension or special mailbox.
-func VoicemailBox(tenant, number string) string { return number + "-" + tenant }
 
 // mailboxFullSound is what mod_voicemail itself plays when a box is over
 // its quota (phrase voicemail_disk_quota_exceeded).
@@ -161,7 +131,7 @@ const mailboxFullSound = "voicemail/vm-mailbox_full.wav"
 // box is full. mod_voicemail has no per-box message count limit of its own
 // (only vm-disk-quota, in seconds).
 func (p *planner) mailboxExt(m *SpecialMailbox) *ext {
-	box := VoicemailBox(p.tenant, m.Number)
+	box := naming.VoicemailBox(p.tenant, m.Number)
 	max := m.MaxMessages
 	if max <= 0 {
 		max = 100
@@ -169,7 +139,7 @@ func (p *planner) mailboxExt(m *SpecialMailbox) *ext {
 	// vm_boxcount counts one kind per call ("all" is "new:saved:…", not a
 	// sum); mod_expr (loaded by the deployment's modules.conf) adds them.
 	boxcount := func(kind string) string {
-		return "${vm_boxcount(" + VoicemailProfile + "/" + box + "@" + p.opts.Domain + "|" + kind + ")}"
+		return "${vm_boxcount(" + naming.VoicemailProfile + "/" + box + "@" + p.opts.Domain + "|" + kind + ")}"
 	}
 	count := "${expr(" + boxcount("new") + "+" + boxcount("saved") + ")}"
 	return &ext{name: "mailbox-" + m.Number, conds: []cond{
@@ -199,6 +169,6 @@ func (p *planner) voicemailAny() []action {
 		act("answer", ""),
 		set("voicemail_callback_context", p.tenant),
 		act("play_and_get_digits", voicemailAnyPrompt),
-		act("voicemail", "check "+VoicemailProfile+" "+p.opts.Domain+" ${sb_vm_box}-"+p.tenant),
+		act("voicemail", "check "+naming.VoicemailProfile+" "+p.opts.Domain+" ${sb_vm_box}-"+p.tenant),
 	}
 }

@@ -6,6 +6,9 @@ import (
 	"testing"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // TestVoicemailConfGolden: the one profile every box uses, with empty PINs
@@ -15,8 +18,8 @@ func TestVoicemailConfGolden(t *testing.T) {
 	wellFormed(t, doc)
 	golden(t, "voicemail.conf.xml", doc)
 	tree := decodeTree(t, doc)
-	if got := tree.find("profile", "name", VoicemailProfile, "name"); len(got) != 1 {
-		t.Fatalf("profiles named %q: %v", VoicemailProfile, got)
+	if got := tree.find("profile", "name", naming.VoicemailProfile, "name"); len(got) != 1 {
+		t.Fatalf("profiles named %q: %v", naming.VoicemailProfile, got)
 	}
 	for name, want := range map[string]string{
 		"allow-empty-password-auth": "false",
@@ -132,7 +135,7 @@ func TestCompanyDirectoryDomain(t *testing.T) {
 		}
 	})
 	t.Run("not found", func(t *testing.T) {
-		cases := map[string]Request{
+		cases := map[string]xmlcurl.Request{
 			"other tenant": dirRequest(t, "013", "user", "", "key", "", "key_value", "globex.directory.invalid", "domain", ""),
 			"user lookup":  dirRequest(t, "013", "user", "1001-acme", "key_value", "acme.directory.invalid", "domain", "acme.directory.invalid"),
 			"sip_auth":     dirRequest(t, "009", "key_value", "acme.directory.invalid", "domain", "acme.directory.invalid"),
@@ -140,13 +143,13 @@ func TestCompanyDirectoryDomain(t *testing.T) {
 			"suffix only":  dirRequest(t, "013", "user", "", "key", "", "key_value", ".directory.invalid", "domain", ""),
 		}
 		for name, r := range cases {
-			if doc := Directory(testOpts, r, snap); !IsNotFound(doc) {
+			if doc := Directory(testOpts, r, snap); !xmldoc.IsNotFound(doc) {
 				t.Errorf("%s: got\n%s", name, doc)
 			}
 		}
 		off := loadSnap(t)
 		off.Tenant.Enabled = false
-		if doc := Directory(testOpts, req, off); !IsNotFound(doc) {
+		if doc := Directory(testOpts, req, off); !xmldoc.IsNotFound(doc) {
 			t.Errorf("disabled tenant: got\n%s", doc)
 		}
 	})

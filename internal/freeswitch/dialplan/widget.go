@@ -2,6 +2,10 @@ package dialplan
 
 import (
 	"strings"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 )
 
 // A webrtc click-to-call widget gives each visitor's browser a short-lived
@@ -10,49 +14,6 @@ import (
 // number, which transfers to the widget's destination in the tenant
 // context. Nothing else routes there: no outbound routes, no other
 // extension of the tenant, no feature codes.
-
-// widgetUserPrefix starts the token part of a widget user id
-// "w<token>-<tenant>". An extension user's part is digits only, so the two
-// never collide.
-const widgetUserPrefix = "w"
-
-// widgetContextPrefix starts a widget's context name "widget-<public_id>".
-// Tenant names (the tenant contexts) hold no hyphen, so no tenant can own a
-// context of this name.
-const widgetContextPrefix = "widget-"
-
-// WidgetUserID is the directory user id of a widget visitor: token is
-// random lower-case hex.
-func WidgetUserID(token, tenant string) string {
-	return widgetUserPrefix + token + "-" + tenant
-}
-
-// SplitWidgetUserID answers the tenant of a widget user id, and false for
-// any other id.
-func SplitWidgetUserID(id string) (tenant string, ok bool) {
-	i := strings.LastIndexByte(id, '-')
-	if i < 0 || !strings.HasPrefix(id, widgetUserPrefix) {
-		return "", false
-	}
-	token := id[len(widgetUserPrefix):i]
-	if len(token) < 16 || len(token) > 40 || !allIn(token, "0123456789abcdef") || !validTenant(id[i+1:]) {
-		return "", false
-	}
-	return id[i+1:], true
-}
-
-// WidgetContext is the dialplan context of the widget with this public id.
-func WidgetContext(publicID string) string { return widgetContextPrefix + publicID }
-
-// WidgetPublicID answers the public id a widget context names, and false
-// for any other context.
-func WidgetPublicID(context string) (string, bool) {
-	id, ok := strings.CutPrefix(context, widgetContextPrefix)
-	if !ok || len(id) < 8 || len(id) > 64 || !allIn(id, "abcdefghijklmnopqrstuvwxyz0123456789") {
-		return "", false
-	}
-	return id, true
-}
 
 // Widget is what a widget's directory user and context render from: the
 // widget row as stored, its tenant's snapshot (enabled, name).
@@ -66,7 +27,7 @@ type Widget struct {
 
 // WidgetUser is one issued visitor user.
 type WidgetUser struct {
-	ID         string // WidgetUserID
+	ID         string // naming.WidgetUserID
 	A1Hash     string // md5(id:domain:password) as issued
 	CallerName string // the visitor's name ("" when not asked)
 }
@@ -89,66 +50,62 @@ func WidgetCallerName(prefix, visitor string) string {
 // else (user_call, reverse auth, voicemail counts) finds no user: the
 // visitor is never called and has no mailbox. The user is not cacheable,
 // so FreeSWITCH asks again and an expired user is refused at once.
-func WidgetDirectory(opts Options, req Request, w *Widget, u *WidgetUser, snap *TenantSnapshot) []byte {
-	tenant, ok := SplitWidgetUserID(req.User)
+func WidgetDirectory(opts Options, req xmlcurl.Request, w *Widget, u *WidgetUser, snap *TenantSnapshot) []byte {
+	tenant, ok := naming.SplitWidgetUserID(req.User)
 	domain := firstNonEmpty(req.Domain, req.KeyValue)
 	if !ok || u == nil || u.ID != req.User || !widgetUsable(opts, w, snap) || !strings.EqualFold(tenant, snap.Tenant.Tenant) ||
 		!strings.EqualFold(domain, opts.Domain) || (req.Action != "sip_auth" && req.Action != "") ||
 		(req.Key != "" && req.Key != "id") || len(u.A1Hash) != 32 || !allIn(u.A1Hash, "0123456789abcdef") {
-		return NotFound()
+		return xmldoc.NotFound()
 	}
-	w2 := newXW(2048)
+	w2 := xmldoc.NewWriter(2048)
 	openDomain(w2, opts)
-	w2.raw("<users>\n<user")
-	w2.attr("id", u.ID)
-	w2.raw(">\n<params>\n")
-	w2.param("param", "a1-hash", u.A1Hash)
-	w2.param("param", "vm-enabled", "false")
-	w2.param("param", "max-registrations-per-extension", "1")
-	w2.param("param", "directory-visible", "false")
-	w2.param("param", "directory-exten-visible", "false")
-	w2.raw("</params>\n<variables>\n")
+	w2.Raw("<users>\n<user")
+	w2.Attr("id", u.ID)
+	w2.Raw(">\n<params>\n")
+	w2.Param("param", "a1-hash", u.A1Hash)
+	w2.Param("param", "vm-enabled", "false")
+	w2.Param("param", "max-registrations-per-extension", "1")
+	w2.Param("param", "directory-visible", "false")
+	w2.Param("param", "directory-exten-visible", "false")
+	w2.Raw("</params>\n<variables>\n")
 	for _, v := range [][2]string{
-		{"user_context", WidgetContext(w.PublicID)},
+		{"user_context", naming.WidgetContext(w.PublicID)},
 		{"sb_tenant", snap.Tenant.Tenant},
 		{"sb_widget", w.PublicID},
 		{"effective_caller_id_name", WidgetCallerName(w.CallerIDNamePrefix, u.CallerName)},
 		{"effective_caller_id_number", "widget"},
 		{"toll_allow", ""},
 	} {
-		w2.param("variable", v[0], v[1])
+		w2.Param("variable", v[0], v[1])
 	}
-	w2.raw("</variables>\n</user>\n</users>\n")
+	w2.Raw("</variables>\n</user>\n</users>\n")
 	closeDomain(w2)
-	return w2.bytes()
+	return w2.Bytes()
 }
 
 // WidgetDialplan renders a widget's context: one extension, the widget's
 // number (its destination's target), whose actions are the destination's
 // as any route renders them. Any other number finds no match.
-func WidgetDialplan(opts Options, req Request, w *Widget, snap *TenantSnapshot) ([]byte, Trace) {
+func WidgetDialplan(opts Options, req xmlcurl.Request, w *Widget, snap *TenantSnapshot) ([]byte, Trace) {
 	num := req.DestinationNumber()
 	tr := Trace{Context: req.Context(), Number: num, Caller: req.CallerNumber()}
-	id, ok := WidgetPublicID(req.Context())
+	id, ok := naming.WidgetPublicID(req.Context())
 	if !ok || !widgetUsable(opts, w, snap) || id != w.PublicID {
 		tr.Reason = "unknown context"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	if num != w.Destination.Target {
 		tr.Reason = "no match"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	p := &planner{opts: opts, snap: snap, tenant: snap.Tenant.Tenant, trace: &tr, req: req}
 	acts, ok := p.destination(w.Destination)
 	if !ok {
 		tr.Reason = "destination not rendered"
-		return NotFound(), tr
+		return xmldoc.NotFound(), tr
 	}
 	tr.Match = "widget"
 	e := single("widget", num, acts)
 	return writeDialplan(req.Context(), []ext{*e}), tr
 }
-
-// A1Hash is the digest hash of a user's password as the directory's
-// a1-hash param carries it: md5("<user>:<realm>:<password>") in hex.
-func A1Hash(user, realm, password string) string { return a1Hash(user, realm, password) }

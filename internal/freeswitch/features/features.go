@@ -27,6 +27,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/platform/keyprefix"
 )
@@ -263,11 +264,11 @@ func contains(list []any, s string) bool {
 }
 
 // PhoneRecordingRel is where, below the media library, a node writes the
-// prompt a caller records with *732 on call uuid: the dialplan's
-// dialplan.PhoneRecordingDir (<media dir>/<tenant>/phone) and the call's
+// prompt a caller records with *732 on call uuid: the directory of
+// naming.PhoneRecordingDir (<media dir>/<tenant>/phone) and the call's
 // ${uuid}.
 func PhoneRecordingRel(tenant, uuid string) string {
-	return filepath.Join(tenant, "phone", uuid+".wav")
+	return filepath.Join(tenant, naming.PhoneRecordingKind, uuid+".wav")
 }
 
 // maxPhoneRecording is the largest recording taken: the voice prompt's

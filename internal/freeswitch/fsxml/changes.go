@@ -14,6 +14,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/internal/changes"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -419,7 +420,7 @@ func DirectoryUsers(c changes.Change) (users []string, all bool) {
 		return nil, true
 	case "extensions":
 		for _, name := range extensionNames(c) {
-			users = append(users, name+"-"+c.Tenant)
+			users = append(users, naming.UserID(c.Tenant, name))
 		}
 		return users, false
 	}

@@ -12,6 +12,10 @@ import (
 
 	"github.com/switchboard/switchboard/internal/crm"
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/gateways/sofiaconf"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -37,7 +41,7 @@ func (s *Service) Fetch(ctx context.Context, body []byte) ([]byte, error) {
 		if now := time.Now().Unix(); s.unavailableLogged.Swap(now) != now {
 			s.log.Warn("xml fetch answered not found: the database is unavailable", "error", err)
 		}
-		return dialplan.NotFound(), nil
+		return xmldoc.NotFound(), nil
 	}
 	return doc, err
 }
@@ -46,7 +50,7 @@ func (s *Service) fetch(ctx context.Context, body []byte) ([]byte, error) {
 	stats.fetches.Add(1)
 	rec := recorder(ctx)
 	// The body outlives no part of this call, so it need not be copied.
-	req := dialplan.ParseRequestShared(body)
+	req := xmlcurl.ParseRequestShared(body)
 	rec.setSection(req.Section)
 	now := s.now()
 	if req.Section == "configuration" {
@@ -71,7 +75,7 @@ func (s *Service) fetch(ctx context.Context, body []byte) ([]byte, error) {
 	l, ok := lookupFor(&req, now)
 	if !ok {
 		rec.setTier(TierNone)
-		return dialplan.NotFound(), nil
+		return xmldoc.NotFound(), nil
 	}
 	if !s.note.live.Load() || l.everyTenant {
 		// Changes may be missed (or, across every tenant, not keyed by one
@@ -165,7 +169,7 @@ func (src *source) platform(ctx context.Context) (*platformModel, error) {
 // lookupFor derives the cache key from the request: the tenant whose
 // generation applies and every request field the render reads. ok is false
 // for requests that are answered NotFound without looking at anything.
-func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
+func lookupFor(req *xmlcurl.Request, now time.Time) (lookup, bool) {
 	l := lookup{minute: strconv.FormatInt(now.Unix()/60, 10)}
 	switch req.Section {
 	case "directory":
@@ -175,9 +179,9 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 				group = req.Get("group_name")
 			}
 			l.tenant = strings.ToLower(group)
-		} else if _, tenant, ok := dialplan.SplitUserID(req.User); ok {
+		} else if _, tenant, ok := naming.SplitUserID(req.User); ok {
 			l.tenant = strings.ToLower(tenant)
-		} else if tenant, ok := dialplan.DirectoryDomainTenant(fetchDomain(req)); ok && req.User == "" {
+		} else if tenant, ok := naming.DirectoryDomainTenant(fetchDomain(req)); ok && req.User == "" {
 			// mod_directory reading a tenant's dial-by-name names.
 			l.tenant = strings.ToLower(tenant)
 		}
@@ -201,7 +205,7 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 		case "conference.conf":
 			// One room's profile, keyed by its tenant's generation.
 			name := req.ConferenceProfile()
-			if tenant, _, ok := dialplan.SplitTenantObjectName(name); ok {
+			if tenant, _, ok := naming.SplitTenantObjectName(name); ok {
 				l.tenant = strings.ToLower(tenant)
 			}
 			l.key = keyPart(strings.Join([]string{"c", req.KeyValue, name, req.Get("Action")}, "|"))
@@ -212,14 +216,14 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 			name := req.CallcenterQueue()
 			if name == "" {
 				l.everyTenant = true
-			} else if _, tenant, ok := dialplan.SplitCallcenterName(name); ok {
+			} else if _, tenant, ok := naming.SplitCallcenterName(name); ok {
 				l.tenant = strings.ToLower(tenant)
 			}
 			l.key = keyPart("c|callcenter.conf|" + name)
 		case "ivr.conf":
 			// One menu, keyed by its tenant's generation.
 			name := req.Get("Menu-Name")
-			if tenant, _, ok := dialplan.SplitTenantObjectName(name); ok {
+			if tenant, _, ok := naming.SplitTenantObjectName(name); ok {
 				l.tenant = strings.ToLower(tenant)
 			}
 			l.key = keyPart("c|ivr.conf|" + name)
@@ -234,7 +238,7 @@ func lookupFor(req *dialplan.Request, now time.Time) (lookup, bool) {
 
 // fetchDomain is the domain a directory fetch asks for, as
 // dialplan.Directory reads it.
-func fetchDomain(req *dialplan.Request) string {
+func fetchDomain(req *xmlcurl.Request) string {
 	if req.Domain != "" {
 		return req.Domain
 	}
@@ -247,13 +251,13 @@ type rendered struct {
 	flags string // "t" time, "c" caller, "l" live state (never cached)
 }
 
-func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, src *source, now time.Time) (rendered, error) {
+func (s *Service) render(ctx context.Context, req *xmlcurl.Request, l lookup, src *source, now time.Time) (rendered, error) {
 	stats.renders.Add(1)
 	switch req.Section {
 	case "directory":
-		ext, tenant, _ := dialplan.SplitUserID(req.User)
+		ext, tenant, _ := naming.SplitUserID(req.User)
 		group := req.Action == "group_call"
-		_, names := dialplan.DirectoryDomainTenant(fetchDomain(req))
+		_, names := naming.DirectoryDomainTenant(fetchDomain(req))
 		names = names && req.User == ""
 		if group || names {
 			tenant = l.tenant
@@ -285,7 +289,7 @@ func (s *Service) render(ctx context.Context, req *dialplan.Request, l lookup, s
 		if err != nil {
 			return rendered{}, err
 		}
-		return rendered{doc: dialplan.Configuration(s.opts, *req, p.servers, p.trunks)}, nil
+		return rendered{doc: sofiaconf.Configuration(s.opts, *req, p.servers, p.trunks)}, nil
 	}
 	p, err := src.platform(ctx)
 	if err != nil {
@@ -444,7 +448,7 @@ func flagsOf(tr dialplan.Trace) string {
 
 // renderTenantConf answers conference.conf and ivr.conf from the routing
 // part of the tenant model the named profile or menu belongs to.
-func (s *Service) renderTenantConf(ctx context.Context, req *dialplan.Request, l lookup, src *source, now time.Time) (rendered, error) {
+func (s *Service) renderTenantConf(ctx context.Context, req *xmlcurl.Request, l lookup, src *source, now time.Time) (rendered, error) {
 	var snap *dialplan.TenantSnapshot
 	if l.tenant != "" {
 		m, err := src.tenant(ctx, l.tenant)
@@ -465,7 +469,7 @@ func (s *Service) renderTenantConf(ctx context.Context, req *dialplan.Request, l
 // model, or at module load every enabled tenant's queues and agents, read
 // fresh (mod_callcenter reads agents and tiers only then; a reload of the
 // module is rare, so it is not cached).
-func (s *Service) renderCallcenter(ctx context.Context, req *dialplan.Request, l lookup, src *source) (rendered, error) {
+func (s *Service) renderCallcenter(ctx context.Context, req *xmlcurl.Request, l lookup, src *source) (rendered, error) {
 	var snaps []*dialplan.TenantSnapshot
 	if l.everyTenant {
 		all, err := s.everyTenantQueues(ctx)

@@ -16,7 +16,7 @@ import (
 // capture returns the form body of a real mod_xml_curl request.
 func capture(t testing.TB, prefix string) []byte {
 	t.Helper()
-	matches, err := filepath.Glob(filepath.Join("..", "dialplan", "testdata", "captures", prefix+"-*.http"))
+	matches, err := filepath.Glob(filepath.Join("..", "xmlcurl", "testdata", "captures", prefix+"-*.http"))
 	if err != nil || len(matches) != 1 {
 		t.Fatalf("capture %s: %v %v", prefix, matches, err)
 	}

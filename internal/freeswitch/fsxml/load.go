@@ -11,6 +11,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/gateways/sofiaconf"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -45,7 +46,7 @@ type tables struct {
 	endpoints  *table[dialplan.SpecialEndpoint]
 	dids       *table[dialplan.DID]
 	trunks     *table[dialplan.SIPTrunk]
-	servers    *table[dialplan.Server]
+	servers    *table[sofiaconf.Server]
 }
 
 // newTables checks every renderer type against the registry; an error
@@ -99,7 +100,7 @@ func newTables(reg *models.Registry, sealer *models.Sealer) (*tables, error) {
 	add(err)
 	t.trunks, err = newTable[dialplan.SIPTrunk](reg, sealer, "sip_trunks")
 	add(err)
-	t.servers, err = newTable[dialplan.Server](reg, sealer, "servers")
+	t.servers, err = newTable[sofiaconf.Server](reg, sealer, "servers")
 	add(err)
 	if err := errors.Join(errs...); err != nil {
 		return nil, fmt.Errorf("renderer/registry contract: %w", err)

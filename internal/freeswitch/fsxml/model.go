@@ -12,6 +12,8 @@ import (
 	"golang.org/x/sync/singleflight"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/gateways/sofiaconf"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // The render path reads typed, prepared models from process memory:
@@ -100,7 +102,7 @@ func (s *Service) platformModel(ctx context.Context, g gens) (*platformModel, er
 // platformModel is the platform-wide configuration renders read.
 type platformModel struct {
 	trunks  []dialplan.SIPTrunk
-	servers []dialplan.Server
+	servers []sofiaconf.Server
 
 	mu     sync.Mutex
 	usable map[string][]dialplan.SIPTrunk // by lower-case tenant
@@ -303,14 +305,14 @@ func (s *Service) SofiaConf(ctx context.Context, node string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	req := dialplan.Request{Section: "configuration", KeyValue: "sofia.conf", Profile: "external"}
+	req := xmlcurl.Request{Section: "configuration", KeyValue: "sofia.conf", Profile: "external"}
 	for _, srv := range p.servers {
 		if srv.Name == node && srv.Hostname != "" {
 			req.Hostname = srv.Hostname
 			break
 		}
 	}
-	return dialplan.Sofia(s.opts, req, p.servers, p.trunks), nil
+	return sofiaconf.Sofia(s.opts, req, p.servers, p.trunks), nil
 }
 
 // HoldsModels reports whether any tenant's model is in memory: while the

@@ -113,7 +113,7 @@ func TestWeightedLRU(t *testing.T) {
 
 // readCapture returns the form body of a real mod_xml_curl request.
 func readCapture(prefix string) ([]byte, error) {
-	m, err := filepath.Glob(filepath.Join("..", "dialplan", "testdata", "captures", prefix+"-*.http"))
+	m, err := filepath.Glob(filepath.Join("..", "xmlcurl", "testdata", "captures", prefix+"-*.http"))
 	if err != nil || len(m) != 1 {
 		return nil, fmt.Errorf("capture %s: %v %v", prefix, m, err)
 	}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
 )
 
 // TraceResult explains a routing decision: the context rendered, why the
@@ -51,7 +52,7 @@ func (s *Service) TraceTenant(ctx context.Context, tenant, from, to string, at t
 		snap = s.withRinging(ctx, snap, ext)
 	}
 	snap = s.withHuntTurn(ctx, snap, to, false)
-	doc, tr := dialplan.Dialplan(s.opts, dialplan.ParseForm(form), nil, snap, at)
+	doc, tr := dialplan.Dialplan(s.opts, xmlcurl.ParseForm(form), nil, snap, at)
 	return &TraceResult{Context: tenant, Trace: tr, XML: string(doc)}, nil
 }
 
@@ -73,6 +74,6 @@ func (s *Service) TracePublic(ctx context.Context, did, from string, at time.Tim
 		"Caller-Destination-Number": {did},
 		"Caller-Caller-ID-Number":   {from},
 	}
-	doc, tr := dialplan.Dialplan(s.opts, dialplan.ParseForm(form), pub, nil, at)
+	doc, tr := dialplan.Dialplan(s.opts, xmlcurl.ParseForm(form), pub, nil, at)
 	return &TraceResult{Context: "public", Trace: tr, XML: string(doc)}, nil
 }

@@ -7,6 +7,9 @@ import (
 	"time"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmlcurl"
+	"github.com/switchboard/switchboard/internal/freeswitch/xmldoc"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -21,23 +24,23 @@ import (
 
 // widgetFetch answers the fetches that concern a widget: ok is false for
 // every other fetch.
-func (s *Service) widgetFetch(ctx context.Context, req *dialplan.Request, now time.Time) (doc []byte, ok bool, err error) {
+func (s *Service) widgetFetch(ctx context.Context, req *xmlcurl.Request, now time.Time) (doc []byte, ok bool, err error) {
 	switch req.Section {
 	case "directory":
-		tenant, isWidget := dialplan.SplitWidgetUserID(req.User)
+		tenant, isWidget := naming.SplitWidgetUserID(req.User)
 		if !isWidget {
 			return nil, false, nil
 		}
 		doc, err := s.widgetDirectory(ctx, req, tenant, now)
 		return doc, true, err
 	case "dialplan":
-		id, isWidget := dialplan.WidgetPublicID(req.Context())
+		id, isWidget := naming.WidgetPublicID(req.Context())
 		if !isWidget {
 			return nil, false, nil
 		}
 		w, snap, err := s.widget(ctx, id, "")
 		if err != nil || w == nil {
-			return dialplan.NotFound(), true, err
+			return xmldoc.NotFound(), true, err
 		}
 		doc, _ := dialplan.WidgetDialplan(s.opts, *req, w, snap)
 		return doc, true, nil
@@ -45,17 +48,17 @@ func (s *Service) widgetFetch(ctx context.Context, req *dialplan.Request, now ti
 	return nil, false, nil
 }
 
-func (s *Service) widgetDirectory(ctx context.Context, req *dialplan.Request, tenant string, now time.Time) ([]byte, error) {
+func (s *Service) widgetDirectory(ctx context.Context, req *xmlcurl.Request, tenant string, now time.Time) ([]byte, error) {
 	u, err := s.st.LiveWidgetSIPUser(ctx, req.User, now)
 	if errors.Is(err, models.ErrNotFound) || (err == nil && !strings.EqualFold(u.Tenant, tenant)) {
-		return dialplan.NotFound(), nil
+		return xmldoc.NotFound(), nil
 	}
 	if err != nil {
 		return nil, err
 	}
 	w, snap, err := s.widget(ctx, u.Widget, u.Tenant)
 	if err != nil || w == nil {
-		return dialplan.NotFound(), err
+		return xmldoc.NotFound(), err
 	}
 	return dialplan.WidgetDirectory(s.opts, *req, w, &dialplan.WidgetUser{ID: u.Username, A1Hash: u.A1Hash, CallerName: u.CallerName}, snap), nil
 }

@@ -11,7 +11,7 @@
 // So after each committed trunk change this outbox subscriber sends, to
 // every connected node: killgw of the trunk's old name when it existed,
 // then rescan when it still exists and is enabled. The node's own sofia.conf
-// (rendered per node by dialplan.Sofia) decides what the rescan loads.
+// (rendered per node by sofiaconf.Sofia) decides what the rescan loads.
 package gateways
 
 import (

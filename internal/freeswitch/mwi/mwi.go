@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/command"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -103,7 +104,7 @@ func (n *Notifier) Forward(ctx context.Context, e esl.Event) (int, error) {
 	for _, ext := range exts {
 		headers := [][2]string{
 			{"MWI-Messages-Waiting", waiting},
-			{"MWI-Message-Account", ext + "-" + tenant + "@" + n.domain},
+			{"MWI-Message-Account", naming.UserID(tenant, ext) + "@" + n.domain},
 			{"MWI-Voice-Message", counts},
 			{SourceHeader, number},
 		}

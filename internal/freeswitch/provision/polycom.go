@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // polycomMaster renders <mac>.cfg, the master file naming the files the
@@ -49,7 +49,7 @@ func polycomPhone(d Device) ([]byte, error) {
 		address, label := k.Value, k.Label
 		if slot := parkSlot(k); slot != "" {
 			// A park slot is watched on valet's presence for it.
-			address, label = dialplan.ParkPresencePrefix+slot, parkKeyLabel(k, slot)
+			address, label = naming.ParkPresencePrefix+slot, parkKeyLabel(k, slot)
 		} else if !polycomAttendant[k.Type] {
 			continue
 		}

@@ -12,7 +12,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // Device is what a phone's files are rendered from: the managed device and
@@ -50,7 +50,7 @@ type Key struct {
 }
 
 // parkSlot answers the slot a park key's value names ("" when it names
-// none): a number in the tenant's valet lot (dialplan.ParkSlotMin…Max). Such
+// none): a number in the tenant's valet lot (naming.ParkSlotMin…Max). Such
 // a key is a BLF on valet's park+<slot> presence; pressed idle it dials
 // park+<slot>, which retrieves the call parked there, and pressed during a
 // call it transfers the call into the slot. Any other value keeps the
@@ -60,7 +60,7 @@ func parkSlot(k Key) string {
 		return ""
 	}
 	n, err := strconv.Atoi(k.Value)
-	if err != nil || strconv.Itoa(n) != k.Value || n < dialplan.ParkSlotMin || n > dialplan.ParkSlotMax {
+	if err != nil || strconv.Itoa(n) != k.Value || n < naming.ParkSlotMin || n > naming.ParkSlotMax {
 		return ""
 	}
 	return k.Value

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // Yealink DSS key types (linekey.N.type). A park key naming a slot of the
@@ -37,7 +37,7 @@ func yealink(d Device) []byte {
 		typ, value, label := yealinkKeyTypes[k.Type], k.Value, k.Label
 		if slot := parkSlot(k); slot != "" {
 			// A park slot is a BLF on valet's presence for it.
-			typ, value, label = yealinkKeyTypes["blf"], dialplan.ParkPresencePrefix+slot, parkKeyLabel(k, slot)
+			typ, value, label = yealinkKeyTypes["blf"], naming.ParkPresencePrefix+slot, parkKeyLabel(k, slot)
 		}
 		set(p+"type", typ)
 		set(p+"value", value)

@@ -13,6 +13,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/internal/comms/chat"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/platform/keyprefix"
 )
@@ -477,7 +478,7 @@ func (r *chatRoutes) bundle(ctx context.Context, o models.Owner, ext, password, 
 		},
 		"sip": fiber.Map{
 			"extension":     ext,
-			"auth_id":       ext + "-" + o.Tenant,
+			"auth_id":       naming.UserID(o.Tenant, ext),
 			"password":      secret,
 			"domain":        r.SIPDomain,
 			"websocket_url": r.SIPWSURL,

@@ -7,8 +7,8 @@ import (
 	"github.com/gofiber/fiber/v2"
 
 	"github.com/switchboard/switchboard/internal/comms/fax"
-	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
 	"github.com/switchboard/switchboard/internal/freeswitch/fsxml"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 )
 
 // faxRoutes take the faxes FreeSWITCH nodes upload after rxfax (special
@@ -47,10 +47,10 @@ func faxSchemas() map[string]any {
 func (f *faxRoutes) upload(c *fiber.Ctx) error {
 	tenant, call := c.Params("tenant"), c.Params("call")
 	endpoint, err := strconv.ParseInt(c.Params("endpoint"), 10, 64)
-	if err != nil || endpoint <= 0 || !dialplan.ValidCallUUID(call) {
+	if err != nil || endpoint <= 0 || !naming.ValidCallUUID(call) {
 		return newError(fiber.StatusNotFound, "not_found", "no such fax upload address")
 	}
-	if err := f.xml.AuthorizeFax(c.Context().RemoteIP(), dialplan.FaxPath(tenant, endpoint, call), c.Query("sig")); err != nil {
+	if err := f.xml.AuthorizeFax(c.Context().RemoteIP(), naming.FaxPath(tenant, endpoint, call), c.Query("sig")); err != nil {
 		if errors.Is(err, fsxml.ErrUnauthorized) {
 			return newError(fiber.StatusUnauthorized, "unauthorized", "a fax upload needs the signed URL rendered for its call")
 		}

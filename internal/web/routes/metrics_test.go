@@ -90,7 +90,7 @@ next:
 // xmlCapture is the form body of a real mod_xml_curl request.
 func xmlCapture(t *testing.T, name string) []byte {
 	t.Helper()
-	raw, err := os.ReadFile("../../freeswitch/dialplan/testdata/captures/" + name)
+	raw, err := os.ReadFile("../../freeswitch/xmlcurl/testdata/captures/" + name)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/freeswitch/provision"
 	"github.com/switchboard/switchboard/internal/models"
 )
@@ -117,7 +118,7 @@ func (s *server) deviceSnapshot(c *fiber.Ctx, o models.Owner, dev models.Record)
 		e := recs[0]
 		shared, _ := l["shared"].(bool)
 		d.Lines = append(d.Lines, provision.Line{
-			Index: intOf(l["line"]), User: ext + "-" + o.Tenant, Password: str(e["sip_secret"]),
+			Index: intOf(l["line"]), User: naming.UserID(o.Tenant, ext), Password: str(e["sip_secret"]),
 			DisplayName: displayName(e), Label: str(l["label"]), Shared: shared,
 		})
 	}

@@ -7,7 +7,7 @@ import (
 
 	"github.com/gofiber/fiber/v2"
 
-	"github.com/switchboard/switchboard/internal/freeswitch/dialplan"
+	"github.com/switchboard/switchboard/internal/freeswitch/naming"
 	"github.com/switchboard/switchboard/internal/models"
 )
 
@@ -31,13 +31,13 @@ func (r *callRoutes) widgetSession(c *fiber.Ctx, o models.Owner, publicID, targe
 	if _, err := rand.Read(password); err != nil {
 		return err
 	}
-	user := dialplan.WidgetUserID(hex.EncodeToString(token), o.Tenant)
+	user := naming.WidgetUserID(hex.EncodeToString(token), o.Tenant)
 	pass := hex.EncodeToString(password)
 	now := time.Now()
 	expires := now.Add(WidgetSIPUserTTL)
 	err := r.Store.IssueWidgetSIPUser(c.UserContext(), models.WidgetSIPUser{
 		Username: user, Tenant: o.Tenant, Widget: publicID, CallerName: visitor,
-		A1Hash: dialplan.A1Hash(user, r.SIPDomain, pass), ExpiresAt: expires.Unix(),
+		A1Hash: naming.A1Hash(user, r.SIPDomain, pass), ExpiresAt: expires.Unix(),
 	}, now)
 	if err != nil {
 		return err

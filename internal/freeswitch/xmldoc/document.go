@@ -1,8 +1,9 @@
-package dialplan
+package xmldoc
 
+// DocOpen starts every document; DocClose ends it.
 const (
-	docOpen  = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n<document type=\"freeswitch/xml\">\n"
-	docClose = "</document>\n"
+	DocOpen  = "<?xml version=\"1.0\" encoding=\"UTF-8\" standalone=\"no\"?>\n<document type=\"freeswitch/xml\">\n"
+	DocClose = "</document>\n"
 )
 
 // notFoundDoc is the exact "not found" document of freeswitch.md §2.1.
@@ -22,15 +23,16 @@ func NotFound() []byte { return []byte(notFoundDoc) }
 // decide, for example, not to cache it.
 func IsNotFound(doc []byte) bool { return string(doc) == notFoundDoc }
 
-// openSection starts a document with one section.
-func openSection(w *xw, name string) {
-	w.raw(docOpen)
-	w.raw("<section")
-	w.attr("name", name)
-	w.raw(">\n")
+// OpenSection starts a document with one section.
+func OpenSection(w *Writer, name string) {
+	w.Raw(DocOpen)
+	w.Raw("<section")
+	w.Attr("name", name)
+	w.Raw(">\n")
 }
 
-func closeSection(w *xw) {
-	w.raw("</section>\n")
-	w.raw(docClose)
+// CloseSection ends the section and the document OpenSection started.
+func CloseSection(w *Writer) {
+	w.Raw("</section>\n")
+	w.Raw(DocClose)
 }

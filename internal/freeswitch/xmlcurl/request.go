@@ -1,4 +1,4 @@
-package dialplan
+package xmlcurl
 
 import (
 	"bytes"
@@ -276,3 +276,13 @@ func nextPair(body []byte) (pair, rest []byte) {
 // It is decoded with the other routing fields: the cache key reads it on
 // every dialplan fetch, and Get would scan the whole body again.
 func (r *Request) ForwardChain() string { return r.forwardChain }
+
+// ConferenceProfile is the profile a conference.conf fetch asks for
+// (profile_name, else conference_name; "" at module load).
+func (r *Request) ConferenceProfile() string {
+	return firstNonEmpty(r.Get("profile_name"), r.Get("conference_name"))
+}
+
+// CallcenterQueue is the queue a callcenter.conf fetch names (CC-Queue);
+// "" at module load.
+func (r *Request) CallcenterQueue() string { return r.Get("CC-Queue") }

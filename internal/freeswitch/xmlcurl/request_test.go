@@ -1,4 +1,4 @@
-package dialplan
+package xmlcurl
 
 import (
 	"fmt"
@@ -131,30 +131,6 @@ func TestParseRequestEdgeCases(t *testing.T) {
 	}
 }
 
-func TestSplitUserID(t *testing.T) {
-	tests := []struct {
-		name, id, ext, tenant string
-		ok                    bool
-	}{
-		{"plain", "1001-acme", "1001", "acme", true},
-		{"underscore tenant", "20-acme_za", "20", "acme_za", true},
-		{"no hyphen", "1001", "", "", false},
-		{"hyphen in tenant part", "1001-ac-me", "", "", false},
-		{"letters in extension", "10a1-acme", "", "", false},
-		{"short tenant", "1001-a", "", "", false},
-		{"long extension", "12345678901-acme", "", "", false},
-		{"injection", "1001-acme\"/><x", "", "", false},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			ext, tenant, ok := SplitUserID(tt.id)
-			if ext != tt.ext || tenant != tt.tenant || ok != tt.ok {
-				t.Fatalf("SplitUserID(%q) = %q, %q, %v", tt.id, ext, tenant, ok)
-			}
-		})
-	}
-}
-
 // Every name in fieldNames is kept, and together they reach every decoded
 // field of Request: a field added to the switch but not to the list (which
 // the scan's quick filter is built from) fails here.
@@ -207,6 +183,17 @@ func TestParseRequestFilterKeepsEverything(t *testing.T) {
 			if gv.Field(i).Kind() == reflect.String && gv.Field(i).String() != wv.Field(i).String() {
 				t.Errorf("%s: Request.%s = %q, ParseForm has %q", c, gv.Type().Field(i).Name, gv.Field(i).String(), wv.Field(i).String())
 			}
+		}
+	}
+}
+
+func BenchmarkParseRequestDialplan(b *testing.B) {
+	body := capture(b, "011")
+	b.ReportAllocs()
+	for b.Loop() {
+		r := ParseRequest(body)
+		if r.DestinationNumber() != "2000" {
+			b.Fatal("bad parse")
 		}
 	}
 }

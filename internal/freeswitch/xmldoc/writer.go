@@ -1,47 +1,43 @@
-package dialplan
+package xmldoc
 
-import (
-	"strconv"
-	"unicode/utf8"
-)
+import "unicode/utf8"
 
-// xw is a tiny append-only XML writer. encoding/xml's reflection costs too
-// much on the hot path (every REGISTER and every call fetches XML), and our
-// documents are flat enough to write by hand.
-type xw struct {
+// Writer is a tiny append-only XML writer. encoding/xml's reflection costs
+// too much on the hot path (every REGISTER and every call fetches XML), and
+// our documents are flat enough to write by hand.
+type Writer struct {
 	b []byte
 }
 
-func newXW(size int) *xw { return &xw{b: make([]byte, 0, size)} }
+// NewWriter is a Writer whose buffer starts at size bytes.
+func NewWriter(size int) *Writer { return &Writer{b: make([]byte, 0, size)} }
 
-// raw appends trusted, fixed markup.
-func (w *xw) raw(s string) { w.b = append(w.b, s...) }
+// Raw appends trusted, fixed markup.
+func (w *Writer) Raw(s string) { w.b = append(w.b, s...) }
 
-// text appends an escaped value; see escapeTo.
-func (w *xw) text(s string) { w.b = escapeTo(w.b, s) }
-
-// attr appends ` name="value"` with value escaped.
-func (w *xw) attr(name, value string) {
+// Attr appends ` name="value"` with value escaped (see EscapeTo).
+func (w *Writer) Attr(name, value string) {
 	w.b = append(w.b, ' ')
 	w.b = append(w.b, name...)
 	w.b = append(w.b, '=', '"')
-	w.b = escapeTo(w.b, value)
+	w.b = EscapeTo(w.b, value)
 	w.b = append(w.b, '"')
 }
 
-// param writes <param name=.. value=../>, the shape used by params,
+// Param writes <tag name=.. value=../>, the shape used by params,
 // variables and gateway settings alike.
-func (w *xw) param(tag, name, value string) {
-	w.raw("<")
-	w.raw(tag)
-	w.attr("name", name)
-	w.attr("value", value)
-	w.raw("/>\n")
+func (w *Writer) Param(tag, name, value string) {
+	w.Raw("<")
+	w.Raw(tag)
+	w.Attr("name", name)
+	w.Attr("value", value)
+	w.Raw("/>\n")
 }
 
-func (w *xw) bytes() []byte { return w.b }
+// Bytes is the document written so far.
+func (w *Writer) Bytes() []byte { return w.b }
 
-// escapeTo appends s escaped for XML text and attribute values.
+// EscapeTo appends s escaped for XML text and attribute values.
 //
 // Besides the five XML entities, every '$' becomes "&#36;". FreeSWITCH runs
 // its config preprocessor over the raw HTTP response before parsing the XML:
@@ -51,10 +47,10 @@ func (w *xw) bytes() []byte { return w.b }
 // to the preprocessor and the XML parser turns it back into '$', so values we
 // carry verbatim (passwords, names) arrive intact. Run-time expansion of
 // "${...}" is a separate danger that escaping cannot solve; see sanitizeName
-// and the whitelists in validate.go. Control characters other than tab, LF
+// and the whitelists in package dialplan's validate.go. Control characters other than tab, LF
 // and CR are dropped because XML 1.0 cannot carry them; invalid UTF-8 bytes
 // become U+FFFD for the same reason.
-func escapeTo(b []byte, s string) []byte {
+func EscapeTo(b []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		// Runs of bytes that stay as they are are copied at once: most
 		// values (names, numbers, hashes) are one such run.
@@ -106,7 +102,7 @@ func escapeTo(b []byte, s string) []byte {
 	return b
 }
 
-// plainXML marks the ASCII bytes escapeTo copies unchanged.
+// plainXML marks the ASCII bytes EscapeTo copies unchanged.
 var plainXML = func() (t [256]bool) {
 	for c := 0x20; c < 0x7f; c++ {
 		switch c {
@@ -121,15 +117,4 @@ var plainXML = func() (t [256]bool) {
 // xmlChar reports whether r is allowed in XML 1.0 text (non-ASCII part).
 func xmlChar(r rune) bool {
 	return (r >= 0x80 && r <= 0xD7FF) || (r >= 0xE000 && r <= 0xFFFD) || (r >= 0x10000 && r <= 0x10FFFF)
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
-func i64toa(n int64) string { return strconv.FormatInt(n, 10) }
-
-func boolStr(v bool) string {
-	if v {
-		return "true"
-	}
-	return "false"
 }
