@@ -251,7 +251,12 @@ func operation(r Route, schemas obj) obj {
 		for _, ct := range strings.Split(consumes, ",") {
 			ct = strings.TrimSpace(ct)
 			media := obj{"schema": bodySchema(ct, reqSchema, schemas)}
-			if ct == formMedia {
+			if ct == formMedia && r.SlackAnswers {
+				media["schema"] = obj{"type": "object", "required": []string{"payload"}, "properties": obj{
+					"payload": obj{"type": "string", "contentMediaType": "application/json", "contentSchema": schemaRef(reqSchema, schemas),
+						"description": "the " + reqSchema + " as JSON (Slack's form post)"}}}
+				media["encoding"] = obj{"payload": obj{"allowReserved": true}}
+			} else if ct == formMedia {
 				media["encoding"] = formEncoding(schemas[reqSchema])
 			}
 			content[ct] = media
@@ -302,6 +307,16 @@ func operation(r Route, schemas obj) obj {
 	for _, st := range errorStatuses(r, reqSchema != "") {
 		responses[fmt.Sprint(st)] = obj{"$ref": "#/components/responses/Error"}
 	}
+	if r.SlackAnswers {
+		for st, codes := range slackRefusals {
+			responses[fmt.Sprint(st)] = obj{"description": http.StatusText(st) + ": " + codes, "content": obj{
+				"text/plain":       obj{"schema": obj{"type": "string", "description": "Slack's error code: " + codes}},
+				"application/json": obj{"schema": obj{"$ref": "#/components/schemas/Error", "description": "with Accept: application/json"}},
+			}}
+		}
+		delete(responses, "401")
+		delete(responses, "403")
+	}
 	if r.Auth == AuthPage {
 		responses["303"] = obj{"description": "no live session: to the login page", "headers": obj{
 			"Location": obj{"description": "/login?next=…", "required": true, "schema": obj{"type": "string"}}}}
@@ -326,6 +341,18 @@ func operation(r Route, schemas obj) obj {
 
 // errorStatuses are the refusals a route documents by name; every other
 // failure (413, 429, 5xx) is the default answer, also an Error.
+// slackRefusals are the answers of a Slack-compatible endpoint
+// (SlackAnswers) other than success, by status, with their codes.
+var slackRefusals = map[int]string{
+	http.StatusBadRequest:            "invalid_payload, no_text, invalid_blocks, too_many_attachments",
+	http.StatusNotFound:              "no_service (no such webhook, or disabled), channel_not_found",
+	http.StatusGone:                  "channel_is_archived",
+	http.StatusRequestEntityTooLarge: "payload_too_large",
+	http.StatusTooManyRequests:       "rate_limited",
+	http.StatusInternalServerError:   "rollup_error",
+	http.StatusServiceUnavailable:    "chat_unavailable",
+}
+
 func errorStatuses(r Route, hasBody bool) []int {
 	var out []int
 	if hasBody || len(r.Query) > 0 || len(pathParams(r)) > 0 {

@@ -248,6 +248,9 @@ func TestOpenAPIDocumentIsTrueToTheServer(t *testing.T) {
 					if strings.HasPrefix(path, "/readyz") && status == "503" {
 						continue // not ready: the Health body naming the failing check
 					}
+					if strings.HasPrefix(path, "/integration/webhooks/") && status != "default" {
+						continue // Slack's plain-text codes, or the Error shape with Accept: application/json
+					}
 					want := "#/components/responses/Error"
 					if status == "default" {
 						want = "#/components/responses/OtherError" // the Error schema, with Retry-After

@@ -111,6 +111,10 @@ type Route struct {
 	Status            int
 	Query             []string // documented query parameters
 	Produces          string   // content type(s) when not JSON, comma-separated
+	// SlackAnswers marks a Slack-compatible endpoint: its refusals are
+	// Slack's plain-text codes (the Error shape when asked for JSON), and
+	// a form body carries the request as JSON in its payload field.
+	SlackAnswers bool
 	Consumes          string   // request content type when not JSON
 	// Wildcard names a trailing * path parameter in the document.
 	Wildcard string

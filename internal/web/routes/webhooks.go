@@ -35,7 +35,7 @@ const (
 func incomingWebhookRoutes(d ChatDeps) []Route {
 	r := newChatRoutes(d)
 	return []Route{
-		{Method: "POST", Path: "/integration/webhooks/:token", Summary: "Slack-compatible incoming webhook post into the webhook's chat channel: JSON, or a form field payload holding JSON; answers ok as plain text (Slack's error codes as plain text, or the JSON error shape with Accept: application/json)", Tag: "chat", Auth: AuthCustom, Request: "WebhookPayload", Produces: "text/plain", OwnBody: true, Handler: r.webhookPost},
+		{Method: "POST", Path: "/integration/webhooks/:token", Summary: "Slack-compatible incoming webhook post into the webhook's chat channel: JSON, or a form field payload holding JSON; answers ok as plain text (Slack's error codes as plain text, or the JSON error shape with Accept: application/json)", Tag: "chat", Auth: AuthCustom, Request: "WebhookPayload", Consumes: "application/json,application/x-www-form-urlencoded", Produces: "text/plain", SlackAnswers: true, OwnBody: true, Handler: r.webhookPost},
 		{Method: "POST", Path: "/api/tenants/:tenant/incoming_webhooks/:id/regenerate", Summary: "New token and URL for an incoming webhook (the old URL stops working at once); the answer shows them once", Tag: "incoming_webhooks", Auth: AuthAPI, Access: Access{Perm: "incoming_webhooks.manage", OwnPerm: "incoming_webhooks.manage_own", Scope: ScopeTenant, User: UserOwnObjects}, Request: "Empty", Response: "IncomingWebhookCreated", Handler: r.regenerate},
 	}
 }
