@@ -115,7 +115,7 @@ type Route struct {
 	// Slack's plain-text codes (the Error shape when asked for JSON), and
 	// a form body carries the request as JSON in its payload field.
 	SlackAnswers bool
-	Consumes          string   // request content type when not JSON
+	Consumes     string // request content type when not JSON
 	// Wildcard names a trailing * path parameter in the document.
 	Wildcard string
 	// Answers documents other answers than Status: status → schema name.
