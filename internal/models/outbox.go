@@ -100,8 +100,10 @@ func (s *Store) write(ctx context.Context, fn func(ts *txStore) error) error {
 			return err
 		}
 		var err error
-		recorded, err = s.appendOutbox(ctx, tx, ts.changes)
-		return err
+		if recorded, err = s.appendOutbox(ctx, tx, ts.changes); err != nil {
+			return err
+		}
+		return s.recordIdempotent(ctx, tx, recorded)
 	})
 	if err == nil && len(recorded) > 0 {
 		s.committed(ctx, recorded)

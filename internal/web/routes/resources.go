@@ -25,16 +25,16 @@ func (s *server) crudRoutes(res *models.Resource) []Route {
 	if res.Singleton {
 		return []Route{
 			{Method: "GET", Path: base, Summary: "Show the " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("get"), Resource: res, Op: "get", Handler: s.getObject(res)},
-			{Method: "PUT", Path: base, Summary: "Change the " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Handler: s.updateObject(res)},
+			{Method: "PUT", Path: base, Summary: "Change the " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Idempotent: true, Handler: s.configIdempotent(s.updateObject(res))},
 		}
 	}
 	item := base + "/:key"
 	return []Route{
 		{Method: "GET", Path: base + "/", Summary: listSummary(res), Tag: res.Name, Auth: AuthAPI, Access: acc("list"), Resource: res, Op: "list", Query: listParams(res), Handler: s.listObjects(res)},
-		withUpload(res, Route{Method: "POST", Path: base + "/", Summary: "Create a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("create"), Resource: res, Op: "create", Status: 201, Handler: s.createObject(res)}),
+		withUpload(res, Route{Method: "POST", Path: base + "/", Summary: "Create a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("create"), Resource: res, Op: "create", Status: 201, Idempotent: true, Handler: s.configIdempotent(s.createObject(res))}),
 		{Method: "GET", Path: item, Summary: "Show a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("get"), Resource: res, Op: "get", Handler: s.getObject(res)},
-		{Method: "PUT", Path: item, Summary: "Change any subset of a " + title + "'s fields", Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Handler: s.updateObject(res)},
-		{Method: "DELETE", Path: item, Summary: "Delete a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("delete"), Resource: res, Op: "delete", Status: 204, Handler: s.deleteObject(res)},
+		{Method: "PUT", Path: item, Summary: "Change any subset of a " + title + "'s fields", Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Idempotent: true, Handler: s.configIdempotent(s.updateObject(res))},
+		{Method: "DELETE", Path: item, Summary: "Delete a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("delete"), Resource: res, Op: "delete", Status: 204, Idempotent: true, Handler: s.configIdempotent(s.deleteObject(res))},
 	}
 }
 

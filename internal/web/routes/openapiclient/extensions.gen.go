@@ -810,6 +810,24 @@ type ListExtensionsParams struct {
 	Offset *int `form:"offset,omitempty" json:"offset,omitempty"`
 }
 
+// CreateExtensionParams defines parameters for CreateExtension.
+type CreateExtensionParams struct {
+	// IdempotencyKey a retry with the same key and body gets the first answer instead of acting again (24 h)
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// DeleteExtensionParams defines parameters for DeleteExtension.
+type DeleteExtensionParams struct {
+	// IdempotencyKey a retry with the same key and body gets the first answer instead of acting again (24 h)
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
+// UpdateExtensionParams defines parameters for UpdateExtension.
+type UpdateExtensionParams struct {
+	// IdempotencyKey a retry with the same key and body gets the first answer instead of acting again (24 h)
+	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
+}
+
 // CreateExtensionJSONRequestBody defines body for CreateExtension for application/json ContentType.
 type CreateExtensionJSONRequestBody = ExtensionCreate
 
@@ -900,19 +918,19 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/tenants/{tenant}/extensions/ (the `CreateExtension` operationId).
-	CreateExtensionWithBody(ctx context.Context, tenant string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateExtensionWithBody(ctx context.Context, tenant string, params *CreateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// CreateExtension Create a extension
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with POST /api/tenants/{tenant}/extensions/ (the `CreateExtension` operationId).
-	CreateExtension(ctx context.Context, tenant string, body CreateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	CreateExtension(ctx context.Context, tenant string, params *CreateExtensionParams, body CreateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// DeleteExtension Delete a extension
 	//
 	// Corresponds with DELETE /api/tenants/{tenant}/extensions/{key} (the `DeleteExtension` operationId).
-	DeleteExtension(ctx context.Context, tenant string, key string, reqEditors ...RequestEditorFn) (*http.Response, error)
+	DeleteExtension(ctx context.Context, tenant string, key string, params *DeleteExtensionParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// GetExtension Show a extension
 	//
@@ -924,14 +942,14 @@ type ClientInterface interface {
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PUT /api/tenants/{tenant}/extensions/{key} (the `UpdateExtension` operationId).
-	UpdateExtensionWithBody(ctx context.Context, tenant string, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateExtensionWithBody(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
 	// UpdateExtension Change any subset of a extension's fields
 	//
 	// Takes a body of the `application/json` content type.
 	//
 	// Corresponds with PUT /api/tenants/{tenant}/extensions/{key} (the `UpdateExtension` operationId).
-	UpdateExtension(ctx context.Context, tenant string, key string, body UpdateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
+	UpdateExtension(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, body UpdateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
 // ListExtensions List extensions
@@ -954,8 +972,8 @@ func (c *Client) ListExtensions(ctx context.Context, tenant string, params *List
 // Takes any type of body and a specified content type.
 //
 // Corresponds with POST /api/tenants/{tenant}/extensions/ (the `CreateExtension` operationId).
-func (c *Client) CreateExtensionWithBody(ctx context.Context, tenant string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateExtensionRequestWithBody(c.Server, tenant, contentType, body)
+func (c *Client) CreateExtensionWithBody(ctx context.Context, tenant string, params *CreateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateExtensionRequestWithBody(c.Server, tenant, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -971,8 +989,8 @@ func (c *Client) CreateExtensionWithBody(ctx context.Context, tenant string, con
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with POST /api/tenants/{tenant}/extensions/ (the `CreateExtension` operationId).
-func (c *Client) CreateExtension(ctx context.Context, tenant string, body CreateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewCreateExtensionRequest(c.Server, tenant, body)
+func (c *Client) CreateExtension(ctx context.Context, tenant string, params *CreateExtensionParams, body CreateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewCreateExtensionRequest(c.Server, tenant, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -986,8 +1004,8 @@ func (c *Client) CreateExtension(ctx context.Context, tenant string, body Create
 // DeleteExtension Delete a extension
 //
 // Corresponds with DELETE /api/tenants/{tenant}/extensions/{key} (the `DeleteExtension` operationId).
-func (c *Client) DeleteExtension(ctx context.Context, tenant string, key string, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewDeleteExtensionRequest(c.Server, tenant, key)
+func (c *Client) DeleteExtension(ctx context.Context, tenant string, key string, params *DeleteExtensionParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewDeleteExtensionRequest(c.Server, tenant, key, params)
 	if err != nil {
 		return nil, err
 	}
@@ -1018,8 +1036,8 @@ func (c *Client) GetExtension(ctx context.Context, tenant string, key string, re
 // Takes any type of body and a specified content type.
 //
 // Corresponds with PUT /api/tenants/{tenant}/extensions/{key} (the `UpdateExtension` operationId).
-func (c *Client) UpdateExtensionWithBody(ctx context.Context, tenant string, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateExtensionRequestWithBody(c.Server, tenant, key, contentType, body)
+func (c *Client) UpdateExtensionWithBody(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateExtensionRequestWithBody(c.Server, tenant, key, params, contentType, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1035,8 +1053,8 @@ func (c *Client) UpdateExtensionWithBody(ctx context.Context, tenant string, key
 // Takes a body of the `application/json` content type.
 //
 // Corresponds with PUT /api/tenants/{tenant}/extensions/{key} (the `UpdateExtension` operationId).
-func (c *Client) UpdateExtension(ctx context.Context, tenant string, key string, body UpdateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
-	req, err := NewUpdateExtensionRequest(c.Server, tenant, key, body)
+func (c *Client) UpdateExtension(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, body UpdateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error) {
+	req, err := NewUpdateExtensionRequest(c.Server, tenant, key, params, body)
 	if err != nil {
 		return nil, err
 	}
@@ -1121,18 +1139,18 @@ func NewListExtensionsRequest(server string, tenant string, params *ListExtensio
 }
 
 // NewCreateExtensionRequest calls the generic CreateExtension builder with application/json body
-func NewCreateExtensionRequest(server string, tenant string, body CreateExtensionJSONRequestBody) (*http.Request, error) {
+func NewCreateExtensionRequest(server string, tenant string, params *CreateExtensionParams, body CreateExtensionJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewCreateExtensionRequestWithBody(server, tenant, "application/json", bodyReader)
+	return NewCreateExtensionRequestWithBody(server, tenant, params, "application/json", bodyReader)
 }
 
 // NewCreateExtensionRequestWithBody constructs an http.Request for the CreateExtension method, with any body, and a specified content type
-func NewCreateExtensionRequestWithBody(server string, tenant string, contentType string, body io.Reader) (*http.Request, error) {
+func NewCreateExtensionRequestWithBody(server string, tenant string, params *CreateExtensionParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1164,11 +1182,26 @@ func NewCreateExtensionRequestWithBody(server string, tenant string, contentType
 
 	req.Header.Add("Content-Type", contentType)
 
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
+
 	return req, nil
 }
 
 // NewDeleteExtensionRequest constructs an http.Request for the DeleteExtension method
-func NewDeleteExtensionRequest(server string, tenant string, key string) (*http.Request, error) {
+func NewDeleteExtensionRequest(server string, tenant string, key string, params *DeleteExtensionParams) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1203,6 +1236,21 @@ func NewDeleteExtensionRequest(server string, tenant string, key string) (*http.
 	req, err := http.NewRequest(http.MethodDelete, queryURL.String(), nil)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
 	}
 
 	return req, nil
@@ -1250,18 +1298,18 @@ func NewGetExtensionRequest(server string, tenant string, key string) (*http.Req
 }
 
 // NewUpdateExtensionRequest calls the generic UpdateExtension builder with application/json body
-func NewUpdateExtensionRequest(server string, tenant string, key string, body UpdateExtensionJSONRequestBody) (*http.Request, error) {
+func NewUpdateExtensionRequest(server string, tenant string, key string, params *UpdateExtensionParams, body UpdateExtensionJSONRequestBody) (*http.Request, error) {
 	var bodyReader io.Reader
 	buf, err := json.Marshal(body)
 	if err != nil {
 		return nil, err
 	}
 	bodyReader = bytes.NewReader(buf)
-	return NewUpdateExtensionRequestWithBody(server, tenant, key, "application/json", bodyReader)
+	return NewUpdateExtensionRequestWithBody(server, tenant, key, params, "application/json", bodyReader)
 }
 
 // NewUpdateExtensionRequestWithBody constructs an http.Request for the UpdateExtension method, with any body, and a specified content type
-func NewUpdateExtensionRequestWithBody(server string, tenant string, key string, contentType string, body io.Reader) (*http.Request, error) {
+func NewUpdateExtensionRequestWithBody(server string, tenant string, key string, params *UpdateExtensionParams, contentType string, body io.Reader) (*http.Request, error) {
 	var err error
 
 	var pathParam0 string
@@ -1299,6 +1347,21 @@ func NewUpdateExtensionRequestWithBody(server string, tenant string, key string,
 	}
 
 	req.Header.Add("Content-Type", contentType)
+
+	if params != nil {
+
+		if params.IdempotencyKey != nil {
+			var headerParam0 string
+
+			headerParam0, err = runtime.StyleParamWithOptions("simple", false, "Idempotency-Key", *params.IdempotencyKey, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationHeader, Type: "string", Format: ""})
+			if err != nil {
+				return nil, err
+			}
+
+			req.Header.Set("Idempotency-Key", headerParam0)
+		}
+
+	}
 
 	return req, nil
 }
@@ -1359,21 +1422,21 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/tenants/{tenant}/extensions/ (the `CreateExtension` operationId).
-	CreateExtensionWithBodyWithResponse(ctx context.Context, tenant string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateExtensionResponse, error)
+	CreateExtensionWithBodyWithResponse(ctx context.Context, tenant string, params *CreateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateExtensionResponse, error)
 
 	// CreateExtensionWithResponse Create a extension
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/tenants/{tenant}/extensions/ (the `CreateExtension` operationId).
-	CreateExtensionWithResponse(ctx context.Context, tenant string, body CreateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateExtensionResponse, error)
+	CreateExtensionWithResponse(ctx context.Context, tenant string, params *CreateExtensionParams, body CreateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateExtensionResponse, error)
 
 	// DeleteExtensionWithResponse Delete a extension
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with DELETE /api/tenants/{tenant}/extensions/{key} (the `DeleteExtension` operationId).
-	DeleteExtensionWithResponse(ctx context.Context, tenant string, key string, reqEditors ...RequestEditorFn) (*DeleteExtensionResponse, error)
+	DeleteExtensionWithResponse(ctx context.Context, tenant string, key string, params *DeleteExtensionParams, reqEditors ...RequestEditorFn) (*DeleteExtensionResponse, error)
 
 	// GetExtensionWithResponse Show a extension
 	//
@@ -1387,14 +1450,14 @@ type ClientWithResponsesInterface interface {
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /api/tenants/{tenant}/extensions/{key} (the `UpdateExtension` operationId).
-	UpdateExtensionWithBodyWithResponse(ctx context.Context, tenant string, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateExtensionResponse, error)
+	UpdateExtensionWithBodyWithResponse(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateExtensionResponse, error)
 
 	// UpdateExtensionWithResponse Change any subset of a extension's fields
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /api/tenants/{tenant}/extensions/{key} (the `UpdateExtension` operationId).
-	UpdateExtensionWithResponse(ctx context.Context, tenant string, key string, body UpdateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateExtensionResponse, error)
+	UpdateExtensionWithResponse(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, body UpdateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateExtensionResponse, error)
 }
 
 // ListExtensionsResponse200Headers the declared response headers of an HTTP 200 response for ListExtensions
@@ -1866,8 +1929,8 @@ func (c *ClientWithResponses) ListExtensionsWithResponse(ctx context.Context, te
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/tenants/{tenant}/extensions/ (the `CreateExtension` operationId).
-func (c *ClientWithResponses) CreateExtensionWithBodyWithResponse(ctx context.Context, tenant string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateExtensionResponse, error) {
-	rsp, err := c.CreateExtensionWithBody(ctx, tenant, contentType, body, reqEditors...)
+func (c *ClientWithResponses) CreateExtensionWithBodyWithResponse(ctx context.Context, tenant string, params *CreateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateExtensionResponse, error) {
+	rsp, err := c.CreateExtensionWithBody(ctx, tenant, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -1879,8 +1942,8 @@ func (c *ClientWithResponses) CreateExtensionWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with POST /api/tenants/{tenant}/extensions/ (the `CreateExtension` operationId).
-func (c *ClientWithResponses) CreateExtensionWithResponse(ctx context.Context, tenant string, body CreateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateExtensionResponse, error) {
-	rsp, err := c.CreateExtension(ctx, tenant, body, reqEditors...)
+func (c *ClientWithResponses) CreateExtensionWithResponse(ctx context.Context, tenant string, params *CreateExtensionParams, body CreateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*CreateExtensionResponse, error) {
+	rsp, err := c.CreateExtension(ctx, tenant, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -1892,8 +1955,8 @@ func (c *ClientWithResponses) CreateExtensionWithResponse(ctx context.Context, t
 // Returns a wrapper object for the known response body format(s).
 //
 // Corresponds with DELETE /api/tenants/{tenant}/extensions/{key} (the `DeleteExtension` operationId).
-func (c *ClientWithResponses) DeleteExtensionWithResponse(ctx context.Context, tenant string, key string, reqEditors ...RequestEditorFn) (*DeleteExtensionResponse, error) {
-	rsp, err := c.DeleteExtension(ctx, tenant, key, reqEditors...)
+func (c *ClientWithResponses) DeleteExtensionWithResponse(ctx context.Context, tenant string, key string, params *DeleteExtensionParams, reqEditors ...RequestEditorFn) (*DeleteExtensionResponse, error) {
+	rsp, err := c.DeleteExtension(ctx, tenant, key, params, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -1918,8 +1981,8 @@ func (c *ClientWithResponses) GetExtensionWithResponse(ctx context.Context, tena
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PUT /api/tenants/{tenant}/extensions/{key} (the `UpdateExtension` operationId).
-func (c *ClientWithResponses) UpdateExtensionWithBodyWithResponse(ctx context.Context, tenant string, key string, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateExtensionResponse, error) {
-	rsp, err := c.UpdateExtensionWithBody(ctx, tenant, key, contentType, body, reqEditors...)
+func (c *ClientWithResponses) UpdateExtensionWithBodyWithResponse(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateExtensionResponse, error) {
+	rsp, err := c.UpdateExtensionWithBody(ctx, tenant, key, params, contentType, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
@@ -1931,8 +1994,8 @@ func (c *ClientWithResponses) UpdateExtensionWithBodyWithResponse(ctx context.Co
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
 // Corresponds with PUT /api/tenants/{tenant}/extensions/{key} (the `UpdateExtension` operationId).
-func (c *ClientWithResponses) UpdateExtensionWithResponse(ctx context.Context, tenant string, key string, body UpdateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateExtensionResponse, error) {
-	rsp, err := c.UpdateExtension(ctx, tenant, key, body, reqEditors...)
+func (c *ClientWithResponses) UpdateExtensionWithResponse(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, body UpdateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*UpdateExtensionResponse, error) {
+	rsp, err := c.UpdateExtension(ctx, tenant, key, params, body, reqEditors...)
 	if err != nil {
 		return nil, err
 	}
