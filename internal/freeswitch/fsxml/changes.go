@@ -195,6 +195,9 @@ type notifier struct {
 	// pollMu serialises outbox polls (the ticker's and the catch-ups).
 	pollMu sync.Mutex
 	cursor int64 // outbox rows up to here were read
+	// interrupted is set once a subscription was lost: the next one waits
+	// out other replicas' Redis skip before memory is trusted.
+	interrupted atomic.Bool
 }
 
 // headsPoll is how often other replicas' commits are read from the outbox.
@@ -206,6 +209,7 @@ func (s *Service) subscribe(ctx context.Context) {
 	for ctx.Err() == nil {
 		err := s.subscribeOnce(ctx)
 		s.note.live.Store(false)
+		s.note.interrupted.Store(true)
 		if ctx.Err() != nil {
 			return
 		}
@@ -235,6 +239,21 @@ func (s *Service) subscribeOnce(ctx context.Context) error {
 		}
 		if _, ok := v.(*redis.Subscription); ok {
 			break
+		}
+	}
+	// After an outage, another replica may still be skipping Redis (for
+	// redisSkip after its last error: warnRedis) and commit changes it
+	// cannot publish. Memory is trusted only once the outbox was read
+	// after that window: until then fetches are rendered from the
+	// database, as during the outage. (Seen: a replica that resubscribed
+	// at once answered "not found" for a user the other had just created.)
+	if s.note.interrupted.Load() {
+		t := time.NewTimer(redisSkip)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return ctx.Err()
+		case <-t.C:
 		}
 	}
 	// What was published before the confirmation is read from the outbox.

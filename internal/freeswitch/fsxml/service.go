@@ -180,13 +180,16 @@ func (s *Service) warnRedis(msg string, err error) {
 	now := time.Now().UnixNano()
 	// Skip Redis for a moment: during an outage each try would cost the
 	// client's dial timeout and retries on the FreeSWITCH hot path.
-	s.downUntil.Store(now + int64(time.Second))
+	s.downUntil.Store(now + int64(redisSkip))
 	last := s.lastWarn.Load()
 	if now-last < int64(10*time.Second) || !s.lastWarn.CompareAndSwap(last, now) {
 		return
 	}
 	s.log.Warn(msg+"; serving from the database", "error", err)
 }
+
+// redisSkip is how long Redis is not tried after an error.
+const redisSkip = time.Second
 
 // redisUp reports whether Redis should be tried now.
 func (s *Service) redisUp() bool { return time.Now().UnixNano() >= s.downUntil.Load() }
