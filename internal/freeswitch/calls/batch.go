@@ -4,11 +4,16 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
 	"sync"
+	"syscall"
+	"time"
 
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
+	"github.com/switchboard/switchboard/internal/platform/backoff"
 )
 
 // maxBatch bounds how many events one pipeline carries.
@@ -144,10 +149,57 @@ func (t *Tracker) worker(ctx context.Context, q <-chan esl.Event, onErr func(err
 				break fill
 			}
 		}
-		if err := t.ApplyBatch(ctx, batch); err != nil {
+		t.applyHolding(ctx, batch, onErr)
+	}
+}
+
+// applyHolding applies a batch; while Redis cannot be reached it holds the
+// batch and tries again (with backoff) until Redis answers or ctx ends, so
+// a call that ends during a Redis outage still gets its CDR and its
+// call.ended event once Redis is back. Applying an event twice is a no-op,
+// so a batch partly applied before the connection broke is safe to send
+// again. The worker's queue fills meanwhile, and the node's event
+// connection waits behind it: FreeSWITCH queues what it has not sent.
+// (Seen: calls that ended during a 10 s Redis outage never got a CDR.)
+func (t *Tracker) applyHolding(ctx context.Context, batch []esl.Event, onErr func(error)) {
+	for attempt := 1; ; attempt++ {
+		err := t.ApplyBatch(ctx, batch)
+		if err == nil {
+			if attempt > 1 {
+				t.opts.Logger.Info("channel events applied after Redis returned", "events", len(batch), "attempts", attempt)
+			}
+			return
+		}
+		if !redisUnreachable(err) || ctx.Err() != nil {
 			onErr(err)
+			return
+		}
+		if attempt == 1 {
+			onErr(fmt.Errorf("redis unreachable: holding %d channel events until it answers: %w", len(batch), err))
+		}
+		timer := time.NewTimer(backoff.Delay(holdRetryMin, holdRetryMax, attempt))
+		select {
+		case <-ctx.Done():
+			timer.Stop()
+			onErr(fmt.Errorf("stopped while Redis was unreachable: %d channel events not applied", len(batch)))
+			return
+		case <-timer.C:
 		}
 	}
+}
+
+// The waits between tries of a held batch.
+const holdRetryMin, holdRetryMax = 50 * time.Millisecond, 2 * time.Second
+
+// redisUnreachable reports whether err says Redis could not be reached
+// (rather than refusing a command): a refused, reset or timed-out
+// connection, or a pool without a usable connection.
+func redisUnreachable(err error) bool {
+	var ne net.Error
+	return errors.As(err, &ne) || errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) ||
+		errors.Is(err, syscall.ECONNREFUSED) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE) ||
+		errors.Is(err, redis.ErrPoolTimeout) ||
+		redis.HasErrorPrefix(err, "LOADING") || redis.HasErrorPrefix(err, "CLUSTERDOWN") || redis.HasErrorPrefix(err, "TRYAGAIN")
 }
 
 // runBatch runs the apply script for many patches in one pipeline, loading

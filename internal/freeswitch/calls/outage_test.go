@@ -1,0 +1,95 @@
+package calls
+
+import (
+	"bytes"
+	"log/slog"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/esl"
+	"github.com/switchboard/switchboard/internal/platform/faultproxy"
+	"github.com/switchboard/switchboard/internal/platform/wait"
+)
+
+// Seen (issue 29): calls that ended during a 10 s Redis outage never got a
+// CDR nor a call.ended event: the tracker logged "apply unbridge …:
+// connection refused" and dropped the events, and the resync after Redis
+// returned rebuilt only the calls still live. Events that cannot be applied
+// are now held until Redis answers: every call that ended gets exactly one
+// CDR.
+func TestCallsEndingDuringRedisOutageGetTheirCDR(t *testing.T) {
+	m := miniredis.RunT(t)
+	url, proxy := faultproxy.URL(t, "redis://"+m.Addr()+"/0")
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.MaxRetries = -1 // fail at once: the tracker's own holding is under test
+	rdb := redis.NewClient(opts)
+	defer rdb.Close()
+	sink := &cdrSink{}
+	var logs syncBuffer
+	log := slog.New(slog.NewTextHandler(&logs, nil))
+	tr := NewTracker(rdb, Options{Prefix: "sb:{calls}:", OnEnd: sink.onEnd, Now: func() time.Time { return fixedNow }, Logger: log})
+	in := make(chan esl.Event, 64)
+	done := make(chan struct{})
+	go func() { defer close(done); tr.Consume(t.Context(), in) }()
+	defer func() { close(in); <-done }()
+
+	calls := []callback{newCallback("fs1", "acme", 1), newCallback("fs1", "acme", 2), newCallback("fs1", "acme", 3)}
+	seq := uint64(0)
+	next := func() uint64 { seq++; return seq }
+	for _, c := range calls {
+		in <- c.a.ev("CHANNEL_CREATE", next())
+		in <- c.a.ev("CHANNEL_ANSWER", next())
+	}
+	wait.Until(t, 10*time.Second, "the three calls live", func() bool {
+		_, n, err := tr.List(t.Context(), "", 10, 0)
+		return err == nil && n == len(calls)
+	})
+
+	proxy.Cut()
+	hup := []string{"Hangup-Cause", "NORMAL_CLEARING", "variable_duration", "30", "variable_billsec", "25"}
+	for _, c := range calls {
+		in <- c.a.ev("CHANNEL_HANGUP_COMPLETE", next(), hup...)
+	}
+	// The hangups reach the tracker while Redis is away.
+	wait.Until(t, 10*time.Second, "the tracker to meet the outage", func() bool { return strings.Contains(logs.String(), "apply channel events") })
+	if n := len(sink.all()); n != 0 {
+		t.Fatalf("%d CDRs delivered while Redis was unreachable", n)
+	}
+	proxy.Restore(t)
+	wait.Until(t, 20*time.Second, "a CDR for each call that ended during the outage", func() bool { return len(sink.all()) >= len(calls) })
+	seen := map[string]int{}
+	for _, c := range sink.all() {
+		seen[c.UUID]++
+	}
+	for _, c := range calls {
+		if seen[c.a.uuid] != 1 {
+			t.Errorf("call %s: %d CDRs, want exactly 1", c.a.uuid, seen[c.a.uuid])
+		}
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the logger's goroutines.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
