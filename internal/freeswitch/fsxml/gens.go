@@ -1,7 +1,6 @@
 package fsxml
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -32,6 +31,20 @@ import (
 type scopeGens struct {
 	mu sync.RWMutex
 	m  map[string]*scopeState
+	// seen are the latest change ids observed (of every scope), so the
+	// same change arriving again (commit hook, notification, outbox
+	// subscriber, poll) moves a generation once. It is a set, not a
+	// high-water mark: ids may arrive out of order, and a notification
+	// from another installation sharing the Redis server can carry ids
+	// our database never gave out; a high-water mark would then hide
+	// later writes of our own. An id seen again after it left the set
+	// only costs one extra generation (a cache miss), never a stale
+	// answer; the set is large enough that the outbox poll, which reads
+	// every change again a moment after its writer announced it, finds
+	// them all still there.
+	seen    map[int64]struct{}
+	seenLog [seenIDs]int64 // the set's ids in arrival order, a ring
+	seenPos int
 	// epoch goes up when everything known must be dropped (a reset
 	// notification); it is part of every key.
 	epoch atomic.Uint64
@@ -39,16 +52,6 @@ type scopeGens struct {
 
 type scopeState struct {
 	gen uint64 // local generation
-	// seen are the latest change ids observed, so the same change
-	// arriving again (commit hook, notification, outbox subscriber, poll)
-	// moves the generation once. It is a set, not a high-water mark: ids
-	// may arrive out of order, and a notification from another
-	// installation sharing the Redis server can carry ids our database
-	// never gave out; a high-water mark would then hide later writes of
-	// our own. An id seen again after it left the set only costs one
-	// extra generation (a cache miss), never a stale answer.
-	seen    [seenIDs]int64
-	seenPos int
 	// recent are the latest bumps of this scope, oldest first, for
 	// updating a model in place instead of reading it again (patch.go).
 	recent []bump
@@ -64,11 +67,11 @@ type bump struct {
 // maxRecent bounds the bumps remembered per scope.
 const maxRecent = 16
 
-// seenIDs bounds the change ids remembered per scope for de-duplication.
-const seenIDs = 64
+// seenIDs bounds the change ids remembered for de-duplication.
+const seenIDs = 8192
 
 func newScopeGens() *scopeGens {
-	g := &scopeGens{m: map[string]*scopeState{}}
+	g := &scopeGens{m: map[string]*scopeState{}, seen: make(map[int64]struct{}, seenIDs)}
 	g.epoch.Store(1)
 	return g
 }
@@ -95,11 +98,15 @@ func (g *scopeGens) observe(scope string, id int64, exts []string) bool {
 		st = &scopeState{}
 		g.m[scope] = st
 	}
-	if slices.Contains(st.seen[:], id) {
+	if _, ok := g.seen[id]; ok {
 		return false
 	}
-	st.seen[st.seenPos] = id
-	st.seenPos = (st.seenPos + 1) % seenIDs
+	if old := g.seenLog[g.seenPos]; old != 0 {
+		delete(g.seen, old)
+	}
+	g.seen[id] = struct{}{}
+	g.seenLog[g.seenPos] = id
+	g.seenPos = (g.seenPos + 1) % seenIDs
 	st.gen++
 	if len(st.recent) == maxRecent {
 		st.recent = append(st.recent[:0], st.recent[1:]...)
