@@ -313,7 +313,7 @@ func (d *Dispatcher) save(ctx context.Context, log *slog.Logger, name string, id
 			return false
 		}
 		log.Warn("outbox: save progress", "change", id, "error", err)
-		if !sleep(ctx, d.opts.RetryMin) {
+		if !worker.Sleep(ctx, d.opts.RetryMin) {
 			return false
 		}
 	}
@@ -327,7 +327,7 @@ func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, 
 	for attempt := 1; ; attempt++ {
 		for !d.lease.Valid() {
 			// The renewal is late: the lease may be someone else's now.
-			if !sleep(ctx, d.opts.RetryMin) {
+			if !worker.Sleep(ctx, d.opts.RetryMin) {
 				return false
 			}
 		}
@@ -346,7 +346,7 @@ func (d *Dispatcher) handle(ctx context.Context, log *slog.Logger, name string, 
 		if nerr := d.st.NoteOutboxFailure(ctx, name, err); nerr != nil && ctx.Err() == nil {
 			log.Warn("outbox: record failure", "error", nerr)
 		}
-		if !sleep(ctx, wait) {
+		if !worker.Sleep(ctx, wait) {
 			return false
 		}
 	}
@@ -364,7 +364,7 @@ func safeHandle(ctx context.Context, sub changes.Subscriber, c changes.Change) (
 }
 
 func (d *Dispatcher) prune(ctx context.Context) {
-	for sleep(ctx, d.opts.PruneEvery) {
+	for worker.Sleep(ctx, d.opts.PruneEvery) {
 		n, err := d.st.PruneOutbox(ctx, d.names(), d.opts.Keep)
 		switch {
 		case err != nil && !errors.Is(err, context.Canceled):
@@ -375,14 +375,3 @@ func (d *Dispatcher) prune(ctx context.Context) {
 	}
 }
 
-// sleep waits for d or ctx; it reports whether d passed.
-func sleep(ctx context.Context, d time.Duration) bool {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	select {
-	case <-ctx.Done():
-		return false
-	case <-t.C:
-		return true
-	}
-}

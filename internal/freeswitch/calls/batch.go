@@ -14,6 +14,7 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"github.com/switchboard/switchboard/internal/platform/backoff"
+	"github.com/switchboard/switchboard/internal/platform/worker"
 )
 
 // maxBatch bounds how many events one pipeline carries.
@@ -177,13 +178,9 @@ func (t *Tracker) applyHolding(ctx context.Context, batch []esl.Event, onErr fun
 		if attempt == 1 {
 			onErr(fmt.Errorf("redis unreachable: holding %d channel events until it answers: %w", len(batch), err))
 		}
-		timer := time.NewTimer(backoff.Delay(holdRetryMin, holdRetryMax, attempt))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
+		if !worker.Sleep(ctx, backoff.Delay(holdRetryMin, holdRetryMax, attempt)) {
 			onErr(fmt.Errorf("stopped while Redis was unreachable: %d channel events not applied", len(batch)))
 			return
-		case <-timer.C:
 		}
 	}
 }
