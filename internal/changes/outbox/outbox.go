@@ -374,4 +374,3 @@ func (d *Dispatcher) prune(ctx context.Context) {
 		}
 	}
 }
-
