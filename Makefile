@@ -35,7 +35,7 @@ TEST_PARALLEL ?= 4
 # the SQLite pass runs only those, and in them skips the tests that run on
 # one backend of their choosing (storetest.PerBackendOnly).
 PER_BACKEND_PACKAGES = $(shell grep -rlE --include='*_test.go' '(storetest|apptest)\.' . | xargs -r -n1 dirname | sort -u)
-NORACE_TESTS := '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls|TestSystemEventsNodeConnectionAndServer|TestSIPTrunkResyncAfterReconnect|TestCallcenterResyncAfterReconnectAndTenantDelete|TestGeneratedClientIsCurrent|TestOpenAPIDocumentIsValid)$$'
+NORACE_TESTS := '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls|TestSystemEventsNodeConnectionAndServer|TestSIPTrunkResyncAfterReconnect|TestCallcenterResyncAfterReconnectAndTenantDelete|TestGeneratedClientIsCurrent|TestOpenAPIDocumentIsValid|TestTypeScriptClientCompiles)$$'
 test:
 	@echo "make test: building first (a cold cache compiles for a few minutes, with no output), then vet and every package's tests"
 	$(GO) mod tidy -diff

@@ -91,7 +91,7 @@ func callSchemas() map[string]any {
 		}},
 		"RecordRequest": obj{"type": "object", "required": []string{"channel"}, "properties": obj{
 			"channel":  str,
-			"action":   obj{"type": "string", "enum": []string{"start", "stop"}, "default": "start"},
+			"action":   obj{"type": "string", "enum": []string{"start", "stop"}, "description": "start when left out"},
 			"filename": obj{"type": "string", "pattern": `^[A-Za-z0-9._-]{1,100}$`},
 		}},
 		"ActionDone": obj{"type": "object", "properties": obj{"status": str, "channel": str, "to": str, "path": str}},
