@@ -22,9 +22,9 @@ func TestGeneratedClient(t *testing.T) {
 		ctx := context.Background()
 		str := func(v string) *string { return &v }
 
-		created, err := c.CreateExtensionWithResponse(ctx, tenant, openapiclient.ExtensionCreate{
-			Name: "1001", FirstName: str("Eve"), LastName: str("Smith"), Mobile: str("+27825550001"),
-		})
+		body := openapiclient.ExtensionCreate{Name: "1001", FirstName: str("Eve"), LastName: str("Smith"), Mobile: str("+27825550001")}
+		idem := &openapiclient.CreateExtensionParams{IdempotencyKey: str("gen-create-1001")}
+		created, err := c.CreateExtensionWithResponse(ctx, tenant, idem, body)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -32,6 +32,11 @@ func TestGeneratedClient(t *testing.T) {
 			t.Fatalf("create: %d %s", created.StatusCode(), created.Body)
 		}
 		ext := created.JSON201
+		// A retry with the same Idempotency-Key is the same object, not a
+		// conflict.
+		if again, err := c.CreateExtensionWithResponse(ctx, tenant, idem, body); err != nil || again.StatusCode() != 201 || again.HTTPResponse.Header.Get("Idempotent-Replayed") != "true" {
+			t.Fatalf("retried create: %v %d %s", err, again.StatusCode(), again.Body)
+		}
 		if ext.Name != "1001" || ext.SipSecret == nil || len(*ext.SipSecret) < 12 || ext.VoicemailPin == nil || len(*ext.VoicemailPin) != 6 {
 			t.Errorf("created extension: %s", created.Body)
 		}
@@ -53,7 +58,7 @@ func TestGeneratedClient(t *testing.T) {
 			t.Errorf("listed sip_auth_id: %s", list.Body)
 		}
 
-		updated, err := c.UpdateExtensionWithResponse(ctx, tenant, "1001", openapiclient.ExtensionUpdate{FirstName: str("Eva")})
+		updated, err := c.UpdateExtensionWithResponse(ctx, tenant, "1001", nil, openapiclient.ExtensionUpdate{FirstName: str("Eva")})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -62,7 +67,7 @@ func TestGeneratedClient(t *testing.T) {
 			t.Fatalf("update: %d %s", updated.StatusCode(), updated.Body)
 		}
 
-		dup, err := c.CreateExtensionWithResponse(ctx, tenant, openapiclient.ExtensionCreate{Name: "1001"})
+		dup, err := c.CreateExtensionWithResponse(ctx, tenant, nil, openapiclient.ExtensionCreate{Name: "1001"})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -70,7 +75,7 @@ func TestGeneratedClient(t *testing.T) {
 			t.Errorf("duplicate: %d %s", dup.StatusCode(), dup.Body)
 		}
 
-		del, err := c.DeleteExtensionWithResponse(ctx, tenant, "1001")
+		del, err := c.DeleteExtensionWithResponse(ctx, tenant, "1001", nil)
 		if err != nil {
 			t.Fatal(err)
 		}
