@@ -10,7 +10,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -137,37 +136,14 @@ func TestPolledExtensionChangePatchesTheModel(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *models.Store) {
 		ctx := context.Background()
 		tenant := storetest.Name("poll")
-		if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": tenant}); err != nil {
-			t.Fatal(err)
-		}
-		o, err := st.Tenant(ctx, tenant)
-		if err != nil {
-			t.Fatal(err)
-		}
+		o := seedTenant(t, st, tenant, map[string]any{"name": "1000", "callerid": "Ann <1000>"})
 		exts := st.Registry().Resource("extensions")
-		if _, err := st.Create(ctx, exts, o, map[string]any{"name": "1000", "callerid": "Ann <1000>"}); err != nil {
-			t.Fatal(err)
-		}
 		rdb := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
 		defer rdb.Close()
 		svc := New(st, rdb, Config{Domain: "sip.test"}, nil)
 		defer svc.Close()
-		for deadline := time.Now().Add(10 * time.Second); !svc.note.live.Load(); time.Sleep(time.Millisecond) {
-			if time.Now().After(deadline) {
-				t.Fatal("change notifications not live")
-			}
-		}
-		raw, err := readCapture("009")
-		if err != nil {
-			t.Fatal(err)
-		}
-		dir := func() string {
-			doc, err := svc.Fetch(ctx, fakefs.FormWith(raw, "user", "1000-"+tenant, "domain", "sip.test", "key_value", "sip.test"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(doc)
-		}
+		waitLive(t, svc)
+		dir := func() string { return fetchUser(t, svc, "1000-"+tenant) }
 		if err := svc.pollHeads(ctx); err != nil {
 			t.Fatal(err)
 		}

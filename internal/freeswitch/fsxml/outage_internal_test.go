@@ -6,13 +6,10 @@ import (
 	"encoding/hex"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
-	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/models/storetest"
 	"github.com/switchboard/switchboard/internal/platform/faultproxy"
 )
@@ -35,41 +32,16 @@ func TestDatabaseOutageServesWhatMemoryProves(t *testing.T) {
 			ctx := context.Background()
 			exts := st.Registry().Resource("extensions")
 			tenant, other := storetest.Name("down"), storetest.Name("cold")
-			for _, name := range []string{tenant, other} {
-				if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": name}); err != nil {
-					t.Fatal(err)
-				}
-				o, err := st.Tenant(ctx, name)
-				if err != nil {
-					t.Fatal(err)
-				}
-				for _, ext := range []string{"1000", "1001"} {
-					if _, err := st.Create(ctx, exts, o, map[string]any{"name": ext, "sip_secret": "Secret-" + ext + "-abcdef"}); err != nil {
-						t.Fatal(err)
-					}
-				}
-			}
+			users := []map[string]any{{"name": "1000", "sip_secret": "Secret-1000-abcdef"}, {"name": "1001", "sip_secret": "Secret-1001-abcdef"}}
+			o := seedTenant(t, st, tenant, users...)
+			seedTenant(t, st, other, users...)
 			rdb := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
 			defer rdb.Close()
 			svc := New(st, rdb, Config{Domain: "sip.test"}, nil)
 			defer svc.Close()
-			for deadline := time.Now().Add(10 * time.Second); !svc.note.live.Load(); time.Sleep(time.Millisecond) {
-				if time.Now().After(deadline) {
-					t.Fatal("change notifications not live")
-				}
-			}
-			raw, err := readCapture("009")
-			if err != nil {
-				t.Fatal(err)
-			}
-			dir := func(user string) string {
-				t.Helper()
-				doc, err := svc.Fetch(ctx, fakefs.FormWith(raw, "user", user, "domain", "sip.test", "key_value", "sip.test"))
-				if err != nil {
-					t.Fatalf("%s: %v (FreeSWITCH would refuse every fetch)", user, err)
-				}
-				return string(doc)
-			}
+			waitLive(t, svc)
+			// FreeSWITCH would refuse every fetch answered with an error.
+			dir := func(user string) string { return fetchUser(t, svc, user) }
 			hash := func(user, secret string) string {
 				sum := md5.Sum([]byte(user + ":sip.test:" + secret))
 				return `name="a1-hash" value="` + hex.EncodeToString(sum[:]) + `"`
@@ -78,10 +50,6 @@ func TestDatabaseOutageServesWhatMemoryProves(t *testing.T) {
 				t.Fatal(err)
 			}
 			dir("1000-" + tenant) // the tenant's model is built
-			o, err := st.Tenant(ctx, tenant)
-			if err != nil {
-				t.Fatal(err)
-			}
 			if _, err := st.Update(ctx, exts, o, "1001", map[string]any{"sip_secret": "Secret-1001-changed"}); err != nil {
 				t.Fatal(err)
 			}

@@ -10,7 +10,6 @@ import (
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/models"
 	"github.com/switchboard/switchboard/internal/models/storetest"
 	"github.com/switchboard/switchboard/internal/platform/faultproxy"
@@ -26,17 +25,8 @@ func TestNoStaleAnswerRightAfterRedisReturns(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, st *models.Store) {
 		ctx := context.Background()
 		tenant := storetest.Name("back")
-		if _, err := st.Create(ctx, st.Registry().Resource("tenants"), models.Owner{}, map[string]any{"tenant": tenant}); err != nil {
-			t.Fatal(err)
-		}
-		o, err := st.Tenant(ctx, tenant)
-		if err != nil {
-			t.Fatal(err)
-		}
+		o := seedTenant(t, st, tenant, map[string]any{"name": "1000"})
 		exts := st.Registry().Resource("extensions")
-		if _, err := st.Create(ctx, exts, o, map[string]any{"name": "1000"}); err != nil {
-			t.Fatal(err)
-		}
 		m := miniredis.RunT(t)
 		url, proxy := faultproxy.URL(t, "redis://"+m.Addr()+"/0")
 		client := func() redis.UniversalClient {
@@ -53,28 +43,8 @@ func TestNoStaleAnswerRightAfterRedisReturns(t *testing.T) {
 		reader := New(st, client(), Config{Domain: "sip.test"}, nil)
 		defer reader.Close()
 		st.OnCommit(writer.Committed)
-		live := func(svcs ...*Service) func() bool {
-			return func() bool {
-				for _, s := range svcs {
-					if !s.note.live.Load() {
-						return false
-					}
-				}
-				return true
-			}
-		}
-		wait.Until(t, 10*time.Second, "both replicas' notifications live", live(writer, reader))
-		raw, err := readCapture("009")
-		if err != nil {
-			t.Fatal(err)
-		}
-		fetch := func(ext string) string {
-			doc, err := reader.Fetch(ctx, fakefs.FormWith(raw, "user", ext+"-"+tenant, "domain", "sip.test", "key_value", "sip.test"))
-			if err != nil {
-				t.Fatal(err)
-			}
-			return string(doc)
-		}
+		waitLive(t, writer, reader)
+		fetch := func(ext string) string { return fetchUser(t, reader, ext+"-"+tenant) }
 		fetch("1000") // the reader holds the tenant's model
 
 		proxy.Cut()
