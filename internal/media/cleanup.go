@@ -51,21 +51,27 @@ func (s *Service) cleanUp(ctx context.Context, c changes.Change) error {
 		}
 		return s.Lib.Remove(filepath.Join(dir, before.Filename))
 	case "music_on_hold":
-		return s.dropMOHClass(ctx, c.Tenant, before.ID, before.Name)
+		return s.dropMOHClass(ctx, c, before.ID, before.Name)
 	case "tenants":
 		return s.dropTenant(ctx, c)
 	}
 	return nil
 }
 
-// dropMOHClass deletes a deleted class's moh_files rows, then its files.
-func (s *Service) dropMOHClass(ctx context.Context, tenant string, classID int64, name string) error {
+// dropMOHClass deletes a deleted class's moh_files rows, then its files:
+// those the rows named and those in the class's directory that are not
+// newer than the delete. The directory matters on a redelivery after a
+// crash between the two steps, and when the cleaner of another replica
+// with a library of its own took the rows first: the rows are gone then,
+// the files not. A class created since under the same name has only newer
+// files, which stay.
+func (s *Service) dropMOHClass(ctx context.Context, c changes.Change, classID int64, name string) error {
 	var paths []string
 	q := "SELECT path FROM moh_files WHERE moh_id = ? AND tenant_id IN (SELECT id FROM tenants WHERE tenant = ?)"
-	if err := s.Store.Querier().SelectContext(ctx, &paths, q, classID, tenant); err != nil {
+	if err := s.Store.Querier().SelectContext(ctx, &paths, q, classID, c.Tenant); err != nil {
 		return fmt.Errorf("music-on-hold files of a deleted class: %w", err)
 	}
-	if _, err := s.Store.Querier().ExecContext(ctx, "DELETE FROM moh_files WHERE moh_id = ? AND tenant_id IN (SELECT id FROM tenants WHERE tenant = ?)", classID, tenant); err != nil {
+	if _, err := s.Store.Querier().ExecContext(ctx, "DELETE FROM moh_files WHERE moh_id = ? AND tenant_id IN (SELECT id FROM tenants WHERE tenant = ?)", classID, c.Tenant); err != nil {
 		return fmt.Errorf("music-on-hold files of a deleted class: %w", err)
 	}
 	for _, p := range paths {
@@ -73,10 +79,38 @@ func (s *Service) dropMOHClass(ctx context.Context, tenant string, classID int64
 			return err
 		}
 	}
-	if dir, err := Dir(tenant, "moh", name); err == nil {
-		_ = os.Remove(filepath.Join(s.Lib.Root, dir)) // only when empty
+	dir, err := Dir(c.Tenant, "moh", name)
+	if err != nil {
+		return nil // a name no directory can have: no files either
 	}
+	root := filepath.Join(s.Lib.Root, dir)
+	if err := removeNotAfter(root, c.At); err != nil {
+		return fmt.Errorf("music-on-hold files of deleted class %s: %w", name, err)
+	}
+	_ = os.Remove(root) // only when empty
 	return nil
+}
+
+// removeNotAfter removes the files below root last modified at or before
+// at; a missing root or file is not an error.
+func removeNotAfter(root string, at time.Time) error {
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		info, err := d.Info()
+		if err == nil && !info.ModTime().After(at) {
+			err = os.Remove(p)
+		}
+		if errors.Is(err, fs.ErrNotExist) {
+			return nil
+		}
+		return err
+	})
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
 }
 
 // mediaTables are package media's tables whose rows name library files;
@@ -109,20 +143,7 @@ func (s *Service) dropTenant(ctx context.Context, c changes.Change) error {
 		}
 		return nil
 	}
-	err = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-		if err != nil || d.IsDir() {
-			return err
-		}
-		info, err := d.Info()
-		if err == nil && !info.ModTime().After(c.At) {
-			err = os.Remove(p)
-		}
-		if errors.Is(err, fs.ErrNotExist) {
-			return nil
-		}
-		return err
-	})
-	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := removeNotAfter(root, c.At); err != nil {
 		return fmt.Errorf("media cleanup of tenant %s: %w", tenant, err)
 	}
 	return nil
