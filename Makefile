@@ -1,7 +1,7 @@
 GO ?= go
 BIN := bin/switchboard
 
-.PHONY: build run test test-cluster test-short bench fuzz vet fmt ci webclient
+.PHONY: build run test test-cluster test-short bench chaos fuzz vet fmt ci webclient
 
 COMMIT ?= $(shell git rev-parse HEAD 2>/dev/null)
 
@@ -108,6 +108,16 @@ webclient:
 # Debian's chromium.
 screenshots:
 	SWITCHBOARD_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^TestBrowserReferenceAndDashboard$$' ./internal/web/webui
+
+# The fault suite (docs/deploy.md, "Health checks and outages"): every
+# outage test, with the figures of the two-replica run (writes
+# acknowledged, refused, lost, duplicated; fetches, stale answers, errors;
+# seconds to recover). make test runs the same tests; this prints them.
+# The database outages need MySQL (SWITCHBOARD_TEST_MYSQL_URL, as make test).
+CHAOS_TESTS := '^(TestChaosOutagesLoseNothing|TestDatabaseOutageAnswers503|TestReadinessDuringRedisOutage|TestReadinessDuringDatabaseOutage|TestConfigWritesHonourIdempotencyKey|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestNoStaleAnswerRightAfterRedisReturns|TestDatabaseOutageServesWhatMemoryProves|TestCallsEndingDuringRedisOutageGetTheirCDR|TestGracefulShutdownDrains|TestEventLeaseTakeover|TestChatServerOutage)$$'
+chaos:
+	@out=$$(mktemp); $(GO) test -count=1 -v -run $(CHAOS_TESTS) ./... >$$out 2>&1; rc=$$?; \
+	grep -E '^(--- |ok|FAIL)|chaos figures' $$out; rm -f $$out; exit $$rc
 
 fuzz:
 	$(GO) test ./internal/freeswitch/dialplan -run '^$$' -fuzz FuzzDirectoryEscaping -fuzztime 30s

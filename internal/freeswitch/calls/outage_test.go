@@ -64,16 +64,27 @@ func TestCallsEndingDuringRedisOutageGetTheirCDR(t *testing.T) {
 		t.Fatalf("%d CDRs delivered while Redis was unreachable", n)
 	}
 	proxy.Restore(t)
+	restored := time.Now()
 	wait.Until(t, 20*time.Second, "a CDR for each call that ended during the outage", func() bool { return len(sink.all()) >= len(calls) })
+	recovery := time.Since(restored)
 	seen := map[string]int{}
 	for _, c := range sink.all() {
 		seen[c.UUID]++
 	}
+	lost, duplicate := 0, 0
 	for _, c := range calls {
+		switch n := seen[c.a.uuid]; {
+		case n == 0:
+			lost++
+		case n > 1:
+			duplicate++
+		}
 		if seen[c.a.uuid] != 1 {
 			t.Errorf("call %s: %d CDRs, want exactly 1", c.a.uuid, seen[c.a.uuid])
 		}
 	}
+	t.Logf("chaos figures: calls ended during a Redis outage %d, CDRs %d, lost %d, duplicate %d, recovery %.2f s",
+		len(calls), len(sink.all()), lost, duplicate, recovery.Seconds())
 }
 
 // syncBuffer is a bytes.Buffer safe for the logger's goroutines.
