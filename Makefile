@@ -114,7 +114,7 @@ screenshots:
 # acknowledged, refused, lost, duplicated; fetches, stale answers, errors;
 # seconds to recover). make test runs the same tests; this prints them.
 # The database outages need MySQL (SWITCHBOARD_TEST_MYSQL_URL, as make test).
-CHAOS_TESTS := '^(TestChaosOutagesLoseNothing|TestDatabaseOutageAnswers503|TestReadinessDuringRedisOutage|TestReadinessDuringDatabaseOutage|TestConfigWritesHonourIdempotencyKey|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestNoStaleAnswerRightAfterRedisReturns|TestDatabaseOutageServesWhatMemoryProves|TestCallsEndingDuringRedisOutageGetTheirCDR|TestGracefulShutdownDrains|TestEventLeaseTakeover|TestChatServerOutage)$$'
+CHAOS_TESTS := '^(TestChaosOutagesLoseNothing|TestDatabaseOutageAnswers503|TestReadinessDuringRedisOutage|TestReadinessDuringDatabaseOutage|TestConfigWritesHonourIdempotencyKey|TestIdempotencyPendingExpiresWhenTheReplicaDies|TestNoStaleAnswerRightAfterRedisReturns|TestDatabaseOutageServesWhatMemoryProves|TestCallsEndingDuringRedisOutageGetTheirCDR|TestHeldEventsOfADeadReplicaGetTheirCDR|TestGracefulShutdownDrains|TestEventLeaseTakeover|TestChatServerOutage)$$'
 chaos:
 	@out=$$(mktemp); $(GO) test -count=1 -v -run $(CHAOS_TESTS) ./... >$$out 2>&1; rc=$$?; \
 	grep -E '^(--- |ok|FAIL)|chaos figures' $$out; rm -f $$out; exit $$rc

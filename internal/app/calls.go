@@ -71,6 +71,7 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		OnCallEvent: func(ctx context.Context, ev calls.CallEvent) error {
 			return st.InsertCallEvent(ctx, ev.Type, modelCallEvent(ev.Channel))
 		},
+		Spool:  callSpool{st},
 		Logger: log.With("component", "calls"),
 	})
 	s.xml.SetRinging(ringingAt(tracker))
@@ -314,6 +315,11 @@ func retryCDRs(ctx context.Context, st *models.Store, tracker *calls.Tracker, lo
 		if _, err := st.PruneCallEvents(rctx, 24*time.Hour); err != nil {
 			log.Warn("prune call events", "error", err)
 		}
+		// Events a replica held through a Redis outage and did not apply
+		// (it died): applied here, before the CDRs they queue are retried.
+		if _, err := tracker.ReplayHeld(rctx, heldReplayAfter); err != nil {
+			log.Warn("apply held channel events", "error", err)
+		}
 		n, err := tracker.RetryPendingCDRs(rctx)
 		if err != nil {
 			log.Warn("cdr retry", "error", err, "delivered", n)
@@ -321,6 +327,30 @@ func retryCDRs(ctx context.Context, st *models.Store, tracker *calls.Tracker, lo
 			log.Info("queued cdrs delivered", "count", n)
 		}
 	})
+}
+
+// heldReplayAfter is how long events stay in the spool before any replica
+// applies them: their own replica retries within seconds while it lives.
+const heldReplayAfter = 30 * time.Second
+
+// callSpool keeps the tracker's held events in the database.
+type callSpool struct{ st *models.Store }
+
+func (c callSpool) Hold(ctx context.Context, events []byte) (int64, error) {
+	return c.st.HoldCallEvents(ctx, events)
+}
+
+func (c callSpool) HeldBefore(ctx context.Context, t time.Time, limit int) ([]calls.HeldBatch, error) {
+	held, err := c.st.HeldCallEventsBefore(ctx, t, limit)
+	out := make([]calls.HeldBatch, len(held))
+	for i, h := range held {
+		out[i] = calls.HeldBatch{ID: h.ID, Events: h.Events, At: h.At}
+	}
+	return out, err
+}
+
+func (c callSpool) Release(ctx context.Context, id int64) error {
+	return c.st.ReleaseCallEvents(ctx, id)
 }
 
 // every runs fn every d until ctx ends.

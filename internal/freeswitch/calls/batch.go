@@ -163,9 +163,11 @@ func (t *Tracker) worker(ctx context.Context, q <-chan esl.Event, onErr func(err
 // connection waits behind it: FreeSWITCH queues what it has not sent.
 // (Seen: calls that ended during a 10 s Redis outage never got a CDR.)
 func (t *Tracker) applyHolding(ctx context.Context, batch []esl.Event, onErr func(error)) {
+	var held int64 // the batch's id in the spool, once kept there
 	for attempt := 1; ; attempt++ {
 		err := t.ApplyBatch(ctx, batch)
 		if err == nil {
+			t.release(ctx, held)
 			if attempt > 1 {
 				t.opts.Logger.Info("channel events applied after Redis returned", "events", len(batch), "attempts", attempt)
 			}
@@ -176,9 +178,11 @@ func (t *Tracker) applyHolding(ctx context.Context, batch []esl.Event, onErr fun
 			return
 		}
 		if attempt == 1 {
+			held = t.hold(ctx, batch, onErr)
 			onErr(fmt.Errorf("redis unreachable: holding %d channel events until it answers: %w", len(batch), err))
 		}
 		if !worker.Sleep(ctx, backoff.Delay(holdRetryMin, holdRetryMax, attempt)) {
+			// A spooled batch stays for another replica's ReplayHeld.
 			onErr(fmt.Errorf("stopped while Redis was unreachable: %d channel events not applied", len(batch)))
 			return
 		}

@@ -2,7 +2,9 @@ package calls
 
 import (
 	"bytes"
+	"context"
 	"log/slog"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -103,4 +105,128 @@ func (s *syncBuffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// memSpool is a Spool in memory, shared by the trackers of a test as the
+// database is shared by replicas.
+type memSpool struct {
+	mu   sync.Mutex
+	next int64
+	held map[int64]HeldBatch
+}
+
+func (s *memSpool) Hold(_ context.Context, events []byte) (int64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.next++
+	if s.held == nil {
+		s.held = map[int64]HeldBatch{}
+	}
+	s.held[s.next] = HeldBatch{ID: s.next, Events: events, At: time.Now()}
+	return s.next, nil
+}
+
+func (s *memSpool) HeldBefore(_ context.Context, t time.Time, limit int) ([]HeldBatch, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []HeldBatch
+	for _, h := range s.held {
+		if h.At.Before(t) {
+			out = append(out, h)
+		}
+	}
+	slices.SortFunc(out, func(a, b HeldBatch) int { return int(a.ID - b.ID) })
+	if len(out) > limit {
+		out = out[:limit]
+	}
+	return out, nil
+}
+
+func (s *memSpool) Release(_ context.Context, id int64) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	delete(s.held, id)
+	return nil
+}
+
+func (s *memSpool) len() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return len(s.held)
+}
+
+// Issue 29: the events of calls that end during a Redis outage were held
+// only in the memory of the replica reading the node: when it died before
+// Redis returned they were lost (FreeSWITCH drops its unsent events with
+// the connection), and so were the CDRs. Held events are now spooled
+// durably, and another replica applies what a dead one left.
+func TestHeldEventsOfADeadReplicaGetTheirCDR(t *testing.T) {
+	m := miniredis.RunT(t)
+	url, proxy := faultproxy.URL(t, "redis://"+m.Addr()+"/0")
+	opts, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opts.MaxRetries = -1
+	rdb := redis.NewClient(opts)
+	defer rdb.Close()
+	spool := &memSpool{}
+	var logs syncBuffer
+	newTracker := func(sink *cdrSink) *Tracker {
+		return NewTracker(rdb, Options{Prefix: "sb:{calls}:", OnEnd: sink.onEnd, Now: func() time.Time { return fixedNow },
+			Logger: slog.New(slog.NewTextHandler(&logs, nil)), Spool: spool})
+	}
+	deadSink, sink := &cdrSink{}, &cdrSink{}
+	dead := newTracker(deadSink)
+	ctx, die := context.WithCancel(t.Context())
+	in := make(chan esl.Event, 64)
+	done := make(chan struct{})
+	go func() { defer close(done); dead.Consume(ctx, in) }()
+
+	calls := []callback{newCallback("fs1", "acme", 1), newCallback("fs1", "acme", 2), newCallback("fs1", "acme", 3)}
+	seq := uint64(0)
+	next := func() uint64 { seq++; return seq }
+	for _, c := range calls {
+		in <- c.a.ev("CHANNEL_CREATE", next())
+		in <- c.a.ev("CHANNEL_ANSWER", next())
+	}
+	wait.Until(t, 10*time.Second, "the three calls live", func() bool {
+		_, n, err := dead.List(t.Context(), "", 10, 0)
+		return err == nil && n == len(calls)
+	})
+
+	proxy.Cut()
+	hup := []string{"Hangup-Cause", "NORMAL_CLEARING", "variable_duration", "30", "variable_billsec", "25"}
+	for _, c := range calls {
+		in <- c.a.ev("CHANNEL_HANGUP_COMPLETE", next(), hup...)
+	}
+	wait.Until(t, 10*time.Second, "the hangups held in the spool", func() bool { return spool.len() > 0 })
+	die() // the replica dies with Redis still away
+	<-done
+
+	proxy.Restore(t)
+	survivor := newTracker(sink)
+	wait.Until(t, 10*time.Second, "the dead replica's held events applied", func() bool {
+		_, err := survivor.ReplayHeld(t.Context(), 0)
+		return err == nil && spool.len() == 0
+	})
+	seen := map[string]int{}
+	for _, c := range sink.all() {
+		seen[c.UUID]++
+	}
+	for _, c := range calls {
+		if seen[c.a.uuid] != 1 {
+			t.Errorf("call %s: %d CDRs, want exactly 1", c.a.uuid, seen[c.a.uuid])
+		}
+	}
+	if n := len(deadSink.all()); n != 0 {
+		t.Errorf("the dead replica delivered %d CDRs", n)
+	}
+	// Replaying again delivers nothing more.
+	if n, err := survivor.ReplayHeld(t.Context(), 0); err != nil || n != 0 {
+		t.Errorf("second replay: %d, %v", n, err)
+	}
+	if n := len(sink.all()); n != len(calls) {
+		t.Errorf("%d CDRs after a second replay, want %d", n, len(calls))
+	}
 }

@@ -60,6 +60,9 @@ type Options struct {
 	Logger *slog.Logger
 	// Now is the clock; default time.Now.
 	Now func() time.Time
+	// Spool, when set, keeps the batches Redis cannot take durably (see
+	// Spool and ReplayHeld).
+	Spool Spool
 	// StreamRetention is how long the change stream keeps changes for
 	// clients resuming with Last-Event-ID; default DefaultStreamRetention.
 	StreamRetention time.Duration
