@@ -29,6 +29,7 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 	sync := chat.NewSync(client, st, log.With("component", "chat"))
 	s.chat = sync
 	queue := chat.NewQueue(client, st, chat.QueueOptions{Group: cfg.OutboxGroup, Logger: log.With("component", "chat-queue")})
+	s.chatQueue = queue
 	if client.Config().Enabled() {
 		st.SetChatMUCDomain(client.Config().MUCDomain)
 		runCtx, cancel := context.WithCancel(context.WithoutCancel(ctx))

@@ -30,7 +30,7 @@ func newMessagingService(ctx context.Context, s *services, cfg Config, st *model
 		Replica:   replicaID(),
 		KeyPrefix: s.keyPrefix,
 		Group:     cfg.OutboxGroup,
-		Inbound:   inboundDeliverers(cfg, st),
+		Inbound:   inboundDeliverers(cfg, s.chatQueue),
 	})
 	st.SetProviderHosts(cfg.Egress.Hosts) // checked when channels are written
 	st.OnCommit(svc.Committed)
@@ -44,17 +44,17 @@ func newMessagingService(ctx context.Context, s *services, cfg Config, st *model
 
 // inboundDeliverers route received SMS and WhatsApp messages: into a chat
 // channel (the room, with the sender's number as the sender name) when a
-// chat server is configured. The messaging worker retries a chat server
-// outage until the post succeeds; a channel that is gone or archived ends
-// the delivery (the message stays stored with the reason).
-func inboundDeliverers(cfg Config, st *models.Store) map[string]messaging.InboundDeliverer {
-	client := chatClient(cfg)
-	if !client.Config().Enabled() {
+// chat server is configured, through the chat queue like every channel
+// message. The messaging worker retries a chat server outage until the
+// queue takes the post; a channel that is gone or archived ends the
+// delivery (the message stays stored with the reason).
+func inboundDeliverers(cfg Config, queue *chat.Queue) map[string]messaging.InboundDeliverer {
+	if queue == nil || !chatClient(cfg).Config().Enabled() {
 		return nil
 	}
 	return map[string]messaging.InboundDeliverer{
 		"chat_channel": messaging.InboundFunc(func(ctx context.Context, d messaging.InboundDelivery) error {
-			err := client.PostToChannel(ctx, st, d.Tenant, d.Destination.Target, chat.ChannelMessage{
+			err := queue.PostToChannel(ctx, d.Tenant, d.Destination.Target, chat.ChannelMessage{
 				Body: d.Body, FromName: d.From, ID: "sb-msg-" + strconv.FormatInt(d.MessageID, 10),
 			})
 			switch {

@@ -34,6 +34,9 @@ type services struct {
 	xml *fsxml.Service
 	// chat is the team-chat sync, a changes.Subscriber.
 	chat *chat.Sync
+	// chatQueue posts every channel message (routes, webhooks, inbound
+	// SMS and WhatsApp).
+	chatQueue *chat.Queue
 	// webhooks delivers events to outbound webhooks.
 	webhooks *webhooks.Service
 	// metrics is the process's Prometheus registry (never nil here).
@@ -60,8 +63,8 @@ func newServices(ctx context.Context, cfg Config, st *models.Store, rdb redis.Un
 	newXMLService(s, cfg, st, rdb, log)
 	newMediaService(ctx, s, cfg, st, log)
 	newFaxService(ctx, s, cfg, st, log)
+	newChatServices(ctx, s, cfg, st, rdb, log) // before messaging: inbound messages post through its queue
 	newMessagingService(ctx, s, cfg, st, rdb, log)
-	newChatServices(ctx, s, cfg, st, rdb, log)
 	newWebSessions(s, cfg, st, rdb)
 	if err := newCallServices(ctx, s, cfg, st, rdb, log); err != nil {
 		s.stop()

@@ -23,7 +23,7 @@ const (
 	nsStyling = "urn:xmpp:styling:0" // XEP-0393: <unstyled/> turns styling off
 )
 
-// ChannelMessage is one post into a room.
+// ChannelMessage is one post into a room (through Queue).
 type ChannelMessage struct {
 	Room     string // room local part
 	Body     string // plain-text body every client shows
@@ -42,18 +42,6 @@ type ChannelMessage struct {
 	// ID is the stanza id; "" = a new random one. A stable id lets clients
 	// recognise a message delivered twice (at-least-once delivery).
 	ID string
-}
-
-// PostChannel sends a groupchat message from the service account into a
-// room at once; ejabberd archives it (MAM) because the service account is a
-// MucSub subscriber. It returns the message id. Request paths use Queue
-// instead, which posts the same stanza after commit.
-func (c *Client) PostChannel(ctx context.Context, m ChannelMessage) (string, error) {
-	id, stanza := renderStanza(m)
-	if err := c.SendStanza(ctx, c.ServiceJID(), c.RoomJID(m.Room), stanza); err != nil {
-		return "", err
-	}
-	return id, nil
 }
 
 // renderStanza is the groupchat stanza of m and its id (m.ID, or a new
@@ -115,28 +103,31 @@ var (
 	ErrArchived  = errors.New("chat channel is archived")
 )
 
-// PostToChannel posts into a tenant's channel named channel, after checking
-// that the channel exists in that tenant and is not archived: the path of
-// integrations that post on their own (inbound SMS and WhatsApp).
-func (c *Client) PostToChannel(ctx context.Context, st *models.Store, tenant, channel string, m ChannelMessage) error {
-	o, err := st.Tenant(ctx, tenant)
+// PostToChannel queues m for a tenant's channel named channel, after
+// checking (in the insert, as EnqueueIn) that the channel exists in that
+// tenant and is not archived: the path of integrations that post on their
+// own (inbound SMS and WhatsApp). It goes through the queue like every
+// other post, so the room's posts keep one order and one poster, which
+// the sender names rely on (sender.go).
+func (q *Queue) PostToChannel(ctx context.Context, tenant, channel string, m ChannelMessage) error {
+	o, err := q.st.Tenant(ctx, tenant)
 	if errors.Is(err, models.ErrNotFound) {
 		return fmt.Errorf("tenant %s: %w", tenant, ErrNoChannel)
 	}
 	if err != nil {
 		return err
 	}
-	recs, err := st.Records(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": channel})
-	if err != nil {
+	m.Room = RoomLocal(o.Tenant, channel)
+	_, ok, err := q.EnqueueIn(ctx, o.TenantID, m, Event{Tenant: o.Tenant, Channel: channel, FromName: m.FromName, Body: m.Body})
+	if err != nil || ok {
 		return err
 	}
-	if len(recs) == 0 {
+	exists, err := q.st.ChatChannelExists(ctx, o, channel)
+	switch {
+	case err != nil:
+		return err
+	case !exists:
 		return fmt.Errorf("%s in tenant %s: %w", channel, tenant, ErrNoChannel)
 	}
-	if archived, _ := recs[0]["archived"].(bool); archived {
-		return fmt.Errorf("%s in tenant %s: %w", channel, tenant, ErrArchived)
-	}
-	m.Room = RoomLocal(o.Tenant, channel)
-	_, err = c.PostChannel(ctx, m)
-	return err
+	return fmt.Errorf("%s in tenant %s: %w", channel, tenant, ErrArchived)
 }

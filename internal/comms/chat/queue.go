@@ -60,6 +60,8 @@ type Queue struct {
 	// the epoch whose rooms the worker has made sure are running.
 	upEpoch atomic.Int64
 	loaded  int64
+	// nicks is the sender-name nick of each room (sender.go).
+	nicks roomNicks
 }
 
 // QueueOptions tune a Queue; the zero value is usable.
@@ -213,6 +215,8 @@ func (q *Queue) Run(ctx context.Context) { q.lease.Run(ctx, q.lead) }
 // messages instead of repeated for each, and stays off the disk the
 // requests' commits wait on.
 func (q *Queue) lead(ctx context.Context) {
+	// Another replica may have changed rooms' nicks while it held the lease.
+	q.nicks.reset()
 	q.loop.Run(ctx, func(ctx context.Context) (bool, error) {
 		if !q.c.Up() {
 			return false, nil // the server's return wakes the worker (OnUp)
@@ -269,6 +273,9 @@ func (q *Queue) drain(ctx context.Context, valid func() bool) (int, error) {
 	// service account, while send_stanza still answers success.
 	epoch := q.upEpoch.Load()
 	reload := epoch != q.loaded
+	if reload {
+		q.nicks.reset() // set them again: ejabberd may have lost them
+	}
 	var order []string
 	byRoom := map[string][]queued{}
 	for _, r := range rows {
@@ -310,6 +317,16 @@ func (q *Queue) drain(ctx context.Context, valid func() bool) (int, error) {
 // failure.
 func (q *Queue) postRoom(ctx context.Context, list []queued, valid func() bool, reload bool) ([]queued, *failure) {
 	var finished []queued
+	var members map[string]bool
+	reserved := func() (map[string]bool, error) {
+		var err error
+		if members == nil {
+			rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.SendTimeout)
+			members, err = q.reservedNicks(rctx, list[0].Tenant)
+			cancel()
+		}
+		return members, err
+	}
 	if reload && len(list) > 0 {
 		lctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.SendTimeout)
 		_, err := q.c.RoomOptions(lctx, list[0].Room)
@@ -327,7 +344,10 @@ func (q *Queue) postRoom(ctx context.Context, list []queued, valid func() bool, 
 		// A post that started finishes even during shutdown, so its
 		// outcome is recorded rather than left to be posted again.
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), q.opts.SendTimeout)
-		err := q.c.SendStanza(sctx, q.c.ServiceJID(), q.c.RoomJID(r.Room), r.Stanza)
+		from, stanza, err := q.sender(sctx, r, reserved)
+		if err == nil {
+			err = q.c.SendStanza(sctx, from, q.c.RoomJID(r.Room), stanza)
+		}
 		cancel()
 		switch {
 		case err == nil:
@@ -372,6 +392,7 @@ func (q *Queue) confirm(ctx context.Context, finished []queued) ([]queued, *fail
 		// or ejabberd stopped the room under the post (a stopping
 		// ejabberd still answers on open connections after its rooms are
 		// gone, and drops what is routed to them): the channel decides.
+		q.nicks.forget(r.Room) // a room started again has the nick it had stored
 		gone, cerr := q.channelGone(cctx, r)
 		switch {
 		case cerr != nil:

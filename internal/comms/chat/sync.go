@@ -181,15 +181,21 @@ func (s *Sync) serveWaiting(ctx context.Context) {
 	}
 }
 
-// ensureService makes sure the service account exists. Its password is
-// random and never used: Switchboard acts through the admin API.
+// ensureService makes sure the service account and the sender-name
+// account (sender.go) exist. Their passwords are random and never used:
+// Switchboard acts through the admin API.
 func (s *Sync) ensureService(ctx context.Context) error {
-	ok, err := s.c.CheckAccount(ctx, ServiceUser)
-	if err != nil || ok {
-		return err
-	}
-	if err := s.c.Register(ctx, ServiceUser, models.NewAPIKeyValue()); err != nil && !IsConflict(err) {
-		return fmt.Errorf("register service account: %w", err)
+	for _, user := range []string{ServiceUser, SenderUser} {
+		ok, err := s.c.CheckAccount(ctx, user)
+		if err != nil {
+			return err
+		}
+		if ok {
+			continue
+		}
+		if err := s.c.Register(ctx, user, models.NewAPIKeyValue()); err != nil && !IsConflict(err) {
+			return fmt.Errorf("register %s: %w", user, err)
+		}
 	}
 	return nil
 }
@@ -468,7 +474,10 @@ func (s *Sync) room(ctx context.Context, st *tenantState, ch models.Record) erro
 			}
 		}
 	}
-	wantAff := map[string]string{s.c.UserJID(ServiceUser): "owner"}
+	// The sender-name account posts named messages as a subscriber, which
+	// a members-only room accepts from an affiliated account only; its
+	// subscription (and nick) is the queue's to set.
+	wantAff := map[string]string{s.c.UserJID(ServiceUser): "owner", s.c.UserJID(SenderUser): "member"}
 	for _, ext := range members(st, ch) {
 		wantAff[s.c.UserJID(UserLocal(st.owner.Tenant, ext))] = "member"
 	}

@@ -21,8 +21,9 @@ import (
 // TestInboundMessagesReachChatChannel: SMS and WhatsApp messages received
 // through Kannel (an MO from its SMSC simulator), Twilio and the WhatsApp
 // Cloud API land in the room of the messaging channel's inbound_destination
-// with the sender's number as the sender name; one received while ejabberd
-// is down is delivered once it is back.
+// with the sender's number as the sender name, which a member in the room
+// (an occupant) sees on the live message; one received while ejabberd is
+// down is delivered once it is back.
 func TestInboundMessagesReachChatChannel(t *testing.T) {
 	// Alone (before the parallel tests): beside them on a two-core CI host
 	// its ejabberd and provider round trips outlasted the test's waits.
@@ -41,6 +42,15 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 		"credentials": map[string]any{"account_sid": twSid, "auth_token": twToken}})
 	wa := channel(map[string]any{"name": "whatsapp", "type": "whatsapp", "provider": "meta_cloud", "sender": "+27115550001",
 		"credentials": map[string]any{"phone_number_id": waPNID, "access_token": waToken, "app_secret": waApp, "verify_token": waVerif}})
+	ctx := context.Background()
+	conn := agent["connect"].(map[string]any)
+	cl, err := chattest.Login(ctx, conn["websocket_url"].(string), conn["jid"].(string), conn["password"].(string))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	// In the room as an occupant once the sync has made the agent a member.
+	wait.Until(t, 20*time.Second, "the agent in the room", func() bool { return cl.Join(ctx, room, "1001", 5*time.Second) == nil })
 
 	twilioIn := func(sid, from, body string) {
 		t.Helper()
@@ -75,13 +85,6 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 		t.Logf("kannel not installed, its MO is not part of this run: %v", err)
 	}
 
-	ctx := context.Background()
-	conn := agent["connect"].(map[string]any)
-	cl, err := chattest.Login(ctx, conn["websocket_url"].(string), conn["jid"].(string), conn["password"].(string))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
 	inRoom := func(body, from string) bool {
 		archived, err := cl.Archive(ctx, room)
 		if err != nil {
@@ -110,6 +113,10 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 			within = 60 * time.Second
 		}
 		wait.Until(t, within, body+" in the room's archive", func() bool { return inRoom(body, from) })
+		// Live, the name is the sender's nick: ejabberd strips <nick/>.
+		if _, ok := cl.WaitMessage(10*time.Second, `from="`+room+"/"+from+`"`, ">"+body+"</body>"); !ok {
+			t.Fatalf("the live message %q is not from %s/%s: %q", body, room, from, cl.Messages())
+		}
 	}
 
 	// ejabberd down: the provider still gets its 200 (the message is
@@ -117,6 +124,12 @@ func TestInboundMessagesReachChatChannel(t *testing.T) {
 	// and once ejabberd is back the message is in the room.
 	cl.Close()
 	x.Stop()
+	// Once the server knows (a message it took just before noticing is
+	// queued and posted later), the delivery attempt is refused.
+	wait.Until(t, 10*time.Second, "the server to see ejabberd down", func() bool {
+		state, _ := s.Do(t, "GET", "/readyz", "", nil).Map(t)["checks"].(map[string]any)["chat"].(string)
+		return strings.HasPrefix(state, "unreachable")
+	})
 	twilioIn("SM0002", "+27825550004", "Sent during the outage")
 	var msg map[string]any
 	wait.Until(t, 15*time.Second, "a failed delivery attempt", func() bool {

@@ -18,11 +18,12 @@ import (
 )
 
 // Client is a real XMPP client session (mellium) over WebSocket that
-// records every message stanza it receives as XML text.
+// records every message and presence stanza it receives as XML text.
 type Client struct {
 	Session *xmpp.Session
 	mu      sync.Mutex
 	msgs    []string
+	pres    []string
 	served  chan error
 }
 
@@ -51,12 +52,16 @@ func Login(ctx context.Context, wsURL, bareJID, password string) (*Client, error
 	c := &Client{Session: sess, served: make(chan error, 1)}
 	go func() {
 		c.served <- sess.Serve(xmpp.HandlerFunc(func(t xmlstream.TokenReadEncoder, start *xml.StartElement) error {
-			if start.Name.Local != "message" {
+			if start.Name.Local != "message" && start.Name.Local != "presence" {
 				return nil
 			}
 			text := serialize(xmlstream.MultiReader(xmlstream.Token(*start), t, xmlstream.Token(start.End())))
 			c.mu.Lock()
-			c.msgs = append(c.msgs, text)
+			if start.Name.Local == "message" {
+				c.msgs = append(c.msgs, text)
+			} else {
+				c.pres = append(c.pres, text)
+			}
 			c.mu.Unlock()
 			return nil
 		}))
@@ -80,16 +85,58 @@ func (c *Client) Messages() []string {
 	return append([]string(nil), c.msgs...)
 }
 
+// Join enters a room (bare JID) as an occupant under nick, asking for no
+// history, and waits for the room's presence for the new occupant
+// itself (status 110), or for its refusal, which it returns as an error.
+func (c *Client) Join(ctx context.Context, room, nick string, timeout time.Duration) error {
+	to, err := jid.Parse(room + "/" + nick)
+	if err != nil {
+		return err
+	}
+	x := xmlstream.Wrap(
+		xmlstream.Wrap(nil, xml.StartElement{Name: xml.Name{Local: "history"}, Attr: []xml.Attr{{Name: xml.Name{Local: "maxstanzas"}, Value: "0"}}}),
+		xml.StartElement{Name: xml.Name{Space: "http://jabber.org/protocol/muc", Local: "x"}})
+	if err := c.Session.Send(ctx, stanza.Presence{To: to}.Wrap(x)); err != nil {
+		return fmt.Errorf("join %s: %w", to, err)
+	}
+	from := `from="` + to.String() + `"`
+	p, ok := waitFor(timeout, c.Presences, func(p string) bool {
+		return strings.Contains(p, from) && (strings.Contains(p, `code="110"`) || strings.Contains(p, `type="error"`))
+	})
+	switch {
+	case !ok:
+		return fmt.Errorf("join %s: no answer within %s", to, timeout)
+	case strings.Contains(p, `type="error"`):
+		return fmt.Errorf("join %s refused: %s", to, p)
+	}
+	return nil
+}
+
+// Presences returns the XML of every presence received so far.
+func (c *Client) Presences() []string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return append([]string(nil), c.pres...)
+}
+
 // WaitMessage waits until a received message contains every fragment.
 func (c *Client) WaitMessage(timeout time.Duration, fragments ...string) (string, bool) {
+	return waitFor(timeout, c.Messages, func(m string) bool {
+		for _, f := range fragments {
+			if !strings.Contains(m, f) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// waitFor waits until one of the stanzas list returns satisfies match.
+func waitFor(timeout time.Duration, list func() []string, match func(string) bool) (string, bool) {
 	deadline := time.Now().Add(timeout)
 	for {
-		for _, m := range c.Messages() {
-			ok := true
-			for _, f := range fragments {
-				ok = ok && strings.Contains(m, f)
-			}
-			if ok {
+		for _, m := range list() {
+			if match(m) {
 				return m, true
 			}
 		}
