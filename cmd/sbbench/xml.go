@@ -35,7 +35,8 @@ func benchXML(ctx context.Context, args []string) error {
 	workers := fs.Int("workers", 16, "concurrent keep-alive clients")
 	captures := fs.String("captures", "internal/freeswitch/xmlcurl/testdata/captures", "directory of mod_xml_curl capture files")
 	misses := fs.Int("misses", 300, "write-then-fetch rounds")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cached and cold runs to this file")
+	var prof profiles
+	prof.flags(fs)
 	only := fs.String("only", "", "run only these modes (comma-separated: cached,first,storm,random,cold,restart-first,restart-random)")
 	tenants := fs.Int("tenants", 1000, "tenants seeded")
 	userCount := fs.Int("users", 50000, "users (extensions) seeded, spread evenly over the tenants")
@@ -49,6 +50,8 @@ func benchXML(ctx context.Context, args []string) error {
 	if err := setSize(*tenants, *userCount); err != nil {
 		return err
 	}
+	// Profiles are of this process: the server must run in it.
+	inproc := *inProcess || prof.cpu != "" || prof.mutex != "" || prof.block != "" || *memProfile != ""
 	b, err := openBackend(ctx)
 	if err != nil {
 		return err
@@ -62,7 +65,7 @@ func benchXML(ctx context.Context, args []string) error {
 	fmt.Printf("seed: %d tenants, %d extensions, %d DIDs ready in %s; database %s; load %s\n", tenantCount, tenantCount*extsPerTenant, didTenants,
 		time.Since(t0).Round(time.Millisecond), b.size(ctx), loadAvg())
 
-	srv, err := startServers(ctx, b, *inProcess || *cpuProfile != "" || *memProfile != "")
+	srv, err := startServers(ctx, b, inproc)
 	if err != nil {
 		return err
 	}
@@ -111,16 +114,10 @@ func benchXML(ctx context.Context, args []string) error {
 	dir := func(i int) request { return dirReqs[i] }
 	dp := func(i int) request { return dpReqs[i] }
 	bare := load(ctx, "bare 1 KB route", *workers, *dur, func(int, int) request { return request{method: "GET", url: bareURL} })
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer f.Close()
+	if err := prof.start(); err != nil {
+		return err
 	}
+	defer prof.stop() //nolint:errcheck // stopped and checked below; this is for early returns
 	skip := func(mode string) bool { return *only != "" && !slices.Contains(strings.Split(*only, ","), mode) }
 	// Each mode is compared with a bare run right before it: on a shared
 	// machine the load from elsewhere drifts, and adjacent runs see the
@@ -216,7 +213,7 @@ func benchXML(ctx context.Context, args []string) error {
 	restart := func(mode string) error {
 		bareBefore(mode)
 		srv.stop()
-		if srv, err = startServers(ctx, b, *inProcess || *cpuProfile != "" || *memProfile != ""); err != nil {
+		if srv, err = startServers(ctx, b, inproc); err != nil {
 			return err
 		}
 		xmlURL, bareURL = srv.xmlURL, srv.bareURL
@@ -243,7 +240,9 @@ func benchXML(ctx context.Context, args []string) error {
 		rest := load(ctx, "dialplan random, after a restart", *workers, *dur-time.Second, pick)
 		restartRandom = restartSecond.join(rest, "dialplan random after a restart")
 	}
-	pprof.StopCPUProfile()
+	if err := prof.stop(); err != nil {
+		return err
+	}
 	bare2 := load(ctx, "bare 1 KB route (again)", *workers, *dur, func(int, int) request { return request{method: "GET", url: bareURL} })
 	miss := writeThenFetch(ctx, xmlURL, apiKey, bodies, *misses)
 
