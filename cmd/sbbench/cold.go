@@ -170,8 +170,9 @@ func (c *coldSet) randomCall(xmlURL string, r *rand.Rand) request {
 // loadN sends n requests over workers keep-alive connections, each worker
 // taking the next index, and collects every latency. A request that takes
 // longer than timeout is a timeout (the client gives up on it, as
-// mod_xml_curl does with its timeout parameter).
-func loadN(ctx context.Context, name string, workers, n int, timeout time.Duration, pick func(i int) request) result {
+// mod_xml_curl does with its timeout parameter). No request starts after
+// until (0: none), so at a million users a mode lasts as long as the others.
+func loadN(ctx context.Context, name string, workers, n int, timeout, until time.Duration, pick func(i int) request) result {
 	client := newClient(workers)
 	client.Timeout = timeout
 	defer client.CloseIdleConnections()
@@ -179,6 +180,7 @@ func loadN(ctx context.Context, name string, workers, n int, timeout time.Durati
 	var mu sync.Mutex
 	res := result{name: name}
 	start := time.Now()
+	deadline := start.Add(until)
 	var wg sync.WaitGroup
 	for w := 0; w < workers; w++ {
 		wg.Add(1)
@@ -186,7 +188,7 @@ func loadN(ctx context.Context, name string, workers, n int, timeout time.Durati
 			defer wg.Done()
 			lat := make([]time.Duration, 0, n/workers+1)
 			errs, timeouts := 0, 0
-			for ctx.Err() == nil {
+			for ctx.Err() == nil && (until == 0 || time.Now().Before(deadline)) {
 				i := int(next.Add(1)) - 1
 				if i >= n {
 					break

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/redis/go-redis/v9"
 
@@ -29,6 +30,25 @@ func (b *backend) close() {
 	for i := len(b.closeFns) - 1; i >= 0; i-- {
 		b.closeFns[i]()
 	}
+}
+
+// size is the database's size on disk: the SQLite file with its WAL, or
+// MySQL's data and index length of the schema.
+func (b *backend) size(ctx context.Context) string {
+	if path, ok := strings.CutPrefix(b.dbURL, "sqlite:"); ok {
+		var n int64
+		for _, f := range []string{path, path + "-wal"} {
+			if fi, err := os.Stat(f); err == nil {
+				n += fi.Size()
+			}
+		}
+		return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+	}
+	var n int64
+	if err := b.st.Querier().GetContext(ctx, &n, "SELECT COALESCE(SUM(data_length + index_length), 0) FROM information_schema.tables WHERE table_schema = DATABASE()"); err != nil {
+		return "unknown"
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
 func firstEnv(names ...string) string {

@@ -48,6 +48,17 @@ func (r result) errNote() string {
 	return "\n    first error: " + r.firstErr
 }
 
+// join is r followed by o, as one run.
+func (r result) join(o result, name string) result {
+	j := result{name: name, requests: r.requests + o.requests, errors: r.errors + o.errors, timeouts: r.timeouts + o.timeouts,
+		firstErr: r.firstErr, elapsed: r.elapsed + o.elapsed, lat: slices.Concat(r.lat, o.lat)}
+	if j.firstErr == "" {
+		j.firstErr = o.firstErr
+	}
+	slices.Sort(j.lat)
+	return j
+}
+
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 // request is one prepared HTTP request.

@@ -12,12 +12,27 @@ import (
 )
 
 const (
+	benchSecret = "Bench-secret-0001"
+	benchTrunk  = "bench_trunk"
+)
+
+// The seeded size (sbbench xml -tenants, -users).
+var (
 	tenantCount   = 1000
 	extsPerTenant = 50
 	didTenants    = 100 // tenants that get a DID, inbound and outbound routes
-	benchSecret   = "Bench-secret-0001"
-	benchTrunk    = "bench_trunk"
 )
+
+// setSize sets the seeded size: users spread evenly over tenants. Names
+// keep their fixed widths (the cold modes' templates rely on them):
+// at most 10,000 tenants of at most 9,000 extensions.
+func setSize(tenants, users int) error {
+	if tenants < 1 || tenants > 10000 || users < tenants || users/tenants > 9000 || users%tenants != 0 {
+		return fmt.Errorf("-tenants %d -users %d: want 1 to 10,000 tenants and a multiple of them as users, at most 9,000 per tenant", tenants, users)
+	}
+	tenantCount, extsPerTenant, didTenants = tenants, users/tenants, min(100, tenants)
+	return nil
+}
 
 // asAPIInput gives a Go literal the shape an API body decodes to.
 func asAPIInput(in map[string]any) (map[string]any, error) {
@@ -45,10 +60,17 @@ func didNumber(i int) string  { return fmt.Sprintf("+2721%07d", i) }
 // numbers in the number plan: nothing here reads it.
 func seed(ctx context.Context, st *models.Store) error {
 	var n int
-	if err := st.Querier().GetContext(ctx, &n, "SELECT COUNT(*) FROM tenants WHERE tenant = ?", tenantName(tenantCount-1)); err != nil {
+	if err := st.Querier().GetContext(ctx, &n, "SELECT COUNT(*) FROM tenants WHERE tenant LIKE 'bench_t%'"); err != nil {
 		return fmt.Errorf("check seed: %w", err)
 	}
 	if n > 0 {
+		var exts int
+		if err := st.Querier().GetContext(ctx, &exts, "SELECT COUNT(*) FROM extensions WHERE tenant_id = (SELECT id FROM tenants WHERE tenant = ?)", tenantName(0)); err != nil {
+			return fmt.Errorf("check seed: %w", err)
+		}
+		if n != tenantCount || exts != extsPerTenant {
+			return fmt.Errorf("the database holds a seed of %d tenants of %d users; drop it or ask for that size", n, exts)
+		}
 		return nil
 	}
 	reg := st.Registry()
@@ -86,12 +108,10 @@ func seed(ctx context.Context, st *models.Store) error {
 		"patterns": []map[string]any{{"match": "0XXXXXXXXX", "strip_digits": 1, "prepend": "+27"}}}); err != nil {
 		return err
 	}
-	// Tenants 1..999, then the rows that hang off each tenant.
-	var rows []map[string]any
-	for i := 1; i < tenantCount; i++ {
-		rows = append(rows, map[string]any{"tenant": tenantName(i)})
-	}
-	if err := copyRows(ctx, st, "tenants", "tenant = ?", []any{tenantName(0)}, rows); err != nil {
+	// The other tenants, then the rows that hang off each tenant.
+	if err := copyRows(ctx, st, "tenants", "tenant = ?", []any{tenantName(0)}, tenantCount-1, func(i int) map[string]any {
+		return map[string]any{"tenant": tenantName(i + 1)}
+	}); err != nil {
 		return err
 	}
 	ids := map[string]int64{}
@@ -105,16 +125,13 @@ func seed(ctx context.Context, st *models.Store) error {
 	for _, t := range list {
 		ids[t.Tenant] = t.ID
 	}
-	rows = nil
-	for i := 0; i < tenantCount; i++ {
-		for j := 0; j < extsPerTenant; j++ {
-			if i == 0 && j == 0 {
-				continue
-			}
-			rows = append(rows, map[string]any{"tenant_id": ids[tenantName(i)], "name": extName(j), "callerid": "Bench <" + extName(j) + ">"})
-		}
-	}
-	if err := copyRows(ctx, st, "extensions", "tenant_id = ? AND name = ?", []any{o.TenantID, extName(0)}, rows); err != nil {
+	// Rows are made per batch, not all first: a million maps would be
+	// gigabytes in the load generator.
+	if err := copyRows(ctx, st, "extensions", "tenant_id = ? AND name = ?", []any{o.TenantID, extName(0)}, tenantCount*extsPerTenant-1, func(k int) map[string]any {
+		k++ // the template is the first
+		i, j := k/extsPerTenant, k%extsPerTenant
+		return map[string]any{"tenant_id": ids[tenantName(i)], "name": extName(j), "callerid": "Bench <" + extName(j) + ">"}
+	}); err != nil {
 		return err
 	}
 	perTenant := func(table, where string, args []any, extra func(i int) map[string]any) error {
@@ -129,7 +146,7 @@ func seed(ctx context.Context, st *models.Store) error {
 			}
 			rows = append(rows, r)
 		}
-		return copyRows(ctx, st, table, where, args, rows)
+		return copyRows(ctx, st, table, where, args, len(rows), func(i int) map[string]any { return rows[i] })
 	}
 	if err := perTenant("office_modes", "tenant_id = ?", []any{o.TenantID}, nil); err != nil {
 		return err
@@ -148,17 +165,16 @@ func seed(ctx context.Context, st *models.Store) error {
 	if err := perTenant("inbound_routes", "tenant_id = ?", []any{o.TenantID}, withDID(func(i int) map[string]any { return map[string]any{"did": didNumber(i)} })); err != nil {
 		return err
 	}
-	rows = nil
-	for i := 1; i < didTenants; i++ {
-		rows = append(rows, map[string]any{"number": didNumber(i), "tenant": tenantName(i)})
-	}
-	return copyRows(ctx, st, "dids", "number = ?", []any{didNumber(0)}, rows)
+	return copyRows(ctx, st, "dids", "number = ?", []any{didNumber(0)}, didTenants-1, func(i int) map[string]any {
+		return map[string]any{"number": didNumber(i + 1), "tenant": tenantName(i + 1)}
+	})
 }
 
-// copyRows inserts one row per override map, each a copy of the template
-// row selected by where with the overridden columns replaced (id and the
-// unique keys must be among them or be left to the database).
-func copyRows(ctx context.Context, st *models.Store, table, where string, args []any, overrides []map[string]any) error {
+// copyRows inserts n rows, row i a copy of the template row selected by
+// where with the columns of override(i) replaced (id and the unique keys
+// must be among them or be left to the database), in multi-row INSERTs
+// of one transaction each.
+func copyRows(ctx context.Context, st *models.Store, table, where string, args []any, n int, override func(i int) map[string]any) error {
 	tmpl := map[string]any{}
 	rows, err := st.Querier().QueryContext(ctx, "SELECT * FROM "+table+" WHERE "+where, args...)
 	if err != nil {
@@ -183,11 +199,12 @@ func copyRows(ctx context.Context, st *models.Store, table, where string, args [
 	}
 	rowSQL := "(?" + strings.Repeat(",?", len(cols)-1) + ")"
 	batch := 30000 / len(cols)
-	for start := 0; start < len(overrides); start += batch {
-		end := min(start+batch, len(overrides))
+	for start := 0; start < n; start += batch {
+		end := min(start+batch, n)
 		var vals []any
 		parts := make([]string, 0, end-start)
-		for _, ov := range overrides[start:end] {
+		for i := start; i < end; i++ {
+			ov := override(i)
 			for _, c := range cols {
 				if v, ok := ov[c]; ok {
 					vals = append(vals, v)

@@ -35,8 +35,11 @@ func benchXML(ctx context.Context, args []string) error {
 	workers := fs.Int("workers", 16, "concurrent keep-alive clients")
 	captures := fs.String("captures", "internal/freeswitch/xmlcurl/testdata/captures", "directory of mod_xml_curl capture files")
 	misses := fs.Int("misses", 300, "write-then-fetch rounds")
-	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the cached and cold runs to this file")
-	only := fs.String("only", "", "run only these modes (comma-separated: cached,first,storm,random,cold)")
+	var prof profiles
+	prof.flags(fs)
+	only := fs.String("only", "", "run only these modes (comma-separated: cached,first,storm,random,cold,restart-first,restart-random)")
+	tenants := fs.Int("tenants", 1000, "tenants seeded")
+	userCount := fs.Int("users", 50000, "users (extensions) seeded, spread evenly over the tenants")
 	memProfile := fs.String("memprofile", "", "write a heap profile after all modes to this file")
 	stormConns := fs.Int("storm-conns", 256, "concurrent connections of the registration storm")
 	stormTimeout := fs.Duration("storm-timeout", 5*time.Second, "a storm fetch slower than this is a timeout (mod_xml_curl's timeout in freeswitch.md's example)")
@@ -44,6 +47,11 @@ func benchXML(ctx context.Context, args []string) error {
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
+	if err := setSize(*tenants, *userCount); err != nil {
+		return err
+	}
+	// Profiles are of this process: the server must run in it.
+	inproc := *inProcess || prof.cpu != "" || prof.mutex != "" || prof.block != "" || *memProfile != ""
 	b, err := openBackend(ctx)
 	if err != nil {
 		return err
@@ -54,9 +62,10 @@ func benchXML(ctx context.Context, args []string) error {
 	if err := seed(ctx, b.st); err != nil {
 		return err
 	}
-	fmt.Printf("seed: %d tenants, %d extensions, %d DIDs ready in %s\n", tenantCount, tenantCount*extsPerTenant, didTenants, time.Since(t0).Round(time.Millisecond))
+	fmt.Printf("seed: %d tenants, %d extensions, %d DIDs ready in %s; database %s; load %s\n", tenantCount, tenantCount*extsPerTenant, didTenants,
+		time.Since(t0).Round(time.Millisecond), b.size(ctx), loadAvg())
 
-	srv, err := startServers(ctx, b, *inProcess || *cpuProfile != "" || *memProfile != "")
+	srv, err := startServers(ctx, b, inproc)
 	if err != nil {
 		return err
 	}
@@ -105,16 +114,10 @@ func benchXML(ctx context.Context, args []string) error {
 	dir := func(i int) request { return dirReqs[i] }
 	dp := func(i int) request { return dpReqs[i] }
 	bare := load(ctx, "bare 1 KB route", *workers, *dur, func(int, int) request { return request{method: "GET", url: bareURL} })
-	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
-		if err != nil {
-			return err
-		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			return err
-		}
-		defer f.Close()
+	if err := prof.start(); err != nil {
+		return err
 	}
+	defer prof.stop() //nolint:errcheck // stopped and checked below; this is for early returns
 	skip := func(mode string) bool { return *only != "" && !slices.Contains(strings.Split(*only, ","), mode) }
 	// Each mode is compared with a bare run right before it: on a shared
 	// machine the load from elsewhere drifts, and adjacent runs see the
@@ -144,7 +147,7 @@ func benchXML(ctx context.Context, args []string) error {
 		order := users(1)
 		bareBefore("first fetch")
 		st := startStats(srv)
-		first = loadN(ctx, "directory first fetch, every user", *workers, len(order), 10*time.Second, func(i int) request {
+		first = loadN(ctx, "directory first fetch of each user", *workers, len(order), 10*time.Second, 2**dur, func(i int) request {
 			u := userID(order[i])
 			r := xmlRequest(xmlURL, cold.dir.fill(u))
 			r.expect = a1Param(u)
@@ -160,7 +163,7 @@ func benchXML(ctx context.Context, args []string) error {
 		order := users(2)
 		bareBefore("storm")
 		st := startStats(srv)
-		storm = loadN(ctx, fmt.Sprintf("registration storm, %d conns", *stormConns), *stormConns, len(order), *stormTimeout, func(i int) request {
+		storm = loadN(ctx, fmt.Sprintf("registration storm, %d conns", *stormConns), *stormConns, len(order), *stormTimeout, 2**dur, func(i int) request {
 			u := userID(order[i])
 			r := xmlRequest(xmlURL, cold.dir.fill(u))
 			r.expect = a1Param(u)
@@ -199,13 +202,53 @@ func benchXML(ctx context.Context, args []string) error {
 		randomCold = load(ctx, "dialplan random, from cold", *workers, *dur, func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) })
 		randomColdStats = st.String()
 	}
-	pprof.StopCPUProfile()
+	memBefore := ""
+	var restartFirst, restartRandom, restartSecond result
+	if !skip("restart-first") || !skip("restart-random") {
+		memBefore = srv.memory()
+	}
+	// After a restart of the server process: nothing in memory, the
+	// change notifications not yet subscribed; the timed run starts as
+	// soon as the new process listens (as FreeSWITCH's retries do).
+	restart := func(mode string) error {
+		bareBefore(mode)
+		srv.stop()
+		if srv, err = startServers(ctx, b, inproc); err != nil {
+			return err
+		}
+		xmlURL, bareURL = srv.xmlURL, srv.bareURL
+		return nil
+	}
+	if !skip("restart-first") {
+		if err := restart("restart first fetch"); err != nil {
+			return err
+		}
+		order := users(3)
+		restartFirst = loadN(ctx, "directory first fetch after a restart", *workers, len(order), 10*time.Second, *dur, func(i int) request {
+			u := userID(order[i])
+			r := xmlRequest(xmlURL, cold.dir.fill(u))
+			r.expect = a1Param(u)
+			return r
+		})
+	}
+	if !skip("restart-random") {
+		if err := restart("restart random"); err != nil {
+			return err
+		}
+		pick := func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) }
+		restartSecond = load(ctx, "dialplan random, 1st s after a restart", *workers, time.Second, pick)
+		rest := load(ctx, "dialplan random, after a restart", *workers, *dur-time.Second, pick)
+		restartRandom = restartSecond.join(rest, "dialplan random after a restart")
+	}
+	if err := prof.stop(); err != nil {
+		return err
+	}
 	bare2 := load(ctx, "bare 1 KB route (again)", *workers, *dur, func(int, int) request { return request{method: "GET", url: bareURL} })
 	miss := writeThenFetch(ctx, xmlURL, apiKey, bodies, *misses)
 
 	fmt.Println()
 	fmt.Printf("machine: %d CPUs (GOMAXPROCS %d), %s; %d workers, %s per timed run\n", runtime.NumCPU(), runtime.GOMAXPROCS(0), runtime.Version(), *workers, *dur)
-	for _, r := range []result{bare, dirRes, dpRes, first, storm, random, randomCold, bare2} {
+	for _, r := range []result{bare, dirRes, dpRes, first, storm, random, randomCold, restartFirst, restartSecond, restartRandom, bare2} {
 		if r.name != "" {
 			fmt.Println(r)
 		}
@@ -217,9 +260,11 @@ func benchXML(ctx context.Context, args []string) error {
 	for _, m := range []struct {
 		mode string
 		r    result
-	}{{"directory cached", dirRes}, {"dialplan cached", dpRes}, {"first fetch", first}, {"storm", storm}, {"random", random}, {"random from cold", randomCold}} {
-		if b, ok := adjacent[m.mode]; ok {
-			fmt.Printf("%-18s %3.0f%% of the bare run just before it (%.0f req/s, p99 %.2f ms)\n", m.mode, 100*m.r.rps()/b.rps(), b.rps(), ms(b.pct(0.99)))
+	}{{"directory cached", dirRes}, {"dialplan cached", dpRes}, {"first fetch", first}, {"storm", storm}, {"random", random}, {"random from cold", randomCold},
+		{"restart first fetch", restartFirst}, {"restart random", restartRandom}, {"restart random 1st s", restartSecond}} {
+		bm := strings.TrimSuffix(m.mode, " 1st s")
+		if b, ok := adjacent[bm]; ok && m.r.name != "" {
+			fmt.Printf("%-22s %3.0f%% of the bare run just before it (%.0f req/s, p99 %.2f ms); p99 %.2f ms, %d errors\n", m.mode, 100*m.r.rps()/b.rps(), b.rps(), ms(b.pct(0.99)), ms(m.r.pct(0.99)), m.r.errors)
 		}
 	}
 	fmt.Println("first fetch  ", firstStats)
@@ -227,6 +272,10 @@ func benchXML(ctx context.Context, args []string) error {
 	fmt.Println("random calls ", randomStats)
 	fmt.Println("random, cold ", randomColdStats)
 	fmt.Println(miss)
+	fmt.Printf("load at the end: %s; database %s\n", loadAvg(), b.size(ctx))
+	if memBefore != "" {
+		fmt.Println("before the restarts:", memBefore)
+	}
 	if srv.pid != 0 {
 		fmt.Printf("server process peak RSS %s\n", procStatus(fmt.Sprint(srv.pid), "VmHWM"))
 	}

@@ -177,7 +177,7 @@ var settings = []setting{
 			return nil
 		}},
 	{name: "SWITCHBOARD_XML_ACCESS_LOG", def: "0",
-		doc: "share of `/fs/xml` fetches logged at info, `0` to `1` (`0.01`: one in a hundred); errors, refused credentials and slow fetches are always logged, and every fetch is counted in the metrics (`switchboard_http_requests_total`, the latency histogram)",
+		doc: "share of `/fs/xml` fetches logged at info, `0` to `1` (`0.01`: every hundredth fetch); errors, refused credentials and slow fetches are always logged, and every fetch is counted in the metrics (`switchboard_http_requests_total`, the latency histogram)",
 		set: func(c *Config, v string) error {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil || f < 0 || f > 1 {

@@ -153,9 +153,12 @@ func BenchmarkFetchDirectoryFirst(b *testing.B) {
 
 // dropDocs forgets every rendered document without allocating.
 func dropDocs(l *localDocs) {
-	l.mu.Lock()
-	clear(l.cur)
-	clear(l.old)
-	l.bytes = 0
-	l.mu.Unlock()
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.Lock()
+		clear(sh.cur)
+		clear(sh.old)
+		sh.bytes = 0
+		sh.mu.Unlock()
+	}
 }

@@ -195,6 +195,9 @@ type notifier struct {
 	// pollMu serialises outbox polls (the ticker's and the catch-ups).
 	pollMu sync.Mutex
 	cursor int64 // outbox rows up to here were read
+	// positioned is set once the cursor was placed at the outbox head
+	// (the first poll).
+	positioned bool
 	// interrupted is set once a subscription was lost: the next one waits
 	// out other replicas' Redis skip before memory is trusted.
 	interrupted atomic.Bool
@@ -364,6 +367,18 @@ func (w *ackWaiter) check() {
 func (s *Service) pollHeads(ctx context.Context) error {
 	s.note.pollMu.Lock()
 	defer s.note.pollMu.Unlock()
+	if !s.note.positioned {
+		// The history is not read: nothing is in memory yet (memory is
+		// trusted only after this first poll), so every model is read
+		// after these changes committed. Reading it would cost a restart
+		// a scan of the whole outbox before the first cached answer.
+		head, err := s.st.OutboxHead(ctx)
+		if err != nil {
+			return err
+		}
+		s.note.cursor, s.note.positioned = head, true
+		return nil
+	}
 	// The changes themselves are read (not only each scope's newest id) so
 	// that a change to one extension is known as such even when the poll
 	// sees it before the writer's Committed does: a bare id would be

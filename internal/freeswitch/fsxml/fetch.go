@@ -102,7 +102,7 @@ func (s *Service) fetch(ctx context.Context, body []byte) ([]byte, error) {
 		return nil, err
 	}
 	if !src.fresh && !src.degraded && !strings.Contains(r.flags, "l") {
-		s.local.put(string(base)+variant(r.flags, l), r.doc)
+		s.local.put(base, r.flags, l, r.doc)
 	}
 	return r.doc, nil
 }

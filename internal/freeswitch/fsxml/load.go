@@ -187,6 +187,7 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 	if name == "" {
 		return m, nil
 	}
+	defer s.buildSlot(ctx, name)()
 	db, t := s.st.Querier(), s.tables
 	// All four in one round of concurrent queries: the tenant's rows are
 	// selected by its name through the tenants key, not by an id read first.
@@ -371,6 +372,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 	if r := m.routing.Load(); r != nil {
 		return r, 0, nil
 	}
+	defer s.buildSlot(ctx, m.snap.Tenant.Tenant)()
 	db, t, id := s.st.Querier(), s.tables, m.id
 	full := &dialplan.TenantSnapshot{Tenant: m.snap.Tenant, Extensions: m.snap.Extensions,
 		EmergencyLocations: m.snap.EmergencyLocations, SpecialMailboxes: m.snap.SpecialMailboxes}

@@ -2,6 +2,7 @@ package fsxml
 
 import (
 	"bytes"
+	"hash/maphash"
 	"strings"
 	"sync"
 )
@@ -13,18 +14,36 @@ import (
 // asks for a different key. A cached fetch costs a parse, a key and a map
 // lookup: no I/O, no render.
 //
-// Memory is bounded by two generations of maps: when the current one
-// reaches half the budget it becomes the old one (the previous old one is
-// dropped), so entries not asked for during a whole rotation go, and
-// entries of superseded configuration generations with them.
+// The documents are spread over docShards shards by their key (without
+// its variant suffix, so a key and its variants share a shard), each
+// with its own lock: a render's put takes the write lock, which under a
+// single lock stalled every cached fetch behind it (seen in the mutex
+// profile of random calls, issue 28).
+//
+// Memory is bounded per shard by two generations of maps: when the
+// current one reaches half the shard's budget it becomes the old one (the
+// previous old one is dropped), so entries not asked for during a whole
+// rotation go, and entries of superseded configuration generations with
+// them.
 type localDocs struct {
+	shards [docShards]docShard
+	seed   maphash.Seed
+
+	didMu sync.RWMutex
+	// dids maps a DID to its tenant as learnt under one platform
+	// generation; a mismatch makes the fetch resolve the DID again.
+	dids map[string]didEntry
+}
+
+// docShards is a power of two well above the cores a replica has.
+const docShards = 32
+
+type docShard struct {
 	mu       sync.RWMutex
 	cur, old map[string][]byte
 	bytes    int
 	max      int
-	// dids maps a DID to its tenant as learnt under one platform
-	// generation; a mismatch makes the fetch resolve the DID again.
-	dids map[string]didEntry
+	_        [64]byte // keeps neighbouring shards' locks off one cache line
 }
 
 type didEntry struct {
@@ -33,23 +52,51 @@ type didEntry struct {
 }
 
 func newLocalDocs(maxBytes int) *localDocs {
-	return &localDocs{cur: map[string][]byte{}, old: map[string][]byte{}, max: maxBytes, dids: map[string]didEntry{}}
+	l := &localDocs{seed: maphash.MakeSeed(), dids: map[string]didEntry{}}
+	for i := range l.shards {
+		l.shards[i] = docShard{cur: map[string][]byte{}, old: map[string][]byte{}, max: maxBytes / docShards}
+	}
+	return l
+}
+
+func (l *localDocs) shard(base []byte) *docShard {
+	return &l.shards[maphash.Bytes(l.seed, base)&(docShards-1)]
 }
 
 func (l *localDocs) did(number string) (didEntry, bool) {
-	l.mu.RLock()
-	defer l.mu.RUnlock()
+	l.didMu.RLock()
+	defer l.didMu.RUnlock()
 	e, ok := l.dids[number]
 	return e, ok
 }
 
 func (l *localDocs) putDID(number string, e didEntry) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
+	l.didMu.Lock()
+	defer l.didMu.Unlock()
 	if len(l.dids) >= maxDIDs {
 		l.dids = map[string]didEntry{}
 	}
 	l.dids[number] = e
+}
+
+// size is the bytes of the documents held (keys included).
+func (l *localDocs) size() int {
+	n := 0
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.RLock()
+		n += sh.bytes + sh.oldBytes()
+		sh.mu.RUnlock()
+	}
+	return n
+}
+
+func (sh *docShard) oldBytes() int {
+	n := 0
+	for k, v := range sh.old {
+		n += len(k) + len(v)
+	}
+	return n
 }
 
 // variants are the key suffixes a document may be stored under: plain,
@@ -64,30 +111,27 @@ var variants = []string{"", "c", "t", "tc"}
 // with string(bytes) does not allocate.
 func (l *localDocs) get(base []byte, lk lookup) []byte {
 	var buf [256]byte
-	l.mu.RLock()
-	defer l.mu.RUnlock()
-	if doc := l.cur[string(base)]; doc != nil {
+	sh := l.shard(base)
+	sh.mu.RLock()
+	defer sh.mu.RUnlock()
+	if doc := sh.cur[string(base)]; doc != nil {
 		return doc
 	}
-	if doc := l.old[string(base)]; doc != nil {
+	if doc := sh.old[string(base)]; doc != nil {
 		return doc
 	}
 	for _, flags := range variants[1:] {
 		k := append(buf[:0], base...)
 		k = appendVariant(k, flags, lk)
-		if doc := l.cur[string(k)]; doc != nil {
+		if doc := sh.cur[string(k)]; doc != nil {
 			return doc
 		}
-		if doc := l.old[string(k)]; doc != nil {
+		if doc := sh.old[string(k)]; doc != nil {
 			return doc
 		}
 	}
 	return nil
 }
-
-// variant is the key suffix of a render that varies with the minute ('t')
-// or the caller ('c').
-func variant(flags string, lk lookup) string { return string(appendVariant(nil, flags, lk)) }
 
 func appendVariant(b []byte, flags string, lk lookup) []byte {
 	if strings.Contains(flags, "t") {
@@ -99,18 +143,21 @@ func appendVariant(b []byte, flags string, lk lookup) []byte {
 	return b
 }
 
-// put stores a copy of doc under key, exactly as long as the document
-// (a render's buffer has room to spare, which the budget would not see).
-func (l *localDocs) put(key string, doc []byte) {
+// put stores a copy of doc under base with the variant suffix of flags,
+// exactly as long as the document (a render's buffer has room to spare,
+// which the budget would not see).
+func (l *localDocs) put(base []byte, flags string, lk lookup, doc []byte) {
+	key := string(appendVariant(base, flags, lk))
 	doc = bytes.Clone(doc)
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if _, ok := l.cur[key]; ok {
+	sh := l.shard(base)
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	if _, ok := sh.cur[key]; ok {
 		return
 	}
-	if l.bytes+len(key)+len(doc) > l.max/2 {
-		l.old, l.cur, l.bytes = l.cur, map[string][]byte{}, 0
+	if sh.bytes+len(key)+len(doc) > sh.max/2 {
+		sh.old, sh.cur, sh.bytes = sh.cur, map[string][]byte{}, 0
 	}
-	l.cur[key] = doc
-	l.bytes += len(key) + len(doc)
+	sh.cur[key] = doc
+	sh.bytes += len(key) + len(doc)
 }

@@ -360,13 +360,24 @@ func (t *table[T]) stmt(ctx context.Context, db models.Querier, where string, li
 		q += " LIMIT " + strconv.Itoa(limit)
 	}
 	t.mu.Lock()
-	defer t.mu.Unlock()
-	if s := t.stmts[q]; s != nil {
+	s := t.stmts[q]
+	t.mu.Unlock()
+	if s != nil {
 		return s, nil
 	}
+	// Prepared without the lock: on MySQL a prepare is a round trip, and
+	// right after a restart every tenant's first read of this table would
+	// otherwise queue behind it (or behind a hung one). Two racing
+	// prepares keep the first and close the other.
 	s, err := db.PrepareContext(ctx, q)
 	if err != nil {
 		return nil, fmt.Errorf("prepare %s load: %w", t.res.Name, err)
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if won := t.stmts[q]; won != nil {
+		s.Close()
+		return won, nil
 	}
 	t.stmts[q] = s
 	return s, nil

@@ -82,6 +82,17 @@ type Service struct {
 	models *modelCache
 	// modelExtensions is the most extensions a tenant model holds.
 	modelExtensions int
+	// buildSlots bounds the tenant model reads (a tenant's directory or
+	// routing part) running at once: each is a round of queries, and
+	// right after a restart every tenant's first fetch starts one.
+	// Bounded, a build finishes sooner than among hundreds interleaved,
+	// and a slow one (a tenant whose queries hang) holds one slot, never
+	// the others: builds are per tenant, with no lock or barrier shared
+	// between tenants.
+	buildSlots chan struct{}
+	// buildHook, when set (tests only), runs before a tenant's rows are
+	// read for a model.
+	buildHook func(ctx context.Context, tenant string)
 	// local holds rendered documents by generation-qualified key (local.go).
 	local *localDocs
 	// gens are the configuration generations known here (gens.go).
@@ -134,6 +145,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		models: newModelCache(cfg.ModelBytes),
 
 		modelExtensions: defaultModelExtensions,
+		buildSlots:      make(chan struct{}, buildParallelism(st)),
 		st:              st,
 		rdb:             rdb,
 		cfg:             cfg,
@@ -172,6 +184,28 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		go s.subscribe(pollCtx)
 	}
 	return s
+}
+
+// buildParallelism is how many tenant model reads run at once: on SQLite
+// (in-process, CPU-bound, four connections, two queries per build) four
+// builds keep the pool and the CPU busy; on MySQL, whose queries wait on the network,
+// more overlap.
+func buildParallelism(st *models.Store) int {
+	if st != nil && st.Dialect().SQLite {
+		return 4
+	}
+	return 8
+}
+
+// buildSlot takes one of the model-build slots and returns its release.
+// A build is not cancelled with the fetch that started it (others may
+// wait on it), so neither is the wait for a slot.
+func (s *Service) buildSlot(ctx context.Context, tenant string) func() {
+	s.buildSlots <- struct{}{}
+	if s.buildHook != nil {
+		s.buildHook(ctx, tenant)
+	}
+	return func() { <-s.buildSlots }
 }
 
 // warnRedis logs a Redis failure at most once per 10 seconds: during an

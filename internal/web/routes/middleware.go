@@ -5,8 +5,9 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"log/slog"
-	mrand "math/rand/v2"
+	"math"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -16,10 +17,28 @@ import (
 
 type ctxKey int
 
-const (
-	loggerKey ctxKey = iota
-	requestIDKey
-)
+// requestKey holds the request's *requestInfo in c.UserContext().
+const requestKey ctxKey = 0
+
+// requestInfo is what the context carries about a request: the id and
+// the server's logger. The logger with the id attached is made only when
+// a handler asks for it (logger): slog's With formats the attribute into
+// a new handler, an allocation per request that /fs/xml at 30,000 fetches
+// a second, which mostly log nothing, does not need.
+type requestInfo struct {
+	id   string
+	base *slog.Logger
+	log  atomic.Pointer[slog.Logger] // base with the id, made on first use
+}
+
+// logger may be called from goroutines a handler starts.
+func (r *requestInfo) logger() *slog.Logger {
+	if l := r.log.Load(); l != nil {
+		return l
+	}
+	r.log.CompareAndSwap(nil, r.base.With("request_id", r.id))
+	return r.log.Load()
+}
 
 // Locals keys.
 const (
@@ -31,18 +50,18 @@ const (
 // requestContext is the first middleware: it gives the request an id
 // (echoing a sane X-Request-ID), a deadline and a logger carrying the id,
 // all in c.UserContext(), which Fiber otherwise leaves as Background.
-func requestContext(base *slog.Logger, m *metrics.Metrics, timeout time.Duration, xmlLog XMLAccessLog) fiber.Handler {
+func requestContext(base *slog.Logger, m *metrics.Metrics, timeout time.Duration, xmlAccess XMLAccessLog) fiber.Handler {
+	xmlLog := newXMLLogger(xmlAccess)
 	return func(c *fiber.Ctx) error {
 		id := c.Get(fiber.HeaderXRequestID)
 		if !validRequestID(id) {
 			id = newRequestID()
 		}
 		c.Set(fiber.HeaderXRequestID, id)
-		log := base.With("request_id", id)
+		info := &requestInfo{id: id, base: base}
 		ctx, cancel := context.WithTimeout(context.Background(), timeout)
 		defer cancel()
-		ctx = context.WithValue(ctx, loggerKey, log)
-		ctx = context.WithValue(ctx, requestIDKey, id)
+		ctx = context.WithValue(ctx, requestKey, info)
 		c.SetUserContext(ctx)
 		start := time.Now()
 		err := c.Next()
@@ -62,10 +81,10 @@ func requestContext(base *slog.Logger, m *metrics.Metrics, timeout time.Duration
 		if route == xmlRoute {
 			level, logged = xmlLog.level(status, latency)
 		}
-		if !logged || !log.Enabled(ctx, level) {
+		if !logged || !base.Enabled(ctx, level) {
 			return nil
 		}
-		log.LogAttrs(ctx, level, "http request",
+		info.logger().LogAttrs(ctx, level, "http request",
 			slog.Int("status", status),
 			slog.Float64("latency_ms", float64(latency.Microseconds())/1000),
 			slog.String("method", c.Method()),
@@ -126,7 +145,24 @@ type XMLAccessLog struct {
 	Slow time.Duration
 }
 
-func (x XMLAccessLog) level(status int, latency time.Duration) (slog.Level, bool) {
+// xmlLogger decides per fetch; it counts the fetches so the sample is
+// every n-th one (n = 1/Sample, rounded): exactly the share asked for,
+// with no random draw on the hot path.
+type xmlLogger struct {
+	XMLAccessLog
+	every uint64 // 0: no sample
+	n     atomic.Uint64
+}
+
+func newXMLLogger(x XMLAccessLog) *xmlLogger {
+	l := &xmlLogger{XMLAccessLog: x}
+	if x.Sample > 0 {
+		l.every = uint64(math.Max(1, math.Round(1/x.Sample)))
+	}
+	return l
+}
+
+func (x *xmlLogger) level(status int, latency time.Duration) (slog.Level, bool) {
 	switch {
 	case status >= 500:
 		return slog.LevelError, true
@@ -134,7 +170,7 @@ func (x XMLAccessLog) level(status int, latency time.Duration) (slog.Level, bool
 		return slog.LevelWarn, true
 	case status == fiber.StatusUnauthorized || status == fiber.StatusForbidden:
 		return slog.LevelInfo, true
-	case x.Sample >= 1 || (x.Sample > 0 && mrand.Float64() < x.Sample):
+	case x.every > 0 && x.n.Add(1)%x.every == 0:
 		return slog.LevelInfo, true
 	}
 	return 0, false
@@ -169,8 +205,8 @@ func newRequestID() string {
 
 // logger returns the request's logger.
 func logger(c *fiber.Ctx) *slog.Logger {
-	if l, ok := c.UserContext().Value(loggerKey).(*slog.Logger); ok {
-		return l
+	if r, ok := c.UserContext().Value(requestKey).(*requestInfo); ok {
+		return r.logger()
 	}
 	return slog.Default()
 }

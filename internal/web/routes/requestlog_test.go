@@ -83,8 +83,8 @@ func TestRequestLogOneInfoLinePerRequest(t *testing.T) {
 
 // Issue 28: FreeSWITCH fetches /fs/xml tens of thousands of times a
 // second, so a fetch leaves no log line by default (the metrics count
-// it); SWITCHBOARD_XML_ACCESS_LOG samples them at info and
-// SWITCHBOARD_XML_SLOW_FETCH logs slow ones at warn.
+// it); SWITCHBOARD_XML_ACCESS_LOG samples them at info (every n-th for a
+// share of 1/n) and SWITCHBOARD_XML_SLOW_FETCH logs slow ones at warn.
 func TestXMLFetchLogLines(t *testing.T) {
 	form := map[string]string{"Content-Type": "application/x-www-form-urlencoded"}
 	fetch := func(t *testing.T, s *apptest.Server, id string) {
@@ -94,32 +94,44 @@ func TestXMLFetchLogLines(t *testing.T) {
 		}
 		s.DoHeaders(t, "POST", "/fs/xml", h, "section=directory&purpose=gateways").Expect(t, 200)
 	}
-	levels := func(t *testing.T, s *apptest.Server, id string) []any {
-		var got []any
-		for _, l := range s.Logs.Lines(t) {
-			if l["request_id"] == id && l["msg"] == "http request" {
-				got = append(got, l["level"])
-			}
-		}
-		return got
-	}
+	const fetches = 20
 	for _, c := range []struct {
-		name string
-		env  map[string]string
-		want []any
+		name   string
+		env    map[string]string
+		level  any // of every line
+		logged int // lines of the fetches
 	}{
-		{"default", nil, nil},
-		{"sampled", map[string]string{"SWITCHBOARD_XML_ACCESS_LOG": "1"}, []any{"INFO"}},
-		{"slow", map[string]string{"SWITCHBOARD_XML_SLOW_FETCH": "1ns"}, []any{"WARN"}},
+		{"default", nil, nil, 0},
+		{"every fetch", map[string]string{"SWITCHBOARD_XML_ACCESS_LOG": "1"}, "INFO", fetches},
+		{"one in four", map[string]string{"SWITCHBOARD_XML_ACCESS_LOG": "0.25"}, "INFO", fetches / 4},
+		{"slow", map[string]string{"SWITCHBOARD_XML_SLOW_FETCH": "1ns"}, "WARN", fetches},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			s := apptest.Start(t, apptest.AnyEnv(t), c.env)
-			for i := range 3 {
-				id := fmt.Sprintf("xml-%s-%d", c.name, i)
+			counted := func() float64 {
+				return value(scrape(t, s.URL+"/metrics", s.Key), "switchboard_http_requests_total", map[string]string{"route": "/fs/xml", "status": "200"})
+			}
+			before := max(counted(), 0)
+			ids := map[any]bool{}
+			for i := range fetches {
+				id := fmt.Sprintf("xml-%d", i)
+				ids[id] = true
 				fetch(t, s, id)
-				if got := levels(t, s, id); fmt.Sprint(got) != fmt.Sprint(c.want) {
-					t.Errorf("%s: log lines at %v, want %v", id, got, c.want)
+			}
+			got := 0
+			for _, l := range s.Logs.Lines(t) {
+				if ids[l["request_id"]] {
+					got++
+					if l["msg"] != "http request" || l["level"] != c.level || l["route"] != "/fs/xml" {
+						t.Errorf("log line %v, want an http request line at %v", l, c.level)
+					}
 				}
+			}
+			if got != c.logged {
+				t.Errorf("%d fetches left %d log lines, want %d", fetches, got, c.logged)
+			}
+			if n := counted() - before; n != fetches {
+				t.Errorf("the metrics counted %v fetches, want %d", n, fetches)
 			}
 		})
 	}
