@@ -84,6 +84,7 @@ func TestRoomOccupantsSeeSenderNames(t *testing.T) {
 		{"\u202eNOC\u200b", "hidden characters", "NOC"},
 		{"🚀 Deploys", "rocket", "Deploys"},
 		{"+15551234567", "an SMS", "+15551234567"},
+		{"ops/noc@home", "jid-like", "ops/noc@home"},
 	} {
 		post(tc.name, tc.body)
 		if got := seen(cl, tc.body); got != tc.want {
@@ -100,7 +101,7 @@ func TestRoomOccupantsSeeSenderNames(t *testing.T) {
 	var archived []string
 	if !chattest.WaitFor(ctx, 10*time.Second, func() bool {
 		archived, err = cl.Archive(ctx, room)
-		return err == nil && len(archived) == 11
+		return err == nil && len(archived) == 12
 	}) {
 		t.Fatalf("archive has %d messages (%v): %q", len(archived), err, archived)
 	}

@@ -88,7 +88,7 @@ func (e *chatEnv) waitMember(t *testing.T, room, jid string) {
 			}
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s as a member of %s; its affiliations (%v): %+v\nchat log lines: %q", jid, room, err, affs, e.chatLogLines(t))
+			t.Fatalf("timed out waiting for %s as a member of %s; its affiliations (%v): %+v\nchat log lines: %q\nejabberd log: %s", jid, room, err, affs, e.chatLogLines(t), e.xmpp.LogTail())
 		}
 		time.Sleep(50 * time.Millisecond)
 	}
