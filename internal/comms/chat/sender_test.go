@@ -27,15 +27,7 @@ func TestRoomOccupantsSeeSenderNames(t *testing.T) {
 	for _, ext := range []string{"1001", "1002"} {
 		member(t, c, st, o, ext)
 	}
-	rec, err := st.Create(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": "ops"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, _ := json.Marshal(rec)
-	sync := chat.NewSync(c, st, quiet())
-	if err := sync.Handle(ctx, changes.Change{Resource: "chat_channels", Op: changes.Create, Tenant: "Acme", Key: "1", After: after}); err != nil {
-		t.Fatal(err)
-	}
+	opsRoom(t, c, st, o)
 	const room = "acme-ops@conference." + domain
 	q := chat.NewQueue(c, st, chat.QueueOptions{Logger: quiet()})
 	join := func() *chattest.Client {
@@ -98,7 +90,10 @@ func TestRoomOccupantsSeeSenderNames(t *testing.T) {
 	}
 
 	// The archive shows the same senders.
-	var archived []string
+	var (
+		archived []string
+		err      error
+	)
 	if !chattest.WaitFor(ctx, 10*time.Second, func() bool {
 		archived, err = cl.Archive(ctx, room)
 		return err == nil && len(archived) == 12
@@ -132,6 +127,21 @@ func TestRoomOccupantsSeeSenderNames(t *testing.T) {
 		if got := seen(cl, tc.body); got != tc.name {
 			t.Fatalf("after the restart %q shows %q, want %q", tc.body, got, tc.name)
 		}
+	}
+}
+
+// opsRoom creates the channel ops and its room (as the sync does after
+// the commit).
+func opsRoom(t *testing.T, c *chat.Client, st *models.Store, o models.Owner) {
+	t.Helper()
+	ctx := context.Background()
+	rec, err := st.Create(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": "ops"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := json.Marshal(rec)
+	if err := chat.NewSync(c, st, quiet()).Handle(ctx, changes.Change{Resource: "chat_channels", Op: changes.Create, Tenant: "Acme", Key: "1", After: after}); err != nil {
+		t.Fatal(err)
 	}
 }
 
