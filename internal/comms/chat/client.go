@@ -15,6 +15,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"github.com/switchboard/switchboard/internal/platform/backoff"
 )
 
 // Config says where the chat server is.
@@ -68,7 +70,20 @@ func NewClient(cfg Config) *Client {
 // Config returns the client's configuration (with defaults applied).
 func (c *Client) Config() Config { return c.cfg }
 
-// call runs one command; out (may be nil) receives the JSON answer.
+// Retries of a command ejabberd answered with a server error: room
+// commands crash there while the room's process starts or ends (seen
+// right after a room is created or destroyed, and under load), which says
+// nothing about the server being down.
+const (
+	callAttempts   = 3
+	callRetryBase  = 50 * time.Millisecond
+	callRetryLimit = 400 * time.Millisecond
+)
+
+// call runs one command; out (may be nil) receives the JSON answer. A 5xx
+// answer is tried again (callAttempts, the platform backoff) before it
+// counts as the server being unavailable; a server that does not answer
+// counts at once (the callers retry on their own schedule).
 func (c *Client) call(ctx context.Context, cmd string, args any, out any) error {
 	if !c.cfg.Enabled() {
 		return ErrUnavailable
@@ -77,9 +92,42 @@ func (c *Client) call(ctx context.Context, cmd string, args any, out any) error 
 	if err != nil {
 		return fmt.Errorf("ejabberd %s: encode: %w", cmd, err)
 	}
+	for attempt := 1; ; attempt++ {
+		status, raw, err := c.post(ctx, cmd, body)
+		if err != nil {
+			return err
+		}
+		if status >= 500 {
+			if attempt < callAttempts {
+				select {
+				case <-time.After(backoff.Delay(callRetryBase, callRetryLimit, attempt)):
+					continue
+				case <-ctx.Done():
+				}
+			}
+			c.health.observe(false)
+			return fmt.Errorf("ejabberd %s: %w: status %d %s", cmd, ErrUnavailable, status, errorText(raw))
+		}
+		c.health.observe(true)
+		if status != http.StatusOK {
+			return &APIError{Command: cmd, Status: status, Message: errorText(raw)}
+		}
+		if out == nil {
+			return nil
+		}
+		if err := json.Unmarshal(raw, out); err != nil {
+			return fmt.Errorf("ejabberd %s: decode %q: %w", cmd, truncate(string(raw), 200), err)
+		}
+		return nil
+	}
+}
+
+// post sends one command and returns the answer; an error means the
+// server did not answer (recorded in the client's health).
+func (c *Client) post(ctx context.Context, cmd string, body []byte) (int, []byte, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.cfg.APIURL+"/"+cmd, bytes.NewReader(body))
 	if err != nil {
-		return fmt.Errorf("ejabberd %s: %w", cmd, err)
+		return 0, nil, fmt.Errorf("ejabberd %s: %w", cmd, err)
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := c.http.Do(req)
@@ -87,29 +135,15 @@ func (c *Client) call(ctx context.Context, cmd string, args any, out any) error 
 		if ctx.Err() == nil { // our own deadline or cancel says nothing about the server
 			c.health.observe(false)
 		}
-		return fmt.Errorf("ejabberd %s: %w: %v", cmd, ErrUnavailable, err)
+		return 0, nil, fmt.Errorf("ejabberd %s: %w: %v", cmd, ErrUnavailable, err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, 8<<20))
 	if err != nil {
 		c.health.observe(false)
-		return fmt.Errorf("ejabberd %s: %w: read: %v", cmd, ErrUnavailable, err)
+		return 0, nil, fmt.Errorf("ejabberd %s: %w: read: %v", cmd, ErrUnavailable, err)
 	}
-	if resp.StatusCode >= 500 {
-		c.health.observe(false)
-		return fmt.Errorf("ejabberd %s: %w: status %d", cmd, ErrUnavailable, resp.StatusCode)
-	}
-	c.health.observe(true)
-	if resp.StatusCode != http.StatusOK {
-		return &APIError{Command: cmd, Status: resp.StatusCode, Message: errorText(raw)}
-	}
-	if out == nil {
-		return nil
-	}
-	if err := json.Unmarshal(raw, out); err != nil {
-		return fmt.Errorf("ejabberd %s: decode %q: %w", cmd, truncate(string(raw), 200), err)
-	}
-	return nil
+	return resp.StatusCode, raw, nil
 }
 
 // errorText pulls the message out of either error shape ejabberd uses: a

@@ -28,23 +28,8 @@ func TestQueuePostsInOrderAcrossAnOutage(t *testing.T) {
 	srv, c, st, o := setup(t)
 	ctx := context.Background()
 	// A member account to read the room's archive with.
-	if _, err := st.Create(ctx, st.Registry().Resource("extensions"), o, map[string]any{"name": "1001"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.CreateChatAccount(ctx, o, "1001", "pw-1001-long-enough", false); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Register(ctx, "acme-1001", "pw-1001-long-enough"); err != nil {
-		t.Fatal(err)
-	}
-	rec, err := st.Create(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": "ops"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, _ := json.Marshal(rec)
-	if err := chat.NewSync(c, st, quiet()).Handle(ctx, changes.Change{Resource: "chat_channels", Op: changes.Create, Tenant: "Acme", Key: "1", After: after}); err != nil {
-		t.Fatal(err)
-	}
+	member(t, c, st, o, "1001")
+	opsRoom(t, c, st, o)
 	q := chat.NewQueue(c, st, chat.QueueOptions{Logger: quiet(), RetryMin: time.Minute, RetryMax: time.Minute})
 	send := func(body string) error {
 		_, err := q.Enqueue(ctx, chat.ChannelMessage{Room: "acme-ops", Body: body, FromName: "CI bot"}, chat.Event{Tenant: "Acme", Channel: "ops", FromName: "CI bot", Body: body})
@@ -347,15 +332,7 @@ func TestQueuePostsAgainWhatAStoppingRoomDidNotHandle(t *testing.T) {
 func TestPostedMessagesDoNotComeBackToTheServiceAccount(t *testing.T) {
 	srv, c, st, o := setup(t)
 	ctx := context.Background()
-	if _, err := st.Create(ctx, st.Registry().Resource("extensions"), o, map[string]any{"name": "1001"}); err != nil {
-		t.Fatal(err)
-	}
-	if err := st.CreateChatAccount(ctx, o, "1001", "pw-1001-long-enough", false); err != nil {
-		t.Fatal(err)
-	}
-	if err := c.Register(ctx, "acme-1001", "pw-1001-long-enough"); err != nil {
-		t.Fatal(err)
-	}
+	member(t, c, st, o, "1001")
 	rec, err := st.Create(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": "ops"})
 	if err != nil {
 		t.Fatal(err)

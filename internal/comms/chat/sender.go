@@ -135,7 +135,14 @@ func (q *Queue) sender(ctx context.Context, r queued, reserved func() (map[strin
 	}
 	nick, same, known := q.nicks.get(r.Room, name)
 	if !same {
-		if nick, err = q.takeNick(ctx, r.Room, name, !known, reserved); err != nil {
+		nick, err = q.takeNick(ctx, r.Room, name, !known, reserved)
+		switch {
+		case errors.Is(err, errRoomRefused):
+			// Posted as before (and refused if the room is missing); not
+			// remembered, so the next post tries again.
+			q.nicks.forget(r.Room)
+			return q.c.ServiceJID(), r.Stanza, nil
+		case err != nil:
 			return "", "", err
 		}
 		q.nicks.set(r.Room, name, nick)
@@ -161,7 +168,7 @@ func (q *Queue) takeNick(ctx context.Context, room, name string, join bool, rese
 	if join {
 		if err := q.c.SetAffiliation(ctx, room, q.c.UserJID(SenderUser), "member"); err != nil {
 			if isAPIRefusal(err) {
-				return "", nil // no room: the post is refused as before
+				return "", errRoomRefused
 			}
 			return "", err
 		}
@@ -193,7 +200,7 @@ func (q *Queue) takeNick(ctx context.Context, room, name string, join bool, rese
 			case isMalformedJID(err):
 				break variants
 			case isAPIRefusal(err):
-				return "", nil
+				return "", errRoomRefused
 			default:
 				return "", err
 			}
@@ -201,6 +208,10 @@ func (q *Queue) takeNick(ctx context.Context, room, name string, join bool, rese
 	}
 	return "", nil
 }
+
+// errRoomRefused is the room refusing the sender account's membership or
+// subscription for another reason than the nick: it does not exist (yet).
+var errRoomRefused = errors.New("the room refused the sender account")
 
 // isNickInUse reports ejabberd's refusal of a nick an occupant or another
 // subscriber has ("That nickname is already in use by another occupant",

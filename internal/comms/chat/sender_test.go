@@ -27,15 +27,7 @@ func TestRoomOccupantsSeeSenderNames(t *testing.T) {
 	for _, ext := range []string{"1001", "1002"} {
 		member(t, c, st, o, ext)
 	}
-	rec, err := st.Create(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": "ops"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	after, _ := json.Marshal(rec)
-	sync := chat.NewSync(c, st, quiet())
-	if err := sync.Handle(ctx, changes.Change{Resource: "chat_channels", Op: changes.Create, Tenant: "Acme", Key: "1", After: after}); err != nil {
-		t.Fatal(err)
-	}
+	opsRoom(t, c, st, o)
 	const room = "acme-ops@conference." + domain
 	q := chat.NewQueue(c, st, chat.QueueOptions{Logger: quiet()})
 	join := func() *chattest.Client {
@@ -84,6 +76,7 @@ func TestRoomOccupantsSeeSenderNames(t *testing.T) {
 		{"\u202eNOC\u200b", "hidden characters", "NOC"},
 		{"🚀 Deploys", "rocket", "Deploys"},
 		{"+15551234567", "an SMS", "+15551234567"},
+		{"ops/noc@home", "jid-like", "ops/noc@home"},
 	} {
 		post(tc.name, tc.body)
 		if got := seen(cl, tc.body); got != tc.want {
@@ -97,10 +90,13 @@ func TestRoomOccupantsSeeSenderNames(t *testing.T) {
 	}
 
 	// The archive shows the same senders.
-	var archived []string
+	var (
+		archived []string
+		err      error
+	)
 	if !chattest.WaitFor(ctx, 10*time.Second, func() bool {
 		archived, err = cl.Archive(ctx, room)
-		return err == nil && len(archived) == 11
+		return err == nil && len(archived) == 12
 	}) {
 		t.Fatalf("archive has %d messages (%v): %q", len(archived), err, archived)
 	}
@@ -131,6 +127,21 @@ func TestRoomOccupantsSeeSenderNames(t *testing.T) {
 		if got := seen(cl, tc.body); got != tc.name {
 			t.Fatalf("after the restart %q shows %q, want %q", tc.body, got, tc.name)
 		}
+	}
+}
+
+// opsRoom creates the channel ops and its room (as the sync does after
+// the commit).
+func opsRoom(t *testing.T, c *chat.Client, st *models.Store, o models.Owner) {
+	t.Helper()
+	ctx := context.Background()
+	rec, err := st.Create(ctx, st.Registry().Resource("chat_channels"), o, map[string]any{"name": "ops"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after, _ := json.Marshal(rec)
+	if err := chat.NewSync(c, st, quiet()).Handle(ctx, changes.Change{Resource: "chat_channels", Op: changes.Create, Tenant: "Acme", Key: "1", After: after}); err != nil {
+		t.Fatal(err)
 	}
 }
 

@@ -226,11 +226,33 @@ func (s *Server) vmPID() int {
 	return pid
 }
 
-// LogTail returns the end of the server's log, for failure messages.
+// LogTail returns the end of the server's log, for failure messages:
+// its warnings and errors (the info entries are mostly the API calls of
+// the test's own polling), and the last few entries whatever their level.
 func (s *Server) LogTail() string {
 	b, _ := os.ReadFile(filepath.Join(s.dir, "log", "ejabberd.log"))
-	return tail(string(b), 4000)
+	// An entry starts with its time stamp; its next lines are indented.
+	text := string(b)
+	var entries []string
+	starts := entryStart.FindAllStringIndex(text, -1)
+	for i, st := range starts {
+		end := len(text)
+		if i+1 < len(starts) {
+			end = starts[i+1][0]
+		}
+		entries = append(entries, text[st[0]:end])
+	}
+	var keep []string
+	for i, e := range entries {
+		if i >= len(entries)-5 || !strings.Contains(e, "[info]") && !strings.Contains(e, "[debug]") {
+			keep = append(keep, e)
+		}
+	}
+	return tail(strings.Join(keep, ""), 8000)
 }
+
+// entryStart is where an ejabberd log entry begins: its time stamp.
+var entryStart = regexp.MustCompile(`(?m)^\d{4}-\d\d-\d\d `)
 
 // shippedConfig finds deploy/ejabberd/ejabberd.yml above the working directory.
 func shippedConfig() (string, error) {
