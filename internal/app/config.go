@@ -199,8 +199,8 @@ var settings = []setting{
 			c.XMLAccessLog.Slow = d
 			return nil
 		}},
-	{name: "SWITCHBOARD_XML_CACHE_MAX_BYTES", def: "128MiB",
-		doc: "memory the `/fs/xml` cache may hold, as it counts it: three quarters for tenant models (least recently used tenants go first), one quarter for rendered documents; a size in bytes or with `KiB`, `MiB`, `GiB` (at least `1MiB`). The process's resident memory is about twice this at most (the Go collector's headroom) plus some 30 MiB; 128MiB holds every model of 50,000 users",
+	{name: "SWITCHBOARD_XML_CACHE_MAX_BYTES", def: "256MiB",
+		doc: "memory the `/fs/xml` cache may hold, as it counts it: seven eighths for tenant models (least recently used tenants go first), one eighth for rendered documents; a size in bytes or with `KiB`, `MiB`, `GiB` (at least `1MiB`). The default holds every model of 250,000 users; a bound below what the tenants fetched need makes models be read again and again (see BENCHMARKS.md). Resident memory is up to about twice the models and documents held, plus some 30 MiB",
 		set: func(c *Config, v string) error {
 			n, err := parseSize(v)
 			if err != nil || n < 1<<20 {
