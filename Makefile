@@ -84,7 +84,8 @@ test-cluster:
 # The performance benchmarks (figures in BENCHMARKS.md). They use MySQL and
 # real Redis from SWITCHBOARD_BENCH_MYSQL_URL / SWITCHBOARD_BENCH_REDIS_URL
 # (or the TEST ones), else a SQLite file and the in-process Redis. The XML
-# benchmark (cached, cold and storm modes) runs on SQLite always and again on
+# benchmark (cached, cold, storm and after-a-restart modes; `sbbench xml
+# -users 250000` for the scale table) runs on SQLite always and again on
 # MySQL when it is configured.
 bench:
 	env -u SWITCHBOARD_BENCH_MYSQL_URL -u SWITCHBOARD_TEST_MYSQL_URL $(GO) run ./cmd/sbbench xml

@@ -48,10 +48,13 @@ type Config struct {
 	// XMLAccessLog is which /fs/xml fetches get a log line
 	// (SWITCHBOARD_XML_ACCESS_LOG, SWITCHBOARD_XML_SLOW_FETCH).
 	XMLAccessLog routes.XMLAccessLog
-	TwilioURL    string // SWITCHBOARD_TWILIO_URL
-	MetaURL      string // SWITCHBOARD_META_URL
-	BodyLimit    int
-	ShutdownWait time.Duration
+	// XMLCacheBytes bounds the XML service's memory: tenant models and
+	// rendered documents (SWITCHBOARD_XML_CACHE_MAX_BYTES).
+	XMLCacheBytes int
+	TwilioURL     string // SWITCHBOARD_TWILIO_URL
+	MetaURL       string // SWITCHBOARD_META_URL
+	BodyLimit     int
+	ShutdownWait  time.Duration
 	// ShutdownDrain is how long readiness answers 503 "draining" on
 	// SIGTERM before the listener closes (SWITCHBOARD_SHUTDOWN_DRAIN).
 	ShutdownDrain time.Duration
@@ -194,6 +197,16 @@ var settings = []setting{
 				return errors.New("must be a duration like 100ms (0 = never)")
 			}
 			c.XMLAccessLog.Slow = d
+			return nil
+		}},
+	{name: "SWITCHBOARD_XML_CACHE_MAX_BYTES", def: "256MiB",
+		doc: "memory the `/fs/xml` cache may hold, as it counts it: seven eighths for tenant models (least recently used tenants go first), one eighth for rendered documents; a size in bytes or with `KiB`, `MiB`, `GiB` (at least `1MiB`). The default holds every model of 250,000 users; a bound below what the tenants fetched need makes models be read again and again (see BENCHMARKS.md). Resident memory is up to about twice the models and documents held, plus some 30 MiB",
+		set: func(c *Config, v string) error {
+			n, err := parseSize(v)
+			if err != nil || n < 1<<20 {
+				return errors.New("must be a size of at least 1MiB, like 256MiB")
+			}
+			c.XMLCacheBytes = n
 			return nil
 		}},
 	{name: "SWITCHBOARD_SHUTDOWN_DRAIN", def: "5s",
@@ -690,4 +703,23 @@ func writeSettingsHelp(w io.Writer) {
 		}
 		fmt.Fprintln(w, line)
 	}
+}
+
+// parseSize reads a byte count: digits with an optional KiB, MiB or GiB.
+func parseSize(v string) (int, error) {
+	mult := 1
+	for _, u := range []struct {
+		suffix string
+		mult   int
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}} {
+		if n, ok := strings.CutSuffix(v, u.suffix); ok {
+			v, mult = n, u.mult
+			break
+		}
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 0 || n > (1<<40)/mult {
+		return 0, errors.New("not a size")
+	}
+	return n * mult, nil
 }

@@ -105,6 +105,8 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		MOHDefaultDir: cfg.Media.MOHDefaultDir,
 		MediaURL:      cfg.Media.NodeURL,
 		MediaKey:      st.Sealer().Derive("fs-media-url"),
+		ModelBytes:    cfg.XMLCacheBytes - cfg.XMLCacheBytes/8,
+		DocBytes:      cfg.XMLCacheBytes / 8,
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
 	s.web.XML = s.xml

@@ -152,8 +152,8 @@ func (l *localDocs) put(base []byte, flags string, lk lookup, doc []byte) {
 	sh := l.shard(base)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if _, ok := sh.cur[key]; ok {
-		return
+	if _, ok := sh.cur[key]; ok || len(key)+len(doc) > sh.max/2 {
+		return // a document over a generation's budget is not kept at all
 	}
 	if sh.bytes+len(key)+len(doc) > sh.max/2 {
 		sh.old, sh.cur, sh.bytes = sh.cur, map[string][]byte{}, 0

@@ -315,6 +315,15 @@ func (s *Service) SofiaConf(ctx context.Context, node string) ([]byte, error) {
 	return sofiaconf.Sofia(s.opts, req, p.servers, p.trunks), nil
 }
 
+// cacheBytes is the memory the cache accounts for: the tenant models'
+// weights and the documents' bytes. It stays within the configured bounds
+// (Config.ModelBytes + Config.DocBytes), except that the most recently
+// used tenant model is kept even when it alone is larger.
+func (s *Service) cacheBytes() (tenantModels, docs int) {
+	_, tenantModels = s.models.tenants.stats()
+	return tenantModels, s.local.size()
+}
+
 // HoldsModels reports whether any tenant's model is in memory: while the
 // database does not answer, fetches are then still answered for what the
 // models prove current (readiness of the XML path).

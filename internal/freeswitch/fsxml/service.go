@@ -34,10 +34,12 @@ type Config struct {
 	// neither credentials nor Allow only loopback peers may fetch.
 	Allow []*net.IPNet
 	// ModelBytes bounds the tenant models held in memory, counted as the
-	// bytes their rows took (default 96 MiB); least recently used tenants go
-	// first.
+	// bytes their rows took plus their structs (default 96 MiB; the
+	// application gives seven eighths of SWITCHBOARD_XML_CACHE_MAX_BYTES);
+	// least recently used tenants go first.
 	ModelBytes int
-	// DocBytes bounds the rendered documents held in memory (default 32 MiB).
+	// DocBytes bounds the rendered documents held in memory (default 32
+	// MiB; the application gives an eighth of SWITCHBOARD_XML_CACHE_MAX_BYTES).
 	DocBytes int
 	// DefaultTimezone applies when neither schedule nor tenant names a zone.
 	DefaultTimezone string
