@@ -697,7 +697,7 @@ func (s *server) formPage(m *manageCtx, edit bool, key string) error {
 		v.ViewBase = "/tenants/"
 	}
 	v.Sections = sections(formFields(m.res, m.tenant, rec, edit))
-	var secrets []string
+	secrets := []string{}
 	for _, f := range m.res.Fields {
 		if f.Secret == models.Encrypted && !f.Masked || f.Secret == models.Digest || f.Generate != nil {
 			secrets = append(secrets, f.Name)

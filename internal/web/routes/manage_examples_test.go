@@ -65,8 +65,10 @@ var exampleExtras map[string]func(e *examples) map[string]any
 func init() { exampleExtras = extras }
 
 var extras = map[string]func(e *examples) map[string]any{
-	"dids":                func(*examples) map[string]any { return map[string]any{"number": "+27115550101"} },
-	"emergency_locations": func(*examples) map[string]any { return map[string]any{"emergency_callerid": "+27115550102", "country": "ZA"} },
+	"dids": func(*examples) map[string]any { return map[string]any{"number": "+27115550101"} },
+	"emergency_locations": func(*examples) map[string]any {
+		return map[string]any{"emergency_callerid": "+27115550102", "country": "ZA"}
+	},
 	"routing_conditions": func(e *examples) map[string]any {
 		return map[string]any{"kind": "schedule", "schedule_id": e.object(resourceByNameT("schedules"))["id"]}
 	},

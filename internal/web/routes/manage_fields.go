@@ -22,7 +22,7 @@ type formField struct {
 	JSON      string
 	Spec      string
 	// Disabled fields cannot be changed (immutable ones on edit).
-	Disabled bool
+	Disabled    bool
 	Placeholder string
 	// Group puts the field in a fieldset with its neighbours of the same
 	// group (the tenant clone's inputs).

@@ -23,11 +23,11 @@ type menuView struct {
 	TenantTotal   int
 	MayManageKeys bool
 	// Platform offers the platform resources' pages.
-	Platform bool
-	Keys          []menuKey
-	KeyTotal      int
-	NewKey        *newKey
-	Permissions   []string
+	Platform    bool
+	Keys        []menuKey
+	KeyTotal    int
+	NewKey      *newKey
+	Permissions []string
 }
 
 type menuTenant struct{ Name, Description string }

@@ -103,7 +103,10 @@ func (b *Browser) Tab(t testing.TB) *Tab {
 				tab.record("console.error: " + strings.Join(parts, " "))
 			}
 		case *log.EventEntryAdded:
-			if e.Entry.Level == log.LevelError {
+			// A refusal the page asked for and shows (a 4xx answer to a
+			// form) is the page working; a 5xx is not.
+			refusal := e.Entry.Source == log.SourceNetwork && strings.Contains(e.Entry.Text, "status of 4")
+			if e.Entry.Level == log.LevelError && !refusal {
 				tab.record("log: " + e.Entry.Text + " " + e.Entry.URL)
 			}
 		}

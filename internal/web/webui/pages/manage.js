@@ -145,7 +145,10 @@
           }
           box.append(w);
         }
-        return () => objectOf(readers);
+        return () => {
+          const o = objectOf(readers);
+          return Object.keys(o).length ? o : undefined; // nothing given: no object
+        };
       }
       case 'destination': {
         const t = scalar({ kind: 'enum', enum: spec.enum }, value ? value.type : undefined, `${name}: type`);
@@ -368,7 +371,7 @@
     function done(rec) {
       const key = rec ? rec[form.dataset.keyField] : undefined;
       const next = form.dataset.done || (form.dataset.viewBase + encodeURIComponent(key) + (form.dataset.viewBase.endsWith('/tenants/') ? '/' : ''));
-      const names = JSON.parse(form.dataset.secrets || '[]').filter((n) => rec && rec[n] !== undefined && rec[n] !== null && rec[n] !== '');
+      const names = (JSON.parse(form.dataset.secrets || '[]') || []).filter((n) => rec && rec[n] !== undefined && rec[n] !== null && rec[n] !== '');
       if (edit || names.length === 0) {
         location.assign(next);
         return;
