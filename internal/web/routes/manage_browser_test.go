@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -124,78 +125,99 @@ func submitForm(tab *browsertest.Tab) {
 // of page.
 func TestBrowserManagerEveryResource(t *testing.T) {
 	s := managerEnv(t)
-	tenant := s.Tenant(t, "mgr")
-	e := newExamples(t, s, tenant)
 	b := browsertest.New(t)
-	tab := b.Tab(t)
-	tab.Step = 10 * time.Second
-	browserSignIn(tab, s, createAdmin(t, s, "platform_admin", nil))
+	browserSignIn(b.Tab(t), s, createAdmin(t, s, "platform_admin", nil))
+	var mu sync.Mutex
 	checked := map[string]bool{}
-	axe := func(kind, what string) {
-		if !checked[kind] {
-			checked[kind] = true
+	axe := func(tab *browsertest.Tab, kind, what string) {
+		mu.Lock()
+		first := !checked[kind]
+		checked[kind] = true
+		mu.Unlock()
+		if first {
 			tab.Axe(what, browsertest.BestPractice)
 		}
 	}
+	// A few tabs work through the resources side by side (most of each
+	// step is waiting for the server); each tab fills its own tenant.
+	queue := make(chan *models.Resource, len(models.Resources))
 	for _, res := range models.Resources {
-		if res.Custom() {
-			continue
+		if !res.Custom() {
+			queue <- res
 		}
-		t.Run(res.Name, func(t *testing.T) {
-			tab.T = t
-			defer func() { tab.T = nil }()
-			pages := s.URL + "/manage/" + res.Name + "/"
-			if res.Scope == models.TenantScope {
-				pages = s.URL + "/tenants/" + tenant + "/" + res.Name + "/"
-			}
-			if res.Singleton {
-				managerSingleton(t, tab, s, e, res, strings.TrimSuffix(pages, "/"))
-				return
-			}
-			body := e.body(res)
-			e.freeSlot(res, body)
-			// A refused create: the API's reason beside the field.
-			tab.Run(chromedp.Navigate(pages + "new"))
-			bad, wrong := refusedValue(res, body)
-			fillForm(tab, merge(body, map[string]any{bad: wrong}))
-			submitForm(tab)
-			tab.WaitJS(fmt.Sprintf(`document.querySelector('#f-%s-err').textContent.length > 0`, bad))
-			axe("form", "a create form with a refusal")
-			// The create.
-			tab.Run(chromedp.Navigate(pages + "new"))
-			fillForm(tab, body)
-			submitForm(tab)
-			tab.WaitJS(`(() => { const s = document.getElementById('secrets'), f = document.getElementById('form-error');
-				return location.href !== window.__submitted || (s && !s.hidden) || (f && !f.hidden) })()`)
-			var shown bool
-			tab.Eval(`(() => { const s = document.getElementById('secrets'); return !!s && !s.hidden })()`, &shown)
-			if shown {
-				tab.Run(chromedp.Click(`#secrets-done`, chromedp.ByQuery))
-			}
-			tab.WaitJS(`!location.pathname.endsWith('/new')`)
-			var path string
-			tab.Eval(`location.pathname`, &path)
-			axe("view", "an object's page")
-			// The list links the new object.
-			tab.Run(chromedp.Navigate(pages))
-			tab.WaitJS(fmt.Sprintf(`[...document.querySelectorAll('table.grid a')].some(a => a.pathname === %q)`, path))
-			axe("list", "a list")
-			// The edit.
-			tab.Run(chromedp.Navigate(s.URL + editPath(res, path)))
-			if f := editable(res); f != nil {
-				fillForm(tab, map[string]any{f.Name: "changed in the browser"})
-				submitForm(tab)
-				tab.WaitJS(`!location.pathname.endsWith('/edit')`)
-				tab.WaitText("main", "changed in the browser")
-			}
-			// The delete.
-			tab.Run(chromedp.Navigate(s.URL + viewPath(res, path)))
-			tab.Run(chromedp.Click(`button[data-delete]`, chromedp.ByQuery))
-			tab.Run(chromedp.Click(`#delete-result button.danger`, chromedp.ByQuery))
-			tab.WaitJS(fmt.Sprintf(`location.pathname === %q`, strings.TrimPrefix(pages, s.URL)))
-			tab.NoErrors()
-		})
 	}
+	close(queue)
+	var wg sync.WaitGroup
+	for w := 0; w < 4; w++ {
+		tab := b.Tab(t)
+		tab.Step = 15 * time.Second
+		e := newExamples(t, s, s.Tenant(t, "mgr"))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for res := range queue {
+				t.Run(res.Name, func(t *testing.T) {
+					tab.T, e.t = t, t
+					managerResource(t, tab, s, e, res, axe)
+				})
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// managerResource takes one resource through its pages.
+func managerResource(t *testing.T, tab *browsertest.Tab, s *apptest.Server, e *examples, res *models.Resource, axe func(*browsertest.Tab, string, string)) {
+	pages := s.URL + "/manage/" + res.Name + "/"
+	if res.Scope == models.TenantScope {
+		pages = s.URL + "/tenants/" + e.tenant + "/" + res.Name + "/"
+	}
+	if res.Singleton {
+		managerSingleton(t, tab, s, e, res, strings.TrimSuffix(pages, "/"))
+		return
+	}
+	body := e.body(res)
+	e.freeSlot(res, body)
+	// A refused create: the API's reason beside the field.
+	tab.Run(chromedp.Navigate(pages + "new"))
+	bad, wrong := refusedValue(res, body)
+	fillForm(tab, merge(body, map[string]any{bad: wrong}))
+	submitForm(tab)
+	tab.WaitJS(fmt.Sprintf(`document.querySelector('#f-%s-err').textContent.length > 0`, bad))
+	axe(tab, "form", "a create form with a refusal")
+	// The create.
+	tab.Run(chromedp.Navigate(pages + "new"))
+	fillForm(tab, body)
+	submitForm(tab)
+	tab.WaitJS(`(() => { const s = document.getElementById('secrets'), f = document.getElementById('form-error');
+		return location.href !== window.__submitted || (s && !s.hidden) || (f && !f.hidden) })()`)
+	var shown bool
+	tab.Eval(`(() => { const s = document.getElementById('secrets'); return !!s && !s.hidden })()`, &shown)
+	if shown {
+		tab.Run(chromedp.Click(`#secrets-done`, chromedp.ByQuery))
+	}
+	tab.WaitJS(`!location.pathname.endsWith('/new')`)
+	var path string
+	tab.Eval(`location.pathname`, &path)
+	axe(tab, "view", "an object's page")
+	// The list links the new object.
+	tab.Run(chromedp.Navigate(pages))
+	tab.WaitJS(fmt.Sprintf(`[...document.querySelectorAll('table.grid a')].some(a => a.pathname === %q)`, path))
+	axe(tab, "list", "a list")
+	// The edit.
+	if f := editable(res); f != nil {
+		tab.Run(chromedp.Navigate(s.URL + editPath(res, path)))
+		fillForm(tab, map[string]any{f.Name: "changed in the browser"})
+		submitForm(tab)
+		tab.WaitJS(`!location.pathname.endsWith('/edit')`)
+		tab.WaitText("main", "changed in the browser")
+	}
+	// The delete.
+	tab.Run(chromedp.Navigate(s.URL + viewPath(res, path)))
+	tab.Run(chromedp.Click(`button[data-delete]`, chromedp.ByQuery))
+	tab.Run(chromedp.Click(`#delete-result button.danger`, chromedp.ByQuery))
+	tab.WaitJS(fmt.Sprintf(`location.pathname === %q`, strings.TrimPrefix(pages, s.URL)))
+	tab.NoErrors()
 }
 
 // viewPath and editPath are an object's pages from where its create led.
