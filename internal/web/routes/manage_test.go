@@ -148,7 +148,7 @@ func TestDryRunStoresNothing(t *testing.T) {
 	apptest.Each(t, nil, func(t *testing.T, s *apptest.Server) {
 		tenant := s.Tenant(t, "dry")
 		base := "/api/tenants/" + tenant + "/extensions/"
-		r := s.Do(t, "POST", base+"?dry_run=true", s.Key, map[string]any{"name": "1001", "callerid_name": "Ann"}).Expect(t, 201)
+		r := s.Do(t, "POST", base+"?dry_run=true", s.Key, map[string]any{"name": "1001", "description": "Ann"}).Expect(t, 201)
 		if r.Map(t)["name"] != "1001" || r.Header.Get("Location") != "" {
 			t.Errorf("dry-run create: %s, Location %q", r.Body, r.Header.Get("Location"))
 		}
@@ -161,10 +161,10 @@ func TestDryRunStoresNothing(t *testing.T) {
 		if f, _ := bad["fields"].(map[string]any); f["name"] == nil {
 			t.Errorf("a bad value in a dry run: %v", bad)
 		}
-		if got := s.Do(t, "PUT", base+"1001?dry_run=true", s.Key, map[string]any{"callerid_name": "Bea"}).Expect(t, 200).Map(t); got["callerid_name"] != "Bea" {
+		if got := s.Do(t, "PUT", base+"1001?dry_run=true", s.Key, map[string]any{"description": "Bea"}).Expect(t, 200).Map(t); got["description"] != "Bea" {
 			t.Errorf("dry-run update answers %v", got)
 		}
-		if got := s.Do(t, "GET", base+"1001", s.Key, nil).Expect(t, 200).Map(t); got["callerid_name"] == "Bea" {
+		if got := s.Do(t, "GET", base+"1001", s.Key, nil).Expect(t, 200).Map(t); got["description"] == "Bea" {
 			t.Error("a dry-run update was stored")
 		}
 		// A dry run is not remembered as the answer of an Idempotency-Key.
