@@ -289,3 +289,46 @@ func managerSingleton(t *testing.T, tab *browsertest.Tab, s *apptest.Server, e *
 	}
 	tab.NoErrors()
 }
+
+// The tenant switcher in the browser: an administrator of two tenants
+// moves from one tenant's queues to the other's with the switcher; a
+// third tenant is neither offered nor shown when its address is typed.
+func TestBrowserTenantSwitcher(t *testing.T) {
+	s := managerEnv(t)
+	a, b, c := s.Tenant(t, "swa"), s.Tenant(t, "swb"), s.Tenant(t, "swc")
+	tab := browsertest.New(t).Tab(t)
+	browserSignIn(tab, s, createAdmin(t, s, "tenant_admin", []string{a, b}))
+	var menu string
+	tab.Eval(`document.querySelector('#tenants').innerText`, &menu)
+	if !strings.Contains(menu, a) || !strings.Contains(menu, b) || strings.Contains(menu, c) {
+		t.Errorf("the menu's tenants: %q", menu)
+	}
+	tab.Run(chromedp.Click(`#tenants a[href="/tenants/`+a+`/"]`, chromedp.ByQuery))
+	tab.WaitText("h1", "Tenant "+a)
+	tab.Run(chromedp.Click(`nav.side a[href="/tenants/`+a+`/queues/"]`, chromedp.ByQuery))
+	tab.WaitText("h1", "Queues")
+	var offered []string
+	tab.Eval(`[...document.querySelectorAll('#switch-tenants option')].map(o => o.value)`, &offered)
+	if len(offered) != 2 || !contains(offered, a) || !contains(offered, b) {
+		t.Errorf("the switcher offers %v, want %s and %s", offered, a, b)
+	}
+	tab.Axe("a list with the tenant switcher", browsertest.BestPractice)
+	tab.Eval(`document.querySelector('#switch-tenant').value = ''`, nil)
+	tab.Run(
+		chromedp.SendKeys(`#switch-tenant`, b, chromedp.ByQuery),
+		chromedp.Submit(`#switch-tenant`, chromedp.ByQuery),
+	)
+	tab.WaitJS(fmt.Sprintf(`location.pathname === "/tenants/%s/queues/"`, b))
+	tab.WaitText("nav.side", "Tenant "+b)
+	// Another tenant's page, typed in: refused as a page, with no link
+	// into it.
+	tab.Run(chromedp.Navigate(s.URL + "/tenants/" + c + "/queues/"))
+	tab.WaitText("h1", "Not allowed")
+	tab.Axe("a refusal page", browsertest.BestPractice)
+	var links int
+	tab.Eval(fmt.Sprintf(`document.querySelectorAll('a[href*="%s"]').length`, c), &links)
+	if links != 0 {
+		t.Errorf("the refusal links into tenant %s", c)
+	}
+	tab.NoErrors()
+}
