@@ -146,7 +146,13 @@ func formFields(res *models.Resource, tenant string, rec models.Record, edit boo
 		}
 		ff := formField{fieldSpec: specOf(f, tenant, res.Scope), ID: "f-" + f.Name, Disabled: edit && f.Immutable}
 		if f.Input && res.Name == "tenants" {
+			// The clone's inputs are one guided group; the tenant to copy
+			// is picked from the tenants (the field names one, unchecked
+			// as a reference because it is never stored).
 			ff.Group = "clone"
+			if f.Name == "tenant_to_clone" {
+				ff.Picker = &picker{List: apiCollection(res, "") + "?limit=" + itoa(int64(maxLimit)), Value: "tenant", Label: "tenant"}
+			}
 		}
 		var v any
 		if edit {
