@@ -234,8 +234,10 @@ func (s *Store) Create(ctx context.Context, res *Resource, o Owner, input map[st
 		}
 		return ts.record(res, o, changes.Create, changeKey(res, out), nil, out)
 	})
-	if err != nil {
+	if err != nil || IsDryRun(ctx) {
 		undoAudio()
+	}
+	if err != nil {
 		return nil, err
 	}
 	secrets := map[string]any{}

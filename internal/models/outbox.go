@@ -99,6 +99,9 @@ func (s *Store) write(ctx context.Context, fn func(ts *txStore) error) error {
 		if err := fn(ts); err != nil {
 			return err
 		}
+		if IsDryRun(ctx) {
+			return errDryRun
+		}
 		var err error
 		if recorded, err = s.appendOutbox(ctx, tx, ts.changes); err != nil {
 			return err
@@ -108,12 +111,18 @@ func (s *Store) write(ctx context.Context, fn func(ts *txStore) error) error {
 	if err == nil && len(recorded) > 0 {
 		s.committed(ctx, recorded)
 	}
+	if errors.Is(err, errDryRun) {
+		for _, u := range undo {
+			u()
+		}
+		return nil
+	}
 	if err != nil {
 		for _, u := range undo {
 			u()
 		}
 		var le *LimitError
-		if errors.As(err, &le) {
+		if errors.As(err, &le) && !IsDryRun(ctx) {
 			if nerr := s.noteLimit(ctx, le); nerr != nil {
 				slog.Default().ErrorContext(ctx, "recording a reached limit failed", "limit", le.Limit, "tenant", le.Tenant, "error", nerr)
 			}

@@ -53,6 +53,10 @@ func (f *Field) refCol(target *Resource) string {
 	return target.KeyField()
 }
 
+// RefColumn is the column of target a reference field's values name
+// (id, or a key such as an extension's number): what a picker offers.
+func (f *Field) RefColumn(target *Resource) string { return f.refCol(target) }
+
 // refsOf lists every reference rec holds in the given fields (all stored
 // fields when only is nil).
 func (reg *Registry) refsOf(res *Resource, rec Record, only map[string]bool) []ref {

@@ -98,67 +98,102 @@ func (s *server) authorize(r Route) fiber.Handler {
 	a := r.Access
 	return func(c *fiber.Ctx) error {
 		p := principal(c)
-		if p.mfaEnrolOnly && a.Scope != ScopeSelf {
-			return newError(fiber.StatusForbidden, "mfa_enrolment_required", "this administrator must enrol a TOTP authenticator first (POST /api/mfa)")
+		own, err := p.permRefusal(a)
+		if err != nil {
+			return err
 		}
-		switch {
-		case a.OwnPerm != "" && (p.Kind == "user_key" || !p.Can(a.Perm)):
-			// A user key never manages others' objects; it needs the
-			// narrower grant given explicitly (its default is every grant).
-			explicit := p.Kind != "user_key" || p.perms[a.OwnPerm]
-			if !p.Can(a.OwnPerm) || !explicit {
-				return forbidden("this credential lacks the permission " + a.Perm + " (or " + a.OwnPerm + ")")
-			}
+		if own {
 			c.Locals(ownOnlyKey, true)
-		case a.Perm != "" && !p.Can(a.Perm):
-			return forbidden("this credential lacks the permission " + a.Perm)
 		}
 		if p.Kind == "user_key" {
 			if err := userAllowed(c, p, a.User); err != nil {
 				return err
 			}
 		}
+		tenant := ""
 		switch a.Scope {
-		case ScopePlatform:
-			if !p.Platform() {
-				return forbidden("platform resources need a platform credential")
+		case ScopeTenant:
+			tenant = strings.Clone(c.Params("tenant"))
+		case ScopeTenantObject:
+			tenant = strings.Clone(c.Params("key"))
+		}
+		if err := p.scopeRefusal(a, tenant); err != nil {
+			return err
+		}
+		switch a.Scope {
+		case ScopeTenant:
+			o, err := s.Store.Tenant(c.UserContext(), tenant)
+			if err != nil {
+				return err
 			}
-		case ScopeTenant, ScopeTenantObject:
-			param := "tenant"
-			if a.Scope == ScopeTenantObject {
-				param = "key"
-			}
-			tenant := strings.Clone(c.Params(param))
-			if !p.MayTenant(tenant) {
-				return forbidden("this credential may not act in tenant " + tenant)
-			}
-			if a.Scope == ScopeTenant {
-				o, err := s.Store.Tenant(c.UserContext(), tenant)
-				if err != nil {
-					return err
-				}
-				c.Locals(ownerKey, o)
-			}
+			c.Locals(ownerKey, o)
 		case ScopeQueryTenant:
 			t, err := effectiveTenant(p, strings.Clone(c.Query("tenant")))
 			if err != nil {
 				return err
 			}
 			c.Locals(queryTenantKey, t)
-		case ScopeKeys:
-			if !p.Platform() && p.Kind != "tenant_key" {
-				return forbidden("API keys are managed with a platform credential or a tenant key")
-			}
-		case ScopeSelf:
-			if p.Kind != "admin" {
-				return forbidden("only an administrator signed in with its password acts on its own account")
-			}
-		case ScopeVisible, ScopeCalls:
-		default:
+		case scopeUndeclared:
 			return fmt.Errorf("route %s %s declares no access scope", r.Method, r.Path)
 		}
 		return c.Next()
 	}
+}
+
+// permRefusal is authorize's permission check of a declared access: nil
+// when the principal holds the permission (own: only through OwnPerm, for
+// its own objects). Pages ask it too, so they offer only what the API
+// would allow.
+func (p *Principal) permRefusal(a Access) (own bool, err error) {
+	if p.mfaEnrolOnly && a.Scope != ScopeSelf {
+		return false, newError(fiber.StatusForbidden, "mfa_enrolment_required", "this administrator must enrol a TOTP authenticator first (POST /api/mfa)")
+	}
+	switch {
+	case a.OwnPerm != "" && (p.Kind == "user_key" || !p.Can(a.Perm)):
+		// A user key never manages others' objects; it needs the
+		// narrower grant given explicitly (its default is every grant).
+		explicit := p.Kind != "user_key" || p.perms[a.OwnPerm]
+		if !p.Can(a.OwnPerm) || !explicit {
+			return false, forbidden("this credential lacks the permission " + a.Perm + " (or " + a.OwnPerm + ")")
+		}
+		return true, nil
+	case a.Perm != "" && !p.Can(a.Perm):
+		return false, forbidden("this credential lacks the permission " + a.Perm)
+	}
+	return false, nil
+}
+
+// scopeRefusal is authorize's scope check of a declared access; tenant is
+// the tenant a tenant-scoped route acts in.
+func (p *Principal) scopeRefusal(a Access, tenant string) error {
+	switch a.Scope {
+	case ScopePlatform:
+		if !p.Platform() {
+			return forbidden("platform resources need a platform credential")
+		}
+	case ScopeTenant, ScopeTenantObject:
+		if !p.MayTenant(tenant) {
+			return forbidden("this credential may not act in tenant " + tenant)
+		}
+	case ScopeKeys:
+		if !p.Platform() && p.Kind != "tenant_key" {
+			return forbidden("API keys are managed with a platform credential or a tenant key")
+		}
+	case ScopeSelf:
+		if p.Kind != "admin" {
+			return forbidden("only an administrator signed in with its password acts on its own account")
+		}
+	}
+	return nil
+}
+
+// permits reports whether authorize would let the principal through a
+// route declaring a, in tenant (pages hide what it would refuse).
+func (p *Principal) permits(a Access, tenant string) bool {
+	if _, err := p.permRefusal(a); err != nil {
+		return false
+	}
+	return p.scopeRefusal(a, tenant) == nil
 }
 
 // userAllowed applies a route's user-key rule.

@@ -181,6 +181,10 @@ func (c routeClass) expect(r walkRoute, w walker) int {
 // unknown ids elsewhere; cross-tenant reads name the tenant in ?tenant=.
 func (c routeClass) fill(r walkRoute, tenant string) string {
 	p := strings.ReplaceAll(r.path, "{tenant}", tenant)
+	if strings.HasPrefix(p, "/manage/") {
+		p = strings.ReplaceAll(p, "{resource}", "locations")
+	}
+	p = strings.ReplaceAll(p, "{resource}", "extensions")
 	switch {
 	case r.method == "DELETE" && strings.HasPrefix(p, "/api/tenants/{key}"):
 		return strings.Replace(p, "{key}", "no_such_tenant", 1)
@@ -268,6 +272,29 @@ func classify(r walkRoute) (routeClass, bool) {
 		// The pages' forms: the walk's JSON body is refused before
 		// anything else (their own tests post forms).
 		return routeClass{answer: fixed(415)}, true
+	case p == "/static/manage.js":
+		return routeClass{answer: fixed(200)}, true
+	case p == "/switch-tenant":
+		// Without a tenant chosen the switcher goes back to the menu; no
+		// session: to the login.
+		return routeClass{answer: fixed(303)}, true
+	case strings.HasPrefix(p, "/tenants/{tenant}/") || strings.HasPrefix(p, "/manage/"):
+		// The manager's pages (the walk fills extensions and locations):
+		// sessions in their scope see them, forms only with a right to
+		// change; everyone else is sent to the login.
+		return routeClass{answer: func(r walkRoute, w walker) int {
+			platform := strings.HasPrefix(r.path, "/manage/")
+			form := strings.HasSuffix(r.path, "/new") || strings.HasSuffix(r.path, "/edit")
+			switch {
+			case !w.session:
+				return 303
+			case platform && !w.platform, !platform && !w.inTenant, form && w.readOnly:
+				return 403
+			case platform && strings.Contains(r.path, "{key}"):
+				return 404 // location 999999
+			}
+			return 200
+		}}, true
 	case p == "/":
 		// The menu: sessions see it, everyone else is sent to the login.
 		return routeClass{answer: func(r walkRoute, w walker) int {

@@ -23,8 +23,8 @@ import (
 func (s *server) configIdempotent(h fiber.Handler) fiber.Handler {
 	return func(c *fiber.Ctx) error {
 		key := c.Get("Idempotency-Key")
-		if key == "" {
-			return h(c)
+		if dry, _ := dryRun(c); key == "" || dry {
+			return h(c) // a dry run changes nothing: there is nothing to replay
 		}
 		if len(key) > idemMaxKey || strings.ContainsFunc(key, func(r rune) bool { return r < 0x20 || r > 0x7e }) {
 			return newError(fiber.StatusBadRequest, "invalid_idempotency_key", "Idempotency-Key: 1 to 255 printable ASCII characters")

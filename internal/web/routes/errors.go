@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"net/http"
+	"slices"
 	"strconv"
 	"time"
 
@@ -44,6 +46,9 @@ func errorHandler(c *fiber.Ctx, err error) error {
 		logger(c).Debug("request refused", "status", status, "error", err)
 	}
 	setRetryAfter(c, err)
+	if page, ok := c.Locals(htmlErrorsKey).([]int); ok && slices.Contains(page, status) {
+		return renderError(c, status, body)
+	}
 	if status == fiber.StatusUnauthorized && c.Locals(basicChallengeKey) != nil {
 		c.Set(fiber.HeaderWWWAuthenticate, `Basic realm="switchboard", charset="UTF-8"`)
 	}
@@ -123,4 +128,33 @@ func setRetryAfter(c *fiber.Ctx, err error) {
 	if errors.Is(err, chat.ErrUnavailable) || errors.Is(err, esl.ErrNoNode) || errors.Is(err, esl.ErrDisconnected) || errors.Is(err, models.ErrUnavailable) {
 		c.Set(fiber.HeaderRetryAfter, strconv.Itoa(int(outageRetry/time.Second)))
 	}
+}
+
+// htmlErrorsKey holds the statuses a page answers as a page (its route's
+// HTMLAnswers): a person gets a page saying what went wrong, not JSON.
+const htmlErrorsKey = "html_errors"
+
+func htmlErrors(statuses []int) fiber.Handler {
+	return func(c *fiber.Ctx) error {
+		c.Locals(htmlErrorsKey, statuses)
+		return c.Next()
+	}
+}
+
+type errorView struct {
+	page
+	Status int
+	Code   string
+}
+
+// renderError answers a page's refusal as a page.
+func renderError(c *fiber.Ctx, status int, body errorBody) error {
+	v := errorView{page: page{Title: fmt.Sprint(status) + " " + http.StatusText(status), Error: body.Error}, Status: status, Code: body.Code}
+	if p, ok := c.Locals(principalKey).(*Principal); ok && p != nil {
+		v.Admin, v.Role = p.username, p.role
+	}
+	if body.Fields != nil {
+		v.Error = (&models.ValidationError{Fields: body.Fields}).Error()
+	}
+	return render(c, status, "error.html", v)
 }

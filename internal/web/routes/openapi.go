@@ -413,6 +413,8 @@ func queryParamSchema(name string) obj {
 		return obj{"type": "integer", "minimum": 1, "maximum": maxLimit, "default": defaultLimit}
 	case "offset":
 		return obj{"type": "integer", "minimum": 0, "default": 0}
+	case dryRunParam:
+		return obj{"type": "boolean", "default": false, "description": "run every check of the write and store nothing"}
 	}
 	return obj{"type": "string"}
 }

@@ -25,15 +25,15 @@ func (s *server) crudRoutes(res *models.Resource) []Route {
 	if res.Singleton {
 		return []Route{
 			{Method: "GET", Path: base, Summary: "Show the " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("get"), Resource: res, Op: "get", Handler: s.getObject(res)},
-			{Method: "PUT", Path: base, Summary: "Change the " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Idempotent: true, Handler: s.configIdempotent(s.updateObject(res))},
+			{Method: "PUT", Path: base, Summary: "Change the " + title + dryRunNote, Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Query: dryRunQuery, Idempotent: true, Handler: s.configIdempotent(s.updateObject(res))},
 		}
 	}
 	item := base + "/:key"
 	return []Route{
 		{Method: "GET", Path: base + "/", Summary: listSummary(res), Tag: res.Name, Auth: AuthAPI, Access: acc("list"), Resource: res, Op: "list", Query: listParams(res), Handler: s.listObjects(res)},
-		withUpload(res, Route{Method: "POST", Path: base + "/", Summary: "Create a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("create"), Resource: res, Op: "create", Status: 201, Idempotent: true, Handler: s.configIdempotent(s.createObject(res))}),
+		withUpload(res, Route{Method: "POST", Path: base + "/", Summary: "Create a " + title + dryRunNote, Tag: res.Name, Auth: AuthAPI, Access: acc("create"), Resource: res, Op: "create", Status: 201, Query: dryRunQuery, Idempotent: true, Handler: s.configIdempotent(s.createObject(res))}),
 		{Method: "GET", Path: item, Summary: "Show a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("get"), Resource: res, Op: "get", Handler: s.getObject(res)},
-		{Method: "PUT", Path: item, Summary: "Change any subset of a " + title + "'s fields", Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Idempotent: true, Handler: s.configIdempotent(s.updateObject(res))},
+		{Method: "PUT", Path: item, Summary: "Change any subset of a " + title + "'s fields" + dryRunNote, Tag: res.Name, Auth: AuthAPI, Access: acc("update"), Resource: res, Op: "update", Query: dryRunQuery, Idempotent: true, Handler: s.configIdempotent(s.updateObject(res))},
 		{Method: "DELETE", Path: item, Summary: "Delete a " + title, Tag: res.Name, Auth: AuthAPI, Access: acc("delete"), Resource: res, Op: "delete", Status: 204, Idempotent: true, Handler: s.configIdempotent(s.deleteObject(res))},
 	}
 }
@@ -77,6 +77,39 @@ func crudAccess(res *models.Resource, op string) Access {
 func (s *server) writeInput(c *fiber.Ctx) (models.Owner, map[string]any, error) {
 	in, err := decodeObject(c)
 	return tenantOwner(c), in, err
+}
+
+// dryRunParam asks a create or update to run every check of the write and
+// store nothing (models.WithDryRun): the answer is the one the write would
+// get. The configuration manager's forms check each field with it.
+const dryRunParam = "dry_run"
+
+var dryRunQuery = []string{dryRunParam}
+
+const dryRunNote = "; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)"
+
+// dryRun reads ?dry_run= (true or 1; false, 0 or absent: a real write).
+func dryRun(c *fiber.Ctx) (bool, error) {
+	switch c.Query(dryRunParam) {
+	case "":
+		return false, nil
+	case "true", "1":
+		return true, nil
+	case "false", "0":
+		return false, nil
+	}
+	return false, models.FieldError(dryRunParam, "must be true or false")
+}
+
+// writeContext is the context of a create or update: its actor, and a dry
+// run when asked for.
+func writeContext(c *fiber.Ctx) (context.Context, bool, error) {
+	dry, err := dryRun(c)
+	ctx := models.WithActor(c.UserContext(), principal(c).Name)
+	if dry {
+		ctx = models.WithDryRun(ctx)
+	}
+	return ctx, dry, err
 }
 
 func (s *server) listObjects(res *models.Resource) fiber.Handler {
@@ -137,9 +170,16 @@ func (s *server) createObject(res *models.Resource) fiber.Handler {
 		if err := s.ownOnly(c, res, o, "", in); err != nil {
 			return err
 		}
-		rec, err := s.Store.Create(models.WithActor(c.UserContext(), principal(c).Name), res, o, in)
+		ctx, dry, err := writeContext(c)
 		if err != nil {
 			return err
+		}
+		rec, err := s.Store.Create(ctx, res, o, in)
+		if err != nil {
+			return err
+		}
+		if dry {
+			return c.Status(fiber.StatusCreated).JSON(rec)
 		}
 		c.Location(strings.TrimSuffix(c.Path(), "/") + "/" + url.PathEscape(fmt.Sprint(rec[res.KeyField()])))
 		return c.Status(fiber.StatusCreated).JSON(rec)
@@ -155,7 +195,11 @@ func (s *server) updateObject(res *models.Resource) fiber.Handler {
 		if err := s.ownOnly(c, res, o, c.Params("key"), in); err != nil {
 			return err
 		}
-		rec, err := s.Store.Update(c.UserContext(), res, o, c.Params("key"), in)
+		ctx, _, err := writeContext(c)
+		if err != nil {
+			return err
+		}
+		rec, err := s.Store.Update(ctx, res, o, c.Params("key"), in)
 		if err != nil {
 			return err
 		}

@@ -192,6 +192,9 @@ func New(d Deps) *fiber.App {
 	forms := formGuard(d.BaseURL)
 	for _, r := range routes {
 		handlers := []fiber.Handler{}
+		if r.Method == fiber.MethodGet && len(r.HTMLAnswers) > 0 {
+			handlers = append(handlers, htmlErrors(r.HTMLAnswers))
+		}
 		switch {
 		case guarded(r):
 			handlers = append(handlers, browserGuard(d.BaseURL, r))

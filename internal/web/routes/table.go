@@ -61,6 +61,9 @@ func (s *server) routeTable(doc **openAPIDoc) ([]Route, map[string]any) {
 	t.add(s.webRoutes())
 	t.add(s.webUIRoutes())
 
+	// The configuration manager's pages of every resource (manage.go).
+	t.add(s.manageRoutes())
+
 	// Call-centre agents' status (agents.go).
 	t.add(s.agentRoutes())
 

@@ -24,8 +24,9 @@ const (
 
 // The templates and stylesheet live in webui (webui.Pages, webui.PagesCSS).
 var (
-	pages  = webui.Pages
-	webCSS = webui.PagesCSS
+	pages    = webui.Pages
+	webCSS   = webui.PagesCSS
+	manageJS = webui.ManageJS
 )
 
 // pageCSP is the policy of every HTML page that sets none of its own: no

@@ -22,10 +22,12 @@ type menuView struct {
 	Tenants       []menuTenant
 	TenantTotal   int
 	MayManageKeys bool
-	Keys          []menuKey
-	KeyTotal      int
-	NewKey        *newKey
-	Permissions   []string
+	// Platform offers the platform resources' pages.
+	Platform    bool
+	Keys        []menuKey
+	KeyTotal    int
+	NewKey      *newKey
+	Permissions []string
 }
 
 type menuTenant struct{ Name, Description string }
@@ -57,6 +59,7 @@ func (s *server) menuView(c *fiber.Ctx) (*menuView, error) {
 		return nil, err
 	}
 	v.TenantTotal = total
+	v.Platform = p.Platform()
 	for _, t := range tenants {
 		v.Tenants = append(v.Tenants, menuTenant{Name: str(t["tenant"]), Description: str(t["description"])})
 	}

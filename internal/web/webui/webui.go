@@ -26,9 +26,10 @@ const SwaggerUIVersion = "5.35.0"
 var files embed.FS
 
 // The configuration manager's server-rendered pages (sign-in, menu, API
-// keys): no script, a stylesheet of their own, usable on a phone.
+// keys, the resource pages): a stylesheet of their own, usable on a phone;
+// the resource forms' one script (manage.js) sends them to the API.
 //
-//go:embed pages/*.html pages/web.css
+//go:embed pages/*.html pages/web.css pages/manage.js
 var pageFiles embed.FS
 
 var (
@@ -36,6 +37,8 @@ var (
 	Pages = template.Must(template.ParseFS(pageFiles, "pages/*.html"))
 	// PagesCSS is their stylesheet, served at /web.css.
 	PagesCSS, _ = pageFiles.ReadFile("pages/web.css")
+	// ManageJS is the resource pages' script, served at /static/manage.js.
+	ManageJS, _ = pageFiles.ReadFile("pages/manage.js")
 )
 
 // Asset is one file served under /assets/.

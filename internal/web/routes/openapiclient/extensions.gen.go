@@ -812,6 +812,8 @@ type ListExtensionsParams struct {
 
 // CreateExtensionParams defines parameters for CreateExtension.
 type CreateExtensionParams struct {
+	DryRun *bool `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
 	// IdempotencyKey a retry with the same key and body gets the first answer instead of acting again (24 h)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
@@ -824,6 +826,8 @@ type DeleteExtensionParams struct {
 
 // UpdateExtensionParams defines parameters for UpdateExtension.
 type UpdateExtensionParams struct {
+	DryRun *bool `form:"dry_run,omitempty" json:"dry_run,omitempty"`
+
 	// IdempotencyKey a retry with the same key and body gets the first answer instead of acting again (24 h)
 	IdempotencyKey *string `json:"Idempotency-Key,omitempty"`
 }
@@ -913,14 +917,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/tenants/{tenant}/extensions/ (the `ListExtensions` operationId).
 	ListExtensions(ctx context.Context, tenant string, params *ListExtensionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateExtensionWithBody Create a extension
+	// CreateExtensionWithBody Create a extension; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with POST /api/tenants/{tenant}/extensions/ (the `CreateExtension` operationId).
 	CreateExtensionWithBody(ctx context.Context, tenant string, params *CreateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// CreateExtension Create a extension
+	// CreateExtension Create a extension; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -937,14 +941,14 @@ type ClientInterface interface {
 	// Corresponds with GET /api/tenants/{tenant}/extensions/{key} (the `GetExtension` operationId).
 	GetExtension(ctx context.Context, tenant string, key string, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateExtensionWithBody Change any subset of a extension's fields
+	// UpdateExtensionWithBody Change any subset of a extension's fields; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 	//
 	// Takes any type of body and a specified content type.
 	//
 	// Corresponds with PUT /api/tenants/{tenant}/extensions/{key} (the `UpdateExtension` operationId).
 	UpdateExtensionWithBody(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*http.Response, error)
 
-	// UpdateExtension Change any subset of a extension's fields
+	// UpdateExtension Change any subset of a extension's fields; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 	//
 	// Takes a body of the `application/json` content type.
 	//
@@ -967,7 +971,7 @@ func (c *Client) ListExtensions(ctx context.Context, tenant string, params *List
 	return c.Client.Do(req)
 }
 
-// CreateExtensionWithBody Create a extension
+// CreateExtensionWithBody Create a extension; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 //
 // Takes any type of body and a specified content type.
 //
@@ -984,7 +988,7 @@ func (c *Client) CreateExtensionWithBody(ctx context.Context, tenant string, par
 	return c.Client.Do(req)
 }
 
-// CreateExtension Create a extension
+// CreateExtension Create a extension; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1031,7 +1035,7 @@ func (c *Client) GetExtension(ctx context.Context, tenant string, key string, re
 	return c.Client.Do(req)
 }
 
-// UpdateExtensionWithBody Change any subset of a extension's fields
+// UpdateExtensionWithBody Change any subset of a extension's fields; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 //
 // Takes any type of body and a specified content type.
 //
@@ -1048,7 +1052,7 @@ func (c *Client) UpdateExtensionWithBody(ctx context.Context, tenant string, key
 	return c.Client.Do(req)
 }
 
-// UpdateExtension Change any subset of a extension's fields
+// UpdateExtension Change any subset of a extension's fields; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 //
 // Takes a body of the `application/json` content type.
 //
@@ -1173,6 +1177,33 @@ func NewCreateExtensionRequestWithBody(server string, tenant string, params *Cre
 	queryURL, err := serverURL.Parse(operationPath)
 	if err != nil {
 		return nil, err
+	}
+
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dry_run", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
 	}
 
 	req, err := http.NewRequest(http.MethodPost, queryURL.String(), body)
@@ -1341,6 +1372,33 @@ func NewUpdateExtensionRequestWithBody(server string, tenant string, key string,
 		return nil, err
 	}
 
+	if params != nil {
+		// queryValues collects non-styled parameters (passthrough, JSON)
+		// that are safe to round-trip through url.Values.Encode().
+		queryValues := queryURL.Query()
+		// rawQueryFragments collects pre-encoded query fragments from
+		// styled parameters, preserving literal commas as delimiters
+		// per the OpenAPI spec (e.g. "color=blue,black,brown").
+		var rawQueryFragments []string
+
+		if params.DryRun != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "dry_run", *params.DryRun, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "boolean", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if encoded := queryValues.Encode(); encoded != "" {
+			rawQueryFragments = append(rawQueryFragments, encoded)
+		}
+		queryURL.RawQuery = strings.Join(rawQueryFragments, "&")
+	}
+
 	req, err := http.NewRequest(http.MethodPut, queryURL.String(), body)
 	if err != nil {
 		return nil, err
@@ -1417,14 +1475,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/tenants/{tenant}/extensions/ (the `ListExtensions` operationId).
 	ListExtensionsWithResponse(ctx context.Context, tenant string, params *ListExtensionsParams, reqEditors ...RequestEditorFn) (*ListExtensionsResponse, error)
 
-	// CreateExtensionWithBodyWithResponse Create a extension
+	// CreateExtensionWithBodyWithResponse Create a extension; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with POST /api/tenants/{tenant}/extensions/ (the `CreateExtension` operationId).
 	CreateExtensionWithBodyWithResponse(ctx context.Context, tenant string, params *CreateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*CreateExtensionResponse, error)
 
-	// CreateExtensionWithResponse Create a extension
+	// CreateExtensionWithResponse Create a extension; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1445,14 +1503,14 @@ type ClientWithResponsesInterface interface {
 	// Corresponds with GET /api/tenants/{tenant}/extensions/{key} (the `GetExtension` operationId).
 	GetExtensionWithResponse(ctx context.Context, tenant string, key string, reqEditors ...RequestEditorFn) (*GetExtensionResponse, error)
 
-	// UpdateExtensionWithBodyWithResponse Change any subset of a extension's fields
+	// UpdateExtensionWithBodyWithResponse Change any subset of a extension's fields; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 	//
 	// Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 	//
 	// Corresponds with PUT /api/tenants/{tenant}/extensions/{key} (the `UpdateExtension` operationId).
 	UpdateExtensionWithBodyWithResponse(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, contentType string, body io.Reader, reqEditors ...RequestEditorFn) (*UpdateExtensionResponse, error)
 
-	// UpdateExtensionWithResponse Change any subset of a extension's fields
+	// UpdateExtensionWithResponse Change any subset of a extension's fields; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 	//
 	// Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 	//
@@ -1924,7 +1982,7 @@ func (c *ClientWithResponses) ListExtensionsWithResponse(ctx context.Context, te
 	return ParseListExtensionsResponse(rsp)
 }
 
-// CreateExtensionWithBodyWithResponse Create a extension
+// CreateExtensionWithBodyWithResponse Create a extension; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1937,7 +1995,7 @@ func (c *ClientWithResponses) CreateExtensionWithBodyWithResponse(ctx context.Co
 	return ParseCreateExtensionResponse(rsp)
 }
 
-// CreateExtensionWithResponse Create a extension
+// CreateExtensionWithResponse Create a extension; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1976,7 +2034,7 @@ func (c *ClientWithResponses) GetExtensionWithResponse(ctx context.Context, tena
 	return ParseGetExtensionResponse(rsp)
 }
 
-// UpdateExtensionWithBodyWithResponse Change any subset of a extension's fields
+// UpdateExtensionWithBodyWithResponse Change any subset of a extension's fields; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 //
 // Takes any type of body and a specified content type, and returns a wrapper object for the known response body format(s).
 //
@@ -1989,7 +2047,7 @@ func (c *ClientWithResponses) UpdateExtensionWithBodyWithResponse(ctx context.Co
 	return ParseUpdateExtensionResponse(rsp)
 }
 
-// UpdateExtensionWithResponse Change any subset of a extension's fields
+// UpdateExtensionWithResponse Change any subset of a extension's fields; with ?dry_run=true every check runs and nothing is stored (the answer is the one the write would get)
 //
 // Takes a body of the `application/json` content type, and returns a wrapper object for the known response body format(s).
 //
