@@ -88,6 +88,13 @@
     return req;
   }
 
+  // A 401 to a test request while the page thinks it is signed in means
+  // the session ended elsewhere (sign-out, expiry, revocation).
+  function responseInterceptor(res) {
+    if (signedIn && res && res.status === 401) window.sbSession.signedOut();
+    return res;
+  }
+
   function render() {
     var chosen = select ? select.value : '';
     ui = window.SwaggerUIBundle({
@@ -105,6 +112,7 @@
       // is a read-only reference and the header offers the login.
       supportedSubmitMethods: signedIn ? ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] : [],
       requestInterceptor: requestInterceptor,
+      responseInterceptor: responseInterceptor,
       plugins: [searchPlugin],
       layout: 'BaseLayout'
     });

@@ -26,6 +26,16 @@
   // a call of theirs was seen (a count drops to 0 rather than vanishing).
   var tenants = [];
   var pending = false;
+  var sources = []; // the open event streams
+
+  // Signed out: nothing of the calls stays on the screen or keeps coming.
+  document.addEventListener('sb-signed-out', function () {
+    sources.forEach(function (es) { es.close(); });
+    channels.clear();
+    rows.clear();
+    render();
+    streamState('down', 'signed out');
+  });
 
   function status(text) {
     statusBox.textContent = text;
@@ -225,6 +235,7 @@
       method: 'POST', credentials: 'same-origin', headers: headers, body: JSON.stringify(body)
     }).then(function (r) {
       return r.json().catch(function () { return {}; }).then(function (j) {
+        if (r.status === 401) window.sbSession.signedOut();
         if (!r.ok) throw new Error(j.error || ('status ' + r.status));
         status('');
         return j;
@@ -236,6 +247,7 @@
     var q = tenant ? '&tenant=' + encodeURIComponent(tenant) : '';
     return fetch('/api/telephony/channels?limit=1000' + q, { credentials: 'same-origin', headers: { Accept: 'application/json' } })
       .then(function (r) {
+        if (r.status === 401) window.sbSession.signedOut();
         if (!r.ok) throw new Error('the channel list answered ' + r.status);
         return r.json();
       })
@@ -261,6 +273,9 @@
       });
       es.addEventListener('channel.ended', function (e) { seen(e); remove(JSON.parse(e.data).channel); });
       es.addEventListener('call.updated', seen);
+      // The server ends a session's stream when the session ends.
+      es.addEventListener('session.ended', function () { es.close(); window.sbSession.signedOut(); });
+      sources.push(es);
       es.onopen = function () {
         streamState('live', 'live');
         if (!listed) {
@@ -271,9 +286,11 @@
         }
       };
       es.onerror = function () {
+        if (window.sbSession.isSignedOut()) return;
         if (es.readyState === EventSource.CLOSED) {
           streamState('down', 'disconnected, retrying…');
-          window.setTimeout(open, 5000);
+          // Refused outright: a 401 means the session ended.
+          window.sbSession.check().then(function (ok) { if (ok) window.setTimeout(open, 5000); });
         } else {
           streamState('connecting', 'reconnecting…');
         }
