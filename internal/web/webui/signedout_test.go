@@ -56,7 +56,7 @@ func TestBrowserSessionEnds(t *testing.T) {
 		b.t = t
 		e.signIn(b)
 		b.run(chromedp.Navigate(e.URL + "/apitest/openapi/"))
-		op := "#operations-tenants-listTenants"
+		op := "#operations-Tenants-listTenants"
 		b.run(chromedp.SendKeys(`input.operation-filter-input`, "listTenants", chromedp.ByQuery))
 		b.run(chromedp.WaitVisible(op, chromedp.ByQuery))
 		signOutElsewhere(b)
