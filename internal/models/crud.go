@@ -320,7 +320,7 @@ func (ts *txStore) insertRow(ctx context.Context, res *Resource, o Owner, rec Re
 	q := "INSERT INTO " + res.Table + " (" + strings.Join(cols, ", ") + ") VALUES (?" + strings.Repeat(", ?", len(cols)-1) + ")"
 	r, err := tx.ExecContext(ctx, q, args...)
 	if err != nil {
-		return 0, fmt.Errorf("create %s: %w", res.Title, s.dialect.translate(err))
+		return 0, fmt.Errorf("create %s: %w", res.Title, duplicateOf(res, rec, s.dialect.translate(err)))
 	}
 	id, err := r.LastInsertId()
 	if err != nil {
@@ -394,7 +394,7 @@ func (s *Store) Update(ctx context.Context, res *Resource, o Owner, key string, 
 			where += " AND id = ?"
 		}
 		if _, err := tx.ExecContext(ctx, "UPDATE "+res.Table+" SET "+strings.Join(sets, ", ")+" WHERE "+where, append(append(args, wargs...), idArg)...); err != nil {
-			return fmt.Errorf("update %s %q: %w", res.Title, key, s.dialect.translate(err))
+			return fmt.Errorf("update %s %q: %w", res.Title, key, duplicateOf(res, merged(old, patch), s.dialect.translate(err)))
 		}
 		newKey := key
 		if v, ok := patch[res.KeyField()]; ok && res.KeyField() != "id" {

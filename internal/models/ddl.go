@@ -42,7 +42,7 @@ func DDL(res *Resource, d Dialect) string {
 		if d.SQLite {
 			cols = append(cols, "UNIQUE ("+strings.Join(key, ", ")+")")
 		} else {
-			cols = append(cols, fmt.Sprintf("UNIQUE KEY uq_%s_%s (%s)", res.Table, strings.Join(u, "_"), strings.Join(key, ", ")))
+			cols = append(cols, fmt.Sprintf("UNIQUE KEY %s (%s)", uniqueIndexName(res, u), strings.Join(key, ", ")))
 		}
 	}
 	suffix := ""

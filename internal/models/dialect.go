@@ -54,7 +54,7 @@ func (d Dialect) translateKnown(err error) (error, bool) {
 	if errors.As(err, &me) {
 		switch me.Number {
 		case 1062:
-			return &ConflictError{Msg: "already exists: " + duplicateKey(me.Message)}, true
+			return duplicateError(me.Message), true
 		case 1451:
 			return fmt.Errorf("%w: other objects use it", ErrReferenced), true
 		case 1452:
@@ -66,7 +66,7 @@ func (d Dialect) translateKnown(err error) (error, bool) {
 	if errors.As(err, &se) {
 		switch se.Code() {
 		case sqlite3.SQLITE_CONSTRAINT_UNIQUE, sqlite3.SQLITE_CONSTRAINT_PRIMARYKEY:
-			return &ConflictError{Msg: "already exists: " + duplicateKey(se.Error())}, true
+			return duplicateError(se.Error()), true
 		case sqlite3.SQLITE_CONSTRAINT_FOREIGNKEY:
 			return fmt.Errorf("%w: a reference does not resolve or other objects use it", ErrReferenced), true
 		}
@@ -74,11 +74,19 @@ func (d Dialect) translateKnown(err error) (error, bool) {
 	return err, false
 }
 
-// duplicateKey pulls the key's column names out of a driver's duplicate
-// message so a 409 can say what clashed without echoing driver text:
-// MySQL's "Duplicate entry 'x' for key 'tenants.tenant'" and SQLite's
-// "UNIQUE constraint failed: tenants.tenant (2067)" both give "tenant".
-func duplicateKey(msg string) string {
+// duplicateError is a unique violation before the resource is known: the
+// key the driver named is kept for duplicateOf, and the message names no
+// column (a write that is not a resource's still says what failed).
+func duplicateError(msg string) *ConflictError {
+	return &ConflictError{Msg: "an object with the same unique values already exists", key: duplicateKey(msg)}
+}
+
+// duplicateKey pulls the violated key out of a driver's duplicate message:
+// MySQL's "Duplicate entry 'x' for key 'extensions.uq_extensions_name'"
+// gives its index name ["uq_extensions_name"], SQLite's "UNIQUE constraint
+// failed: extensions.tenant_id, extensions.name (2067)" its columns
+// ["tenant_id", "name"].
+func duplicateKey(msg string) []string {
 	var cols string
 	if i := strings.LastIndex(msg, "key '"); i >= 0 {
 		cols = strings.TrimSuffix(msg[i+5:], "'")
@@ -98,10 +106,7 @@ func duplicateKey(msg string) string {
 			names = append(names, c)
 		}
 	}
-	if len(names) == 0 {
-		return "unique key"
-	}
-	return strings.Join(names, ", ")
+	return names
 }
 
 // autoID is the primary key column declaration.

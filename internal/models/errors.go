@@ -27,7 +27,16 @@ func (e *unavailableError) Error() string   { return "database unavailable: " + 
 func (e *unavailableError) Unwrap() []error { return []error{ErrUnavailable, e.err} }
 
 // ConflictError names what a create or update collided with.
-type ConflictError struct{ Msg string }
+type ConflictError struct {
+	Msg string
+	// Fields names the API fields that clashed, each with the reason, when
+	// the clash is one of a resource's declared unique keys.
+	Fields map[string]string
+	// key is what the driver named of the violated unique key (its
+	// columns, or its index name): duplicateOf maps it to the resource's
+	// declaration, and it never reaches a client.
+	key []string
+}
 
 func (e *ConflictError) Error() string { return e.Msg }
 

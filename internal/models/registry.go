@@ -123,6 +123,14 @@ type Field struct {
 	MapLists bool
 	// DestTypes limits Destination fields to these types (nil: all).
 	DestTypes []string
+	// Example is a value the reference shows for the field, where the
+	// one that follows from the declaration (examples.go) would not do;
+	// the create examples include every field that declares one.
+	Example any
+	// ExampleOf names the resource and column a field names an object of
+	// without being a reference (a hook checks it): its example is that
+	// resource's example's value, which the reference creates first.
+	ExampleOf [2]string
 
 	re *regexp.Regexp
 }

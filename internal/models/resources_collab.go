@@ -210,7 +210,8 @@ var messagingChannelsResource = &Resource{
 		required(enumField("type", "", "sms", "whatsapp")),
 		required(enumField("provider", "", "twilio", "meta_cloud", "kannel", "smpp", "vonage", "http")),
 		{Name: "sender", Type: String, Pattern: `^(\+[1-9][0-9]{6,14}|[A-Za-z0-9 ]{1,11})$`, Doc: "the guide's from (a reserved word in SQL): E.164 or an alphanumeric SMS sender"},
-		{Name: "credentials", Type: Map, Secret: Encrypted, Masked: true, MaxItems: 20, MaxLen: 2048, Doc: "provider credentials; write-only, sealed with the server key; reads show each value as ****<last 4>. twilio: account_sid, auth_token; meta_cloud: phone_number_id, access_token, app_secret, verify_token; kannel (and smpp, sent through Kannel): sendsms_url (http or https, on a host the operator allows: SWITCHBOARD_EGRESS_ALLOWED_HOSTS), username, password, callback_secret (≥ 16), optional smsc"},
+		{Name: "credentials", Type: Map, Secret: Encrypted, Masked: true, MaxItems: 20, MaxLen: 2048,
+			Example: map[string]any{"account_sid": "AC00000000000000000000000000000000", "auth_token": "your Twilio auth token"}, Doc: "provider credentials; write-only, sealed with the server key; reads show each value as ****<last 4>. twilio: account_sid, auth_token; meta_cloud: phone_number_id, access_token, app_secret, verify_token; kannel (and smpp, sent through Kannel): sendsms_url (http or https, on a host the operator allows: SWITCHBOARD_EGRESS_ALLOWED_HOSTS), username, password, callback_secret (≥ 16), optional smsc"},
 		boolField("template_only", false, "sends must name an approved template"),
 		{Name: "templates", Type: ObjectList, MaxItems: 40, Props: []*Field{
 			{Name: "template_id", Type: String, Required: true, Pattern: `^[A-Za-z0-9_.:-]{1,64}$`},
@@ -238,7 +239,8 @@ var incomingWebhooksResource = &Resource{
 	OwnPermission:   "incoming_webhooks.manage_own",
 	Hooks:           incomingWebhookRules{},
 	Fields: []*Field{
-		{Name: "channel", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Doc: "a chat channel of the tenant, not archived"},
+		{Name: "channel", Type: String, Required: true, MaxLen: 64, Pattern: patChatChannel, Doc: "a chat channel of the tenant, not archived",
+			ExampleOf: [2]string{"chat_channels", "name"}},
 		{Name: "name", Type: String, Required: true, MaxLen: 64, Doc: "sender name shown on messages"},
 		descriptionField(),
 		enabledField(),

@@ -81,8 +81,8 @@ var contactsResource = &Resource{
 	Listing: &Listing{Search: []string{"first_name", "last_name", "company_name", "phones", "emails"}, Filter: []string{"owner", "tags", "account_id", "source", "external_id"}, Sort: []string{"last_name", "first_name", "company_name"}},
 	Hooks:   crmHooks{rules: rules{checks: []check{contactNamed}}, entity: "contact", phones: true},
 	Fields: withCommon(
-		&Field{Name: "first_name", Type: String, MaxLen: 64},
-		&Field{Name: "last_name", Type: String, MaxLen: 64},
+		&Field{Name: "first_name", Type: String, MaxLen: 64, Example: "Ada"},
+		&Field{Name: "last_name", Type: String, MaxLen: 64, Example: "Lovelace"},
 		&Field{Name: "company_name", Type: String, MaxLen: 128},
 		&Field{Name: "account_id", Type: Int, Ref: "accounts"},
 		&Field{Name: "title", Type: String, MaxLen: 64},
@@ -213,7 +213,7 @@ var campaignsResource = &Resource{
 		{Name: "do_not_call_list_ids", Type: IntList, MaxItems: 20, Ref: "lists"},
 		{Name: "messaging_channel_id", Type: Int, Ref: "messaging_channels", Doc: "required for message campaigns"},
 		{Name: "template_id", Type: String, Pattern: `^[A-Za-z0-9_.:-]{1,64}$`, Doc: "required for message campaigns"},
-		{Name: "destination", Type: Destination, Doc: "required for call campaigns: where answered calls go"},
+		{Name: "destination", Type: Destination, Doc: "required for call campaigns: where answered calls go", Example: Derived},
 		{Name: "callerid", Type: String, Pattern: patDigitsCID},
 		{Name: "dial_window", Type: Object, Doc: "the guide's window (a reserved word in SQL)", Props: []*Field{
 			{Name: "schedule_id", Type: Int, Required: true, Min: 1, Max: 1 << 62, HasRange: true, Ref: "schedules"},

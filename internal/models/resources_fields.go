@@ -16,7 +16,7 @@ func promptRef(name, doc string) *Field {
 
 // numberField is a required number in the tenant's shared number plan.
 func numberField() *Field {
-	return &Field{Name: "number", Type: String, Required: true, Pattern: patNumber, NumberPlan: true, Doc: "dial number; shares the tenant number plan"}
+	return &Field{Name: "number", Type: String, Required: true, Pattern: patNumber, NumberPlan: true, Doc: "dial number; shares the tenant number plan", Example: "600"}
 }
 
 // extensionRef names an extension of the tenant by its number.

@@ -12,7 +12,7 @@ var ivrMenusResource = &Resource{
 	Fields: []*Field{
 		nameField(),
 		numberField(),
-		promptRef("greeting_long_prompt_id", "required; greet-long"),
+		withExample(promptRef("greeting_long_prompt_id", "required; greet-long"), Derived),
 		promptRef("greeting_short_prompt_id", "greet-short; default the long greeting"),
 		promptRef("invalid_prompt_id", "default system sound"),
 		promptRef("exit_prompt_id", "default system sound"),

@@ -15,7 +15,7 @@ var specialEndpointsResource = &Resource{
 		nameField(),
 		numberField(),
 		required(enumField("kind", "", "external", "sip_uri", "application")),
-		{Name: "external_number", Type: String, Pattern: patDialable, Doc: "dialled through the tenant's outbound routes"},
+		{Name: "external_number", Type: String, Pattern: patDialable, Doc: "dialled through the tenant's outbound routes", Example: "+14155550123"},
 		{Name: "sip_uri", Type: String, Pattern: patSIPURI, NoExpand: true, Doc: "only when the tenant allows SIP URI endpoints"},
 		enumField("application", "", "echo_test", "moh_test", "voicemail_main", "company_directory", "fax_to_email", "speaking_clock"),
 		intField("ring_seconds", 5, 300, 30, ""),

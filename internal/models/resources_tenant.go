@@ -118,7 +118,8 @@ var inboundRoutesResource = &Resource{
 		boolField("record", false, ""),
 		{Name: "distinctive_ring", Type: String, MaxLen: 64, Pattern: `^[A-Za-z0-9 <>:;=/._-]{0,64}$`},
 		{Name: "language", Type: String, Pattern: patLanguage},
-		enabledField(),
+		// Enabled, a route needs a DID assigned to its tenant.
+		withExample(enabledField(), false),
 		descriptionField(),
 	},
 }
@@ -157,7 +158,7 @@ var routingConditionsResource = &Resource{
 	Fields: []*Field{
 		nameField(),
 		{Name: "number", Type: String, Pattern: patNumber, NumberPlan: true},
-		required(enumField("kind", "", "schedule", "office_mode", "caller", "manual")),
+		withExample(required(enumField("kind", "", "schedule", "office_mode", "caller", "manual")), "manual"),
 		{Name: "schedule_id", Type: Int, Ref: "schedules"},
 		{Name: "office_modes", Type: StringList, Enum: []string{"day", "night", "holiday", "break"}, MaxItems: 4},
 		{Name: "caller_prefixes", Type: StringList, Pattern: patDialable, MaxItems: 100},

@@ -49,6 +49,9 @@ type Principal struct {
 	// session (cookie) instead of Basic: the same rights, plus a CSRF
 	// token unsafe requests must echo.
 	session *websession.Session
+	// signedIn reports whether that session is still signed in
+	// (errNoSession once it ended): event streams watch it.
+	signedIn func(context.Context) error
 }
 
 // Platform reports whether the principal may act on platform resources.
@@ -122,6 +125,9 @@ func (a *authenticator) middleware(allowBasic bool) fiber.Handler {
 				return a.sessionRequest(c, id, checkCSRFHeader)
 			}
 		}
+		if allowBasic && key == "" && auth == "" && scriptRequest(c) {
+			return errNoSession
+		}
 		if allowBasic {
 			c.Locals(basicChallengeKey, true)
 		}
@@ -179,6 +185,21 @@ func (a *authenticator) middleware(allowBasic bool) fiber.Handler {
 		c.Locals(principalKey, p)
 		return c.Next()
 	}
+}
+
+// scriptRequest reports whether a request comes from a page's script
+// (fetch, EventSource) rather than from an API client or the address bar:
+// browsers name the request's mode in Sec-Fetch-Mode, and the pages' own
+// scripts send the CSRF header. Without credentials such a request is a
+// page whose session is gone (sign-out clears the cookie): its 401 carries
+// no Basic challenge, which would raise the browser's own password box
+// over the page; the page offers its sign-in instead.
+func scriptRequest(c *fiber.Ctx) bool {
+	if c.Get(CSRFHeader) != "" {
+		return true
+	}
+	mode := c.Get("Sec-Fetch-Mode")
+	return mode != "" && mode != "navigate"
 }
 
 // keyUnlessBlocked looks the key up while the address's block is checked.

@@ -36,6 +36,10 @@ type CallDeps struct {
 	Streams context.Context
 	// Heartbeat is the interval of SSE comment lines (default 15s).
 	Heartbeat time.Duration
+	// SessionCheck is how often an event stream opened with a browser
+	// session checks that the session is still signed in (default 400ms:
+	// the stream ends within a second of a sign-out, revocation or expiry).
+	SessionCheck time.Duration
 	// LeaseHolder returns the replica holding a node's event lease ("" when
 	// none), for the node list.
 	LeaseHolder func(ctx context.Context, node string) (string, error)
@@ -65,6 +69,9 @@ type callRoutes struct {
 func callAPIRoutes(d CallDeps) []Route {
 	if d.Heartbeat <= 0 {
 		d.Heartbeat = 15 * time.Second
+	}
+	if d.SessionCheck <= 0 {
+		d.SessionCheck = 400 * time.Millisecond
 	}
 	if d.Streams == nil {
 		d.Streams = context.Background()

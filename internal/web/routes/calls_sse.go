@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -90,6 +91,7 @@ func (r *callRoutes) events(c *fiber.Ctx) error {
 	c.Set(fiber.HeaderCacheControl, "no-cache")
 	c.Set("X-Accel-Buffering", "no")
 	watchHangUp(c, cancel)
+	signedOut := r.watchSession(ctx, principal(c))
 	heartbeat := r.Heartbeat
 	c.Context().SetBodyStreamWriter(func(w *bufio.Writer) {
 		r.Metrics.SSEOpened()
@@ -102,6 +104,12 @@ func (r *callRoutes) events(c *fiber.Ctx) error {
 		for {
 			select {
 			case <-ctx.Done():
+				return
+			case <-signedOut:
+				// Said before the end, so the page shows the sign-in at
+				// once instead of reconnecting into a 401.
+				_, _ = fmt.Fprint(w, "event: session.ended\ndata: {\"error\":\"the session ended: sign in again\",\"code\":\"unauthorized\"}\n\n")
+				_ = w.Flush()
 				return
 			case <-tick.C:
 				if _, err := fmt.Fprint(w, ": heartbeat\n\n"); err != nil {
@@ -126,6 +134,36 @@ func (r *callRoutes) events(c *fiber.Ctx) error {
 		}
 	})
 	return nil
+}
+
+// watchSession closes the returned channel when the browser session a
+// stream was opened with ends (sign-out, revocation, expiry), checking every
+// SessionCheck until ctx ends; a stream of an API key is not watched (nil
+// channel). A signed-out browser must not go on receiving live calls.
+func (r *callRoutes) watchSession(ctx context.Context, p *Principal) <-chan struct{} {
+	if p == nil || p.signedIn == nil {
+		return nil
+	}
+	ended := make(chan struct{})
+	go func() {
+		tick := time.NewTicker(r.SessionCheck)
+		defer tick.Stop()
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-tick.C:
+			}
+			check, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err := p.signedIn(check)
+			cancel()
+			if errors.Is(err, errNoSession) {
+				close(ended)
+				return
+			}
+		}
+	}()
+	return ended
 }
 
 // watchHangUp cancels a stream as soon as its client closes the

@@ -72,7 +72,7 @@ func classify(err error) (int, errorBody) {
 	case errors.As(err, &ve):
 		return fiber.StatusBadRequest, errorBody{Error: "invalid input", Code: "validation_failed", Fields: ve.Fields}
 	case errors.As(err, &ce):
-		return fiber.StatusConflict, errorBody{Error: ce.Msg, Code: "conflict"}
+		return fiber.StatusConflict, errorBody{Error: ce.Msg, Code: "conflict", Fields: ce.Fields}
 	case errors.As(err, &le):
 		return fiber.StatusUnprocessableEntity, errorBody{Error: le.Error(), Code: le.Code()}
 	case errors.As(err, &re):

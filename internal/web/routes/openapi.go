@@ -108,8 +108,11 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 		ids[id] = r.Method + " " + p
 		item[strings.ToLower(r.Method)] = op
 	}
+	tags, groups := documentTags(paths, resources)
 	doc := obj{
-		"openapi": "3.1.0",
+		"openapi":     "3.1.0",
+		"tags":        tags,
+		"x-tagGroups": groups,
 		"info": obj{
 			"title":   "Switchboard API",
 			"version": "1.0.0",
@@ -448,7 +451,7 @@ func operationID(r Route) string {
 // extraSchemas are the shapes of hand-written routes.
 var extraSchemas = obj{
 	"NoFields": obj{"type": "object", "description": "an action without input: send {} (state-changing requests carry a JSON body); fields are ignored"},
-	"APIKeyCreate": obj{"type": "object", "required": []string{"name"}, "additionalProperties": false, "properties": obj{
+	"APIKeyCreate": obj{"type": "object", "required": []string{"name"}, "additionalProperties": false, "example": obj{"name": "CRM integration"}, "properties": obj{
 		"name":        obj{"type": "string", "maxLength": 64},
 		"tenant":      obj{"type": "string", "description": "absent: platform key"},
 		"extension":   obj{"type": "string", "description": "user key acting as this extension; needs tenant"},

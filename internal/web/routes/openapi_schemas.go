@@ -88,7 +88,11 @@ func addResourceSchemas(res *models.Resource, schemas obj) {
 	if res.Singleton {
 		return
 	}
-	schemas[n.Create] = objectSchema("new "+res.Title, createProps, createReq)
+	create := objectSchema("new "+res.Title, createProps, createReq)
+	// What "Try it out" starts from: a body the server accepts (once the
+	// objects it refers to exist), derived from the declarations.
+	create["example"], _ = res.CreateExample()
+	schemas[n.Create] = create
 	createdProps := obj{}
 	for k, v := range readProps {
 		createdProps[k] = v

@@ -63,7 +63,7 @@ func TestGeneratedClientIsCurrent(t *testing.T) {
 	}
 	// ...and the committed extension client is exactly what the served
 	// document generates today, so it cannot go stale.
-	code := generateClient(t, raw, "extensions")
+	code := generateClient(t, raw, "Extensions")
 	if os.Getenv("SWITCHBOARD_WRITE_CLIENT") != "" {
 		if err := os.WriteFile(generatedClientFile, []byte(code), 0o644); err != nil {
 			t.Fatal(err)

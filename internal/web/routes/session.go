@@ -89,7 +89,27 @@ func (a *authenticator) bySession(ctx context.Context, id string) (*Principal, e
 		return nil, err
 	}
 	p.session = sess
+	p.signedIn = func(ctx context.Context) error { return a.stillSignedIn(ctx, sess) }
 	return p, nil
+}
+
+// stillSignedIn checks a session again without marking it used: it was
+// not ended (sign-out, revocation) and has not expired, and its
+// administrator still exists, is enabled and has the password it signed
+// in with.
+func (a *authenticator) stillSignedIn(ctx context.Context, sess *websession.Session) error {
+	err := a.sessions.Alive(ctx, sess)
+	if errors.Is(err, websession.ErrNoSession) {
+		return errNoSession
+	}
+	if err != nil {
+		return err
+	}
+	adm, err := a.store.AdminByID(ctx, sess.AdminID)
+	if errors.Is(err, models.ErrNotFound) || (err == nil && websession.Fingerprint(adm.PasswordHash) != sess.Password) {
+		return errNoSession
+	}
+	return err
 }
 
 // csrfValid reports whether the request echoes the session's token.

@@ -153,6 +153,21 @@ func (s *Store) Get(ctx context.Context, id string) (*Session, error) {
 	return sess, nil
 }
 
+// Alive reports whether a session read earlier is still live (ErrNoSession
+// when it was ended or has expired) without marking it used: a page that
+// only watches (an event stream) does not keep its session from idling.
+func (s *Store) Alive(ctx context.Context, sess *Session) error {
+	cur, err := s.load(ctx, sess.key)
+	if err != nil {
+		return err
+	}
+	now := s.Now()
+	if now.Sub(cur.Seen) >= s.Idle || now.Sub(cur.Created) >= s.Absolute || cur.Password != sess.Password {
+		return ErrNoSession
+	}
+	return nil
+}
+
 func (s *Store) load(ctx context.Context, key string) (*Session, error) {
 	m, err := s.rdb.HGetAll(ctx, key).Result()
 	if err != nil {

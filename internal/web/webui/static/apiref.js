@@ -78,14 +78,49 @@
     };
   }
 
+  // The snippets (curl and the others) show what a program sends: an API
+  // key (a placeholder for the reader's own), never this browser's session
+  // cookie or CSRF token.
+  function snippetPlugin() {
+    var original = window.SwaggerUIBundle.plugins.RequestSnippets().fn;
+    var fn = {};
+    Object.keys(original).forEach(function (name) {
+      if (name.indexOf('requestSnippetGenerator_') !== 0) return;
+      fn[name] = function (request) {
+        var headers = request.get('headers');
+        if (headers && headers.filter) {
+          headers = headers.filter(function (v, k) {
+            var h = String(k).toLowerCase();
+            return h !== 'cookie' && h !== String(csrfHeader).toLowerCase() && h !== 'x-api-key';
+          });
+          request = request.set('headers', headers.set('X-API-Key', '$KEY'));
+        }
+        return original[name](request);
+      };
+    });
+    return { fn: fn };
+  }
+
   // The session cookie is same-origin, so fetch sends it; writes carry the
   // CSRF token the server put in the page.
   function requestInterceptor(req) {
     req.credentials = 'same-origin';
+    // The sessionCookie scheme is marked authorized to show the session
+    // works; the browser sends the real cookie, never a header of ours.
+    Object.keys(req.headers || {}).forEach(function (h) {
+      if (h.toLowerCase() === 'cookie') delete req.headers[h];
+    });
     if (csrfHeader && csrfToken && !/^(GET|HEAD|OPTIONS)$/i.test(req.method || 'GET')) {
       req.headers[csrfHeader] = csrfToken;
     }
     return req;
+  }
+
+  // A 401 to a test request while the page thinks it is signed in means
+  // the session ended elsewhere (sign-out, expiry, revocation).
+  function responseInterceptor(res) {
+    if (signedIn && res && res.status === 401) window.sbSession.signedOut();
+    return res;
   }
 
   function render() {
@@ -105,10 +140,26 @@
       // is a read-only reference and the header offers the login.
       supportedSubmitMethods: signedIn ? ['get', 'put', 'post', 'delete', 'options', 'head', 'patch'] : [],
       requestInterceptor: requestInterceptor,
-      plugins: [searchPlugin],
+      responseInterceptor: responseInterceptor,
+      plugins: [searchPlugin, snippetPlugin],
+      onComplete: showSignedIn,
+      // The snippets (curl for bash, PowerShell, CMD) come from our
+      // generators (snippetPlugin), which show a key placeholder.
+      requestSnippetsEnabled: true,
       layout: 'BaseLayout'
     });
   }
+
+  // showSignedIn makes the Authorize button and the padlocks say what is
+  // true: the session authorizes the operations that take it.
+  function showSignedIn() {
+    if (!signedIn || window.sbSession.isSignedOut()) return;
+    var user = document.querySelector('.sb-user');
+    ui.preauthorizeApiKey('sessionCookie', 'this browser\'s session' + (user ? ' (' + user.textContent.trim() + ')' : ''));
+  }
+  document.addEventListener('sb-signed-out', function () {
+    if (ui) ui.authActions.logout(['sessionCookie']);
+  });
 
   // retarget applies a newly chosen tenant: the document's defaults, and
   // the value of every tenant path parameter already in a test form.

@@ -1,0 +1,160 @@
+package webui_test
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/chromedp"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+)
+
+// callLine is the selector of the dashboard's line of the call whose first
+// leg is the channel id.
+func callLine(id string) string { return `li.sb-call[data-channel="` + id + `"]` }
+
+// The dashboard during simulated calls (issue 26, item 7): a call shows
+// who calls whom by name, the queue it is in; hanging up asks first (a
+// dialog, and cancelling sends nothing); transfer is a dialog searching the
+// tenant's extensions; every button is named for its call; new calls are
+// announced; the tenant filter and the search narrow the list.
+func TestBrowserDashboard(t *testing.T) {
+	e := startPagesEnv(t)
+	tenant, other := e.tenant[0], e.tenant[1]
+	base := "/api/tenants/" + tenant
+	e.Do(t, "PUT", base+"/extensions/1001", e.Key, map[string]any{"first_name": "Ann", "last_name": "Smith"}).Expect(t, 200)
+	e.Do(t, "PUT", base+"/extensions/1002", e.Key, map[string]any{"first_name": "Bob", "last_name": "Jones"}).Expect(t, 200)
+	e.Do(t, "POST", base+"/queues/", e.Key, map[string]any{"name": "support", "number": "601"}).Expect(t, 201)
+	b := newBrowser(t, 40*time.Second)
+	e.signIn(b)
+	b.run(chromedp.Navigate(e.URL+"/dashboard/calls"), chromedp.WaitVisible(`#sb-stream[data-state="live"]`, chromedp.ByQuery))
+
+	a, err := fakefs.SimCall(e.fs, tenant, "1001", "+442071838750", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := callLine(e.channelID(t, a))
+	b.waitText(line+" .sb-to", "Ann Smith (1001)")
+	b.waitText(line+" .sb-from", "+442071838750")
+	// Names come from the tenant's extensions, loaded when its first call
+	// shows: the announcement may come before them.
+	b.waitText("#sb-announce", "New call from +442071838750 to ")
+	var legs string
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		b.run(chromedp.AttributeValue(line, "data-legs", &legs, nil, chromedp.ByQuery))
+		if len(strings.Fields(legs)) == 2 || time.Now().After(deadline) {
+			break
+		}
+	}
+	if len(strings.Fields(legs)) != 2 {
+		t.Fatalf("the call shows legs %q, want both legs of the bridged call", legs)
+	}
+	want := "Hang up call from +442071838750 to Ann Smith (1001)"
+	var label string
+	b.run(chromedp.AttributeValue(line+` button[data-action="hangup"]`, "aria-label", &label, nil, chromedp.ByQuery))
+	if label != want {
+		t.Errorf("the hang-up button is named %q, want %q", label, want)
+	}
+
+	// Record start and stop through the buttons.
+	b.run(chromedp.Click(line+` button[data-action="record"]`, chromedp.ByQuery))
+	if got := e.waitCommand(t, "api uuid_record"); !strings.HasPrefix(got, "api uuid_record "+a+" start /rec/"+tenant+"/") {
+		t.Errorf("record button sent %q", got)
+	}
+	b.waitText(line+" .sb-state", "recording")
+	b.screenshot("dashboard")
+	b.run(chromedp.Click(line+` button[data-action="record"]`, chromedp.ByQuery))
+	if got := e.waitCommand(t, "api uuid_record"); !strings.HasPrefix(got, "api uuid_record "+a+" stop ") {
+		t.Errorf("stop-recording button sent %q", got)
+	}
+	b.waitText(line+` button[data-action="record"]`, "Record")
+
+	// A call to the queue says so.
+	q, err := e.fs.CreateChannel(fakefs.ChannelSpec{CIDNum: "1002", Dest: "601", Context: tenant, Answer: true,
+		Vars: []fakefs.Header{{Name: "sb_tenant", Value: tenant}, {Name: "sb_ext", Value: "1002"}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	qline := callLine(e.channelID(t, q))
+	b.waitText(qline+" .sb-where", "Queue support")
+	b.waitText(qline+" .sb-from", "Bob Jones (1002)")
+
+	// Filter by tenant, and search.
+	o, err := fakefs.SimCall(e.fs, other, "2002", "+442071838799", true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	oline := callLine(e.channelID(t, o))
+	b.run(chromedp.WaitVisible(oline, chromedp.ByQuery))
+	b.run(chromedp.SetValue(`#sb-filter-tenant`, tenant, chromedp.ByQuery),
+		chromedp.Evaluate(`document.getElementById('sb-filter-tenant').dispatchEvent(new Event('change'))`, nil))
+	b.run(chromedp.WaitNotPresent(oline, chromedp.ByQuery), chromedp.WaitVisible(qline, chromedp.ByQuery))
+	b.run(chromedp.SendKeys(`#sb-search`, "support", chromedp.ByQuery))
+	b.run(chromedp.WaitNotPresent(line, chromedp.ByQuery), chromedp.WaitVisible(qline, chromedp.ByQuery))
+	b.waitText("#sb-total", "1 of 2 calls")
+	b.run(chromedp.Evaluate(`const s = document.getElementById('sb-search'); s.value = ''; s.dispatchEvent(new Event('input'))`, nil))
+	b.run(chromedp.WaitVisible(line, chromedp.ByQuery))
+
+	// Hang up asks first: cancelled, nothing is sent; confirmed, the call
+	// ends and leaves the page.
+	b.run(chromedp.Click(line+` button[data-action="hangup"]`, chromedp.ByQuery), chromedp.WaitVisible(`#sb-confirm[open]`, chromedp.ByQuery))
+	b.waitText("#sb-confirm-text", "call from +442071838750 to Ann Smith (1001)")
+	b.run(chromedp.Click(`#sb-confirm button[value="cancel"]`, chromedp.ByQuery), chromedp.WaitNotPresent(`#sb-confirm[open]`, chromedp.ByQuery))
+	b.run(chromedp.Click(line+` button[data-action="hangup"]`, chromedp.ByQuery), chromedp.WaitVisible(`#sb-confirm[open]`, chromedp.ByQuery))
+	b.run(chromedp.Click(`#sb-confirm-ok`, chromedp.ByQuery))
+	if got := e.waitCommand(t, "api uuid_kill"); got != "api uuid_kill "+a {
+		t.Errorf("hang-up sent %q (after a cancelled one), want one uuid_kill of %s", got, a)
+	}
+	b.run(chromedp.WaitNotPresent(line, chromedp.ByQuery))
+	b.waitText("#sb-announce", "Ended: call from +442071838750")
+
+	// Transfer: the dialog finds Bob by name.
+	b.run(chromedp.Click(qline+` button[data-action="transfer"]`, chromedp.ByQuery), chromedp.WaitVisible(`#sb-transfer[open]`, chromedp.ByQuery))
+	b.run(chromedp.SendKeys(`#sb-transfer-to`, "bob", chromedp.ByQuery))
+	b.run(chromedp.Click(`#sb-transfer-list button[data-extension="1002"]`, chromedp.ByQuery))
+	b.run(chromedp.Click(`#sb-transfer-ok`, chromedp.ByQuery))
+	if got, want := e.waitCommand(t, "api uuid_transfer"), "api uuid_transfer "+q+" 1002 XML "+tenant; got != want {
+		t.Errorf("transfer sent %q, want %q", got, want)
+	}
+	b.noPageErrors()
+}
+
+// Fifty calls fit a laptop's screen (1440×900) without scrolling, and at a
+// phone's 390 px no control is off-screen (issue 26, item 7).
+func TestBrowserDashboardFits(t *testing.T) {
+	e := startPagesEnv(t)
+	b := newBrowser(t, 60*time.Second)
+	e.signIn(b)
+	b.run(chromedp.EmulateViewport(1440, 900), chromedp.Navigate(e.URL+"/dashboard/calls"),
+		chromedp.WaitVisible(`#sb-stream[data-state="live"]`, chromedp.ByQuery))
+	for i := 0; i < 50; i++ {
+		if _, err := fakefs.SimCall(e.fs, e.tenant[i%2], []string{"1001", "2002"}[i%2], fmt.Sprintf("+4420718%05d", i), true); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b.waitText("#sb-total", "50 calls")
+	var below int
+	b.run(chromedp.Evaluate(`Array.from(document.querySelectorAll('li.sb-call')).filter(li => li.getBoundingClientRect().bottom > window.innerHeight).length`, &below))
+	if below > 0 {
+		t.Errorf("%d of 50 calls are below a 1440×900 screen", below)
+	}
+	b.screenshot("dashboard-50")
+
+	b.run(chromedp.EmulateViewport(390, 844))
+	var off []string
+	b.run(chromedp.Evaluate(`Array.from(document.querySelectorAll('button, input, select, a')).filter(el => {
+		const r = el.getBoundingClientRect();
+		return r.width > 0 && (r.left < 0 || r.right > document.documentElement.clientWidth);
+	}).map(el => el.getAttribute('aria-label') || el.textContent || el.id)`, &off))
+	if len(off) > 0 {
+		t.Errorf("at 390 px these controls are off-screen: %q", off)
+	}
+	var wide bool
+	b.run(chromedp.Evaluate(`document.documentElement.scrollWidth > document.documentElement.clientWidth`, &wide))
+	if wide {
+		t.Error("at 390 px the page scrolls sideways")
+	}
+	b.noPageErrors()
+}
