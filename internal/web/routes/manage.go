@@ -195,19 +195,25 @@ func (s *server) frame(m *manageCtx, title string, crumbs ...crumb) (managePage,
 
 // plural is a resource's name for a list heading ("Extensions").
 func plural(r *models.Resource) string {
-	t := r.Title
 	if r.Singleton {
-		return upperFirst(t)
+		return upperFirst(r.Title)
 	}
+	return upperFirst(pluralTitle(r.Title))
+}
+
+// pluralTitle is the plural of a resource's title, for list headings and
+// the OpenAPI document's tags ("music-on-hold classes", "API keys"); a
+// title already plural ("company directory settings") stays.
+func pluralTitle(t string) string {
 	switch {
 	case strings.HasSuffix(t, "y") && !strings.HasSuffix(t, "ay") && !strings.HasSuffix(t, "ey"):
-		t = t[:len(t)-1] + "ies"
-	case strings.HasSuffix(t, "s"), strings.HasSuffix(t, "x"), strings.HasSuffix(t, "ch"):
-		t += "es"
-	default:
-		t += "s"
+		return t[:len(t)-1] + "ies"
+	case strings.HasSuffix(t, "ss"), strings.HasSuffix(t, "x"), strings.HasSuffix(t, "ch"):
+		return t + "es"
+	case strings.HasSuffix(t, "s"):
+		return t
 	}
-	return upperFirst(t)
+	return t + "s"
 }
 
 func upperFirst(s string) string {

@@ -71,16 +71,16 @@ func describeTag(tag string, byName map[string]*models.Resource) tagInfo {
 	switch {
 	case crmResources[tag]:
 		info.group = "CRM"
-		info.description = "A tenant's CRM " + plural(res.Title) + "."
+		info.description = "A tenant's CRM " + pluralTitle(res.Title) + "."
 	case res.Scope == models.Platform:
 		info.group = "Platform"
-		info.description = "The platform's " + plural(res.Title) + " (platform administrators and keys)."
+		info.description = "The platform's " + pluralTitle(res.Title) + " (platform administrators and keys)."
 	default:
 		info.group = "Tenant"
 		if res.Singleton {
 			info.description = "A tenant's " + res.Title + " (one per tenant)."
 		} else {
-			info.description = "A tenant's " + plural(res.Title) + "."
+			info.description = "A tenant's " + pluralTitle(res.Title) + "."
 		}
 	}
 	return info
@@ -100,18 +100,6 @@ func humanTag(tag string) string {
 	}
 	s := strings.Join(words, " ")
 	return strings.ToUpper(s[:1]) + s[1:]
-}
-
-func plural(title string) string {
-	switch {
-	case strings.HasSuffix(title, "y") && !strings.HasSuffix(title, "ay"):
-		return title[:len(title)-1] + "ies"
-	case strings.HasSuffix(title, "s"):
-		return title
-	case strings.HasSuffix(title, "x"):
-		return title + "es"
-	}
-	return title + "s"
 }
 
 // documentTags renames every operation's tag for people and returns the
