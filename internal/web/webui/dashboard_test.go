@@ -8,6 +8,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/switchboard/switchboard/internal/web/webui/browsertest"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 )
 
@@ -94,6 +95,7 @@ func TestBrowserDashboard(t *testing.T) {
 	b.run(chromedp.SendKeys(`#sb-search`, "support", chromedp.ByQuery))
 	b.run(chromedp.WaitNotPresent(line, chromedp.ByQuery), chromedp.WaitVisible(qline, chromedp.ByQuery))
 	b.waitText("#sb-total", "1 of 2 calls")
+	browsertest.CheckAxe(t, b.ctx, "the dashboard with calls")
 	b.run(chromedp.Evaluate(`const s = document.getElementById('sb-search'); s.value = ''; s.dispatchEvent(new Event('input'))`, nil))
 	b.run(chromedp.WaitVisible(line, chromedp.ByQuery))
 
@@ -101,6 +103,7 @@ func TestBrowserDashboard(t *testing.T) {
 	// ends and leaves the page.
 	b.run(chromedp.Click(line+` button[data-action="hangup"]`, chromedp.ByQuery), chromedp.WaitVisible(`#sb-confirm[open]`, chromedp.ByQuery))
 	b.waitText("#sb-confirm-text", "call from +442071838750 to Ann Smith (1001)")
+	browsertest.CheckAxe(t, b.ctx, "the dashboard's hang-up confirmation")
 	b.run(chromedp.Click(`#sb-confirm button[value="cancel"]`, chromedp.ByQuery), chromedp.WaitNotPresent(`#sb-confirm[open]`, chromedp.ByQuery))
 	b.run(chromedp.Click(line+` button[data-action="hangup"]`, chromedp.ByQuery), chromedp.WaitVisible(`#sb-confirm[open]`, chromedp.ByQuery))
 	b.run(chromedp.Click(`#sb-confirm-ok`, chromedp.ByQuery))
