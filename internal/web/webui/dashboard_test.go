@@ -8,8 +8,8 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/switchboard/switchboard/internal/web/webui/browsertest"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/web/webui/browsertest"
 )
 
 // callLine is the selector of the dashboard's line of the call whose first

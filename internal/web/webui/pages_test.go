@@ -10,11 +10,11 @@ import (
 
 	"github.com/chromedp/chromedp"
 
-	"github.com/switchboard/switchboard/internal/web/webui/browsertest"
 	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/models/storetest"
 	"github.com/switchboard/switchboard/internal/web/webui"
+	"github.com/switchboard/switchboard/internal/web/webui/browsertest"
 )
 
 // pagesEnv is a server wired to a fake FreeSWITCH node, with two tenants:
