@@ -132,9 +132,8 @@ func TestBrowserDashboardFits(t *testing.T) {
 	e.signIn(b)
 	b.run(chromedp.EmulateViewport(1440, 900), chromedp.Navigate(e.URL+"/dashboard/calls"),
 		chromedp.WaitVisible(`#sb-stream[data-state="live"]`, chromedp.ByQuery))
-	// Single-leg calls: this test is about the layout. (With bridged
-	// calls, a loaded CI run showed 52 lines for 50 calls: some B legs
-	// stayed lines of their own; TestBrowserDashboard covers the grouping.)
+	// Single-leg calls: this test is about the layout
+	// (TestBrowserDashboard covers the grouping of legs).
 	for i := 0; i < 50; i++ {
 		tenant, ext := e.tenant[i%2], []string{"1001", "2002"}[i%2]
 		if _, err := e.fs.CreateChannel(fakefs.ChannelSpec{CIDNum: fmt.Sprintf("+4420718%05d", i), Dest: ext, Context: tenant, Answer: true,
@@ -142,11 +141,13 @@ func TestBrowserDashboardFits(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	b.waitText("#sb-total", "50 calls")
-	var below int
-	b.run(chromedp.Evaluate(`Array.from(document.querySelectorAll('li.sb-call')).filter(li => li.getBoundingClientRect().bottom > window.innerHeight).length`, &below))
-	if below > 0 {
-		t.Errorf("%d of 50 calls are below a 1440×900 screen", below)
+	// The platform administrator sees the parallel tests' calls too
+	// (seen in CI: 52): at least 50 lines, and 50 of them on the screen.
+	b.run(chromedp.Poll(`document.querySelectorAll('li.sb-call').length >= 50`, nil, chromedp.WithPollingTimeout(60*time.Second)))
+	var fit int
+	b.run(chromedp.Evaluate(`Array.from(document.querySelectorAll('li.sb-call')).filter(li => li.getBoundingClientRect().bottom <= window.innerHeight).length`, &fit))
+	if fit < 50 {
+		t.Errorf("%d calls fit a 1440×900 screen, want 50", fit)
 	}
 	b.screenshot("dashboard-50")
 
