@@ -3,7 +3,6 @@ package webui_test
 import (
 	"context"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -14,6 +13,8 @@ import (
 	"github.com/chromedp/cdproto/page"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+
+	"github.com/switchboard/switchboard/internal/web/webui/browsertest"
 )
 
 // browser is one headless Chromium (Debian's /usr/bin/chromium) driven
@@ -31,29 +32,10 @@ type browser struct {
 	prompt string
 }
 
-// chromiumPath finds the browser; without one the browser tests skip,
-// unless CI is set (.ci/run installs chromium).
-func chromiumPath(t *testing.T) string {
-	t.Helper()
-	for _, name := range []string{os.Getenv("SWITCHBOARD_CHROMIUM"), "/usr/bin/chromium", "chromium", "chromium-browser"} {
-		if name == "" {
-			continue
-		}
-		if p, err := exec.LookPath(name); err == nil {
-			return p
-		}
-	}
-	if os.Getenv("CI") != "" {
-		t.Fatal("chromium is not installed (apt-get install chromium); CI runs the browser tests")
-	}
-	t.Skip("chromium is not installed: browser tests skipped")
-	return ""
-}
-
 func newBrowser(t *testing.T, step time.Duration) *browser {
 	t.Helper()
 	opts := append(chromedp.DefaultExecAllocatorOptions[:],
-		chromedp.ExecPath(chromiumPath(t)),
+		chromedp.ExecPath(browsertest.ChromiumPath(t)),
 		chromedp.NoSandbox, // CI runs as root, where Chromium's sandbox cannot start
 		chromedp.WindowSize(1280, 1000),
 		chromedp.Flag("disable-dev-shm-usage", true),
