@@ -71,6 +71,24 @@ func (e *pagesEnv) signIn(b *browser) {
 	if _, err := e.Store.SetAdmin(b.t.Context(), name, adminPassword); err != nil {
 		b.t.Fatal(err)
 	}
+	e.signInAs(b, name)
+}
+
+// signInTenantAdmin signs the browser in as a new tenant administrator of
+// the environment's two tenants: what it sees is this test's alone, never
+// the calls and objects of tests running beside it.
+func (e *pagesEnv) signInTenantAdmin(b *browser) {
+	b.t.Helper()
+	name := storetest.Name("tadm")
+	e.Do(b.t, "POST", "/api/administrators/", e.Key, map[string]any{
+		"username": name, "password": adminPassword, "role": "tenant_admin",
+		"tenants": e.tenant[:], "enabled": true,
+	}).Expect(b.t, 201)
+	e.signInAs(b, name)
+}
+
+func (e *pagesEnv) signInAs(b *browser, name string) {
+	b.t.Helper()
 	b.run(chromedp.Navigate(e.URL + "/login"))
 	b.run(
 		chromedp.SendKeys(`input[name="username"]`, name, chromedp.ByQuery),
