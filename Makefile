@@ -96,6 +96,8 @@ bench:
 	$(GO) run ./cmd/sbbench chat
 	$(GO) run ./cmd/sbbench cdrimport
 	$(GO) run ./cmd/sbbench webhooks
+	@echo "configuration-manager pages with 1,000 objects (cold load in Chromium):"
+	@SWITCHBOARD_BENCH_PAGES=1 $(GO) test -count=1 -v -run '^TestBrowserManagerPagesStayLightWithAThousandObjects$$' ./internal/web/routes | grep -E '^(page cost|--- |FAIL)'
 
 # The team-chat web client served at /chat/: converse.js from npm at this
 # exact version, its dist files vendored into chat/webclient/dist (committed,
@@ -108,7 +110,8 @@ webclient:
 # (docs/apiref.png, docs/dashboard.png), taken by the browser test in
 # Debian's chromium.
 screenshots:
-	SWITCHBOARD_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^TestBrowserReferenceAndDashboard$$' ./internal/web/webui
+	SWITCHBOARD_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^(TestBrowserReferenceAndDashboard|TestBrowserDashboard|TestBrowserDashboardFits)$$' ./internal/web/webui
+	SWITCHBOARD_SCREENSHOTS=$(CURDIR)/docs $(GO) test -count=1 -run '^TestBrowserManagerPagesStayLightWithAThousandObjects$$' ./internal/web/routes
 
 # The fault suite (docs/deploy.md, "Health checks and outages"): every
 # outage test, with the figures of the two-replica run (writes

@@ -11,6 +11,8 @@ var extensionsResource = &Resource{
 	Unique: [][]string{{"name"}},
 	Name:   "extensions", Title: "extension", Scope: TenantScope, Table: "extensions", Key: "name",
 	Hooks: extensionHooks{},
+	// A tenant holds thousands of extensions: lists and pickers search them.
+	Listing: &Listing{Search: []string{"name", "first_name", "last_name", "email"}, Filter: []string{"type"}, Sort: []string{"name", "last_name", "first_name"}},
 	Fields: []*Field{
 		{Name: "name", Type: String, Required: true, Pattern: patNumber, NumberPlan: true, Doc: "extension number; path id"},
 		enumField("protocol", "SIP", "SIP"),

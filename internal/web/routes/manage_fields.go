@@ -51,7 +51,15 @@ type picker struct {
 	List  string `json:"list"`
 	Value string `json:"value"`
 	Label string `json:"label"`
+	// Search: the list takes ?q=, and List reads only its first
+	// pickerPage objects; the page asks for more as a person types.
+	Search bool `json:"search,omitempty"`
 }
+
+// pickerPage is how many objects a searchable picker reads up front: a
+// tenant with thousands of extensions does not send them all with every
+// form (issue 26: 877 KB for a form picking from 1,000).
+const pickerPage = 50
 
 // Widget kinds.
 const (
@@ -132,8 +140,10 @@ func pickerOf(f *models.Field, tenant string, scope models.Scope) *picker {
 	if lf := labelField(target); lf != nil {
 		lbl = lf.Name
 	}
-	list := apiCollection(target, tenant) + "?limit=" + itoa(int64(maxLimit))
-	return &picker{List: list, Value: f.RefColumn(target), Label: lbl}
+	if target.Listing != nil && len(target.Listing.Search) > 0 {
+		return &picker{List: apiCollection(target, tenant) + "?limit=" + itoa(pickerPage), Value: f.RefColumn(target), Label: lbl, Search: true}
+	}
+	return &picker{List: apiCollection(target, tenant) + "?limit=" + itoa(int64(maxLimit)), Value: f.RefColumn(target), Label: lbl}
 }
 
 // formFields are a form's fields: on create every writable one, on edit

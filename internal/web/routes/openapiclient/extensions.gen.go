@@ -389,6 +389,66 @@ func (e ExtensionUpdateType) Valid() bool {
 	}
 }
 
+// Defines values for ListExtensionsParamsSort.
+const (
+	CreatedAt      ListExtensionsParamsSort = "created_at"
+	FirstName      ListExtensionsParamsSort = "first_name"
+	LastName       ListExtensionsParamsSort = "last_name"
+	MinusCreatedAt ListExtensionsParamsSort = "-created_at"
+	MinusFirstName ListExtensionsParamsSort = "-first_name"
+	MinusLastName  ListExtensionsParamsSort = "-last_name"
+	MinusName      ListExtensionsParamsSort = "-name"
+	MinusUpdatedAt ListExtensionsParamsSort = "-updated_at"
+	Name           ListExtensionsParamsSort = "name"
+	UpdatedAt      ListExtensionsParamsSort = "updated_at"
+)
+
+// Valid indicates whether the value is a known member of the ListExtensionsParamsSort enum.
+func (e ListExtensionsParamsSort) Valid() bool {
+	switch e {
+	case CreatedAt:
+		return true
+	case FirstName:
+		return true
+	case LastName:
+		return true
+	case MinusCreatedAt:
+		return true
+	case MinusFirstName:
+		return true
+	case MinusLastName:
+		return true
+	case MinusName:
+		return true
+	case MinusUpdatedAt:
+		return true
+	case Name:
+		return true
+	case UpdatedAt:
+		return true
+	default:
+		return false
+	}
+}
+
+// Defines values for ListExtensionsParamsType.
+const (
+	ListExtensionsParamsTypeAiAgent ListExtensionsParamsType = "ai_agent"
+	ListExtensionsParamsTypeUser    ListExtensionsParamsType = "user"
+)
+
+// Valid indicates whether the value is a known member of the ListExtensionsParamsType enum.
+func (e ListExtensionsParamsType) Valid() bool {
+	switch e {
+	case ListExtensionsParamsTypeAiAgent:
+		return true
+	case ListExtensionsParamsTypeUser:
+		return true
+	default:
+		return false
+	}
+}
+
 // Error defines model for Error.
 type Error struct {
 	// Code what went wrong, for programs (validation_failed, not_found, conflict, …)
@@ -806,9 +866,19 @@ type OtherError = Error
 
 // ListExtensionsParams defines parameters for ListExtensions.
 type ListExtensionsParams struct {
-	Limit  *int `form:"limit,omitempty" json:"limit,omitempty"`
-	Offset *int `form:"offset,omitempty" json:"offset,omitempty"`
+	Limit        *int                      `form:"limit,omitempty" json:"limit,omitempty"`
+	Offset       *int                      `form:"offset,omitempty" json:"offset,omitempty"`
+	Q            *string                   `form:"q,omitempty" json:"q,omitempty"`
+	Sort         *ListExtensionsParamsSort `form:"sort,omitempty" json:"sort,omitempty"`
+	UpdatedSince *time.Time                `form:"updated_since,omitempty" json:"updated_since,omitempty"`
+	Type         *ListExtensionsParamsType `form:"type,omitempty" json:"type,omitempty"`
 }
+
+// ListExtensionsParamsSort defines parameters for ListExtensions.
+type ListExtensionsParamsSort string
+
+// ListExtensionsParamsType defines parameters for ListExtensions.
+type ListExtensionsParamsType string
 
 // CreateExtensionParams defines parameters for CreateExtension.
 type CreateExtensionParams struct {
@@ -912,7 +982,7 @@ func WithRequestEditorFn(fn RequestEditorFn) ClientOption {
 // The interface specification for the client above.
 type ClientInterface interface {
 
-	// ListExtensions List extensions
+	// ListExtensions List extensions: q searches name, first_name, last_name, email; filters type, updated_since; sort by name, last_name, first_name, created_at, updated_at (-field descending); an unknown parameter or bad value is a 400
 	//
 	// Corresponds with GET /api/tenants/{tenant}/extensions/ (the `ListExtensions` operationId).
 	ListExtensions(ctx context.Context, tenant string, params *ListExtensionsParams, reqEditors ...RequestEditorFn) (*http.Response, error)
@@ -956,7 +1026,7 @@ type ClientInterface interface {
 	UpdateExtension(ctx context.Context, tenant string, key string, params *UpdateExtensionParams, body UpdateExtensionJSONRequestBody, reqEditors ...RequestEditorFn) (*http.Response, error)
 }
 
-// ListExtensions List extensions
+// ListExtensions List extensions: q searches name, first_name, last_name, email; filters type, updated_since; sort by name, last_name, first_name, created_at, updated_at (-field descending); an unknown parameter or bad value is a 400
 //
 // Corresponds with GET /api/tenants/{tenant}/extensions/ (the `ListExtensions` operationId).
 func (c *Client) ListExtensions(ctx context.Context, tenant string, params *ListExtensionsParams, reqEditors ...RequestEditorFn) (*http.Response, error) {
@@ -1119,6 +1189,54 @@ func NewListExtensionsRequest(server string, tenant string, params *ListExtensio
 		if params.Offset != nil {
 
 			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "offset", *params.Offset, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "integer", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Q != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "q", *params.Q, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Sort != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "sort", *params.Sort, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.UpdatedSince != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "updated_since", *params.UpdatedSince, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: "date-time"}); err != nil {
+				return nil, err
+			} else {
+				for _, qp := range strings.Split(queryFrag, "&") {
+					rawQueryFragments = append(rawQueryFragments, qp)
+				}
+			}
+
+		}
+
+		if params.Type != nil {
+
+			if queryFrag, err := runtime.StyleParamWithOptions("form", true, "type", *params.Type, runtime.StyleParamOptions{ParamLocation: runtime.ParamLocationQuery, Type: "string", Format: ""}); err != nil {
 				return nil, err
 			} else {
 				for _, qp := range strings.Split(queryFrag, "&") {
@@ -1468,7 +1586,7 @@ func WithBaseURL(baseURL string) ClientOption {
 // ClientWithResponsesInterface is the interface specification for the client with responses above.
 type ClientWithResponsesInterface interface {
 
-	// ListExtensionsWithResponse List extensions
+	// ListExtensionsWithResponse List extensions: q searches name, first_name, last_name, email; filters type, updated_since; sort by name, last_name, first_name, created_at, updated_at (-field descending); an unknown parameter or bad value is a 400
 	//
 	// Returns a wrapper object for the known response body format(s).
 	//
@@ -1969,7 +2087,7 @@ func (r UpdateExtensionResponse) ContentType() string {
 	return ""
 }
 
-// ListExtensionsWithResponse List extensions
+// ListExtensionsWithResponse List extensions: q searches name, first_name, last_name, email; filters type, updated_since; sort by name, last_name, first_name, created_at, updated_at (-field descending); an unknown parameter or bad value is a 400
 //
 // Returns a wrapper object for the known response body format(s).
 //

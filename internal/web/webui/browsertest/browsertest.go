@@ -148,6 +148,22 @@ func (tab *Tab) Run(actions ...chromedp.Action) {
 	}
 }
 
+// Screenshot saves what the tab shows as <name>.png in the directory
+// SWITCHBOARD_SCREENSHOTS names (`make screenshots` points it at docs/);
+// without it, nothing happens.
+func (tab *Tab) Screenshot(name string) {
+	tab.T.Helper()
+	dir := os.Getenv("SWITCHBOARD_SCREENSHOTS")
+	if dir == "" {
+		return
+	}
+	var png []byte
+	tab.Run(chromedp.CaptureScreenshot(&png))
+	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
+		tab.T.Fatalf("save screenshot %s: %v", name, err)
+	}
+}
+
 // PageText is the address and the start of what the page shows, for
 // failure messages.
 func (tab *Tab) PageText() string {

@@ -24,7 +24,7 @@
     const text = await r.text();
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch (e) { data = { error: text }; }
-    return { status: r.status, ok: r.ok, data };
+    return { status: r.status, ok: r.ok, data, total: Number(r.headers.get('X-Total-Count') || 0) };
   }
 
   const el = (tag, attrs, ...kids) => {
@@ -37,8 +37,22 @@
     return e;
   };
 
-  // Pickers: the options of a reference, read once per list.
+  // Pickers: the options of a reference, read once per list. A picker
+  // whose list is searchable reads one page first; when the tenant has
+  // more objects than that, what a person types asks the API (?q=), so a
+  // form stays light with thousands of extensions to pick from.
   const lists = new Map();
+  const fill = (dl, p, data) => {
+    if (!Array.isArray(data)) return;
+    const opts = [];
+    for (const o of data) {
+      const v = o[p.value];
+      if (v === undefined || v === null) continue;
+      const label = o[p.label] !== undefined && String(o[p.label]) !== String(v) ? `${o[p.label]} (${v})` : String(v);
+      opts.push(el('option', { value: String(v), label }, document.createTextNode(label)));
+    }
+    dl.replaceChildren(...opts);
+  };
   function datalistFor(p) {
     const id = 'dl-' + btoa(p.list + '|' + p.value + '|' + p.label).replace(/[^A-Za-z0-9]/g, '');
     let dl = document.getElementById(id);
@@ -47,15 +61,28 @@
     document.body.append(dl);
     if (!lists.has(p.list)) lists.set(p.list, api('GET', p.list));
     lists.get(p.list).then((r) => {
-      if (!r.ok || !Array.isArray(r.data)) return;
-      for (const o of r.data) {
-        const v = o[p.value];
-        if (v === undefined || v === null) continue;
-        const label = o[p.label] !== undefined && String(o[p.label]) !== String(v) ? `${o[p.label]} (${v})` : String(v);
-        dl.append(el('option', { value: String(v), label }, document.createTextNode(label)));
-      }
+      if (!r.ok) return;
+      fill(dl, p, r.data);
+      dl.dataset.more = p.search && r.total > r.data.length ? '1' : '';
     });
     return id;
+  }
+  // searchPicker asks the API for the objects matching what is typed
+  // into input, when its picker's first page did not hold them all.
+  function searchPicker(input, p) {
+    let timer = 0, asked = '';
+    input.addEventListener('input', () => {
+      const dl = document.getElementById(input.getAttribute('list'));
+      if (!dl || dl.dataset.more !== '1') return;
+      clearTimeout(timer);
+      timer = setTimeout(async () => {
+        const q = input.value.trim();
+        if (q === asked) return;
+        asked = q;
+        const r = await api('GET', p.list + (q ? '&q=' + encodeURIComponent(q) : ''));
+        if (r.ok && asked === q) fill(dl, p, r.data);
+      }, 150);
+    });
   }
 
   // A number input's value: a number when it reads as one, else the text
@@ -83,6 +110,7 @@
     if (spec.picker) {
       input.setAttribute('list', datalistFor(spec.picker));
       input.setAttribute('autocomplete', 'off');
+      searchPicker(input, spec.picker);
     }
     input.value = value === undefined || value === null ? '' : String(value);
     return {
@@ -247,9 +275,10 @@
       } else {
         const input = w.querySelector('input,select');
         if (spec.picker && input.getAttribute('list')) {
-          const dl = document.getElementById(input.getAttribute('list'));
-          const shared = datalistFor(spec.picker);
-          lists.get(spec.picker.list).then(() => { dl.innerHTML = document.getElementById(shared).innerHTML; });
+          // The shared list, so a search's answer reaches every input
+          // picking from it.
+          input.setAttribute('list', datalistFor(spec.picker));
+          searchPicker(input, spec.picker);
         }
         read = () => {
           if (input.type === 'checkbox') return spec.kind === 'flag' ? (input.checked ? '1' : undefined) : input.checked;
@@ -430,5 +459,9 @@
       form.dataset.ready = '1';
     }
     for (const b of document.querySelectorAll('button[data-delete]')) setupDelete(b);
+    // Marks for the page-cost measurement (and any browser's performance
+    // panel): set up, and every picker's list loaded.
+    performance.mark('switchboard:ready');
+    Promise.allSettled(lists.values()).then(() => performance.mark('switchboard:pickers'));
   });
 })();

@@ -318,7 +318,7 @@
     li.appendChild(who);
     li.appendChild(el('span', { 'class': 'sb-where' }, c.where));
     li.appendChild(el('span', { 'class': 'sb-state' }, c.state + (c.recording ? ' · recording' : '')));
-    if (platform || tenants.length > 1) li.appendChild(el('span', { 'class': 'sb-tenant-tag' }, c.tenant));
+    if (platform || tenants.length > 1) li.appendChild(el('span', { 'class': 'sb-tenant-tag', title: c.tenant }, c.tenant));
     var actions = el('span', { 'class': 'sb-actions' });
     var ch = c.first;
     actions.appendChild(button('Hang up', 'hangup', 'Hang up ' + c.title, function () {
