@@ -24,6 +24,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/features"
 	"github.com/switchboard/switchboard/internal/freeswitch/fsxml"
 	"github.com/switchboard/switchboard/internal/freeswitch/gateways"
+	"github.com/switchboard/switchboard/internal/freeswitch/gateways/gwstate"
 	"github.com/switchboard/switchboard/internal/freeswitch/mwi"
 	"github.com/switchboard/switchboard/internal/freeswitch/nodehealth"
 	"github.com/switchboard/switchboard/internal/media"
@@ -96,17 +97,34 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	var ccSync *callcenter.Sync
 	var gwSync *gateways.Sync
 	health := nodehealth.New(st, cfg.ServerDownAfter, log.With("component", "nodehealth"))
+	gwLive := gwstate.New(rdb, s.keyPrefix)
 	router := &eventRouter{
 		ctx: runCtx, log: log, metrics: s.metrics, tracker: tracker, health: health,
-		calls: events, features: featureEvents, mailboxes: mwiEvents,
+		calls: events, features: featureEvents, mailboxes: mwiEvents, gateways: gwLive,
+		askGateway: func(ctx context.Context, node, gateway string) (string, error) {
+			cmd, err := command.GatewayStatusOf(gateway)
+			if err != nil {
+				return "", err
+			}
+			return pool.API(ctx, node, cmd)
+		},
 	}
 	pool = esl.NewPool(nodes, esl.PoolOptions{
-		Logger:      log.With("component", "esl"),
-		EventLease:  lease,
-		OnNodeState: health.Observe,
-		OnEvent:     router.route,
+		Logger:     log.With("component", "esl"),
+		EventLease: lease,
+		OnNodeState: func(ctx context.Context, node string, up bool, cause error) {
+			health.Observe(ctx, node, up, cause)
+			if !up {
+				// What the node's gateways do while it is away is unknown.
+				if err := gwLive.NodeDown(ctx, node); err != nil {
+					log.Warn("gateway state of a lost node", "node", node, "error", err)
+				}
+			}
+		},
+		OnEvent: router.route,
 		OnConnect: func(ctx context.Context, node string) {
 			resync(ctx, pool, tracker, node, log)
+			gatewaySnapshot(ctx, pool, gwLive, node, log)
 			// Queue, agent and tier changes made while the node was away
 			// never reached it: settle mod_callcenter off the event path.
 			go func() {
@@ -301,6 +319,21 @@ func resync(ctx context.Context, pool *esl.Pool, tracker *calls.Tracker, node st
 		return
 	}
 	log.Info("channels resynced", "node", node)
+}
+
+// gatewaySnapshot reads every gateway's state from a node after each
+// (re)connect of its event stream, before its events flow, so the live
+// gateway state is not blind to what changed while nobody listened.
+func gatewaySnapshot(ctx context.Context, pool *esl.Pool, store *gwstate.Store, node string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	reply, err := pool.API(ctx, node, command.GatewayStatus())
+	if err == nil {
+		err = store.Snapshot(ctx, node, reply)
+	}
+	if err != nil {
+		log.Warn("gateway state not read", "node", node, "error", err)
+	}
 }
 
 func retryCDRs(ctx context.Context, st *models.Store, tracker *calls.Tracker, log *slog.Logger) {

@@ -279,20 +279,37 @@ func (s *Store) NodeDown(ctx context.Context, node string) error {
 
 // Gateway returns every node's state of gateway, by node name.
 func (s *Store) Gateway(ctx context.Context, gateway string) ([]State, error) {
-	m, err := s.rdb.HGetAll(ctx, s.gwKey(gateway)).Result()
-	if err != nil {
-		return nil, fmt.Errorf("gateway %s state: %w", gateway, err)
-	}
-	out := make([]State, 0, len(m))
-	for node, raw := range m {
-		var st State
-		if json.Unmarshal([]byte(raw), &st) != nil {
-			continue
+	m, err := s.Gateways(ctx, []string{gateway})
+	return m[gateway], err
+}
+
+// Gateways returns every node's state of each gateway named, by node
+// name, in one round trip.
+func (s *Store) Gateways(ctx context.Context, gateways []string) (map[string][]State, error) {
+	cmds := make([]*redis.MapStringStringCmd, len(gateways))
+	_, err := s.rdb.Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i, gw := range gateways {
+			cmds[i] = p.HGetAll(ctx, s.gwKey(gw))
 		}
-		st.Gateway, st.Node = gateway, node
-		out = append(out, st)
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("gateway states: %w", err)
 	}
-	slices.SortFunc(out, func(a, b State) int { return strings.Compare(a.Node, b.Node) })
+	out := make(map[string][]State, len(gateways))
+	for i, gw := range gateways {
+		list := []State{}
+		for node, raw := range cmds[i].Val() {
+			var st State
+			if json.Unmarshal([]byte(raw), &st) != nil {
+				continue
+			}
+			st.Gateway, st.Node = gw, node
+			list = append(list, st)
+		}
+		slices.SortFunc(list, func(a, b State) int { return strings.Compare(a.Node, b.Node) })
+		out[gw] = list
+	}
 	return out, nil
 }
 
