@@ -272,7 +272,7 @@ func classify(r walkRoute) (routeClass, bool) {
 		// The pages' forms: the walk's JSON body is refused before
 		// anything else (their own tests post forms).
 		return routeClass{answer: fixed(415)}, true
-	case p == "/static/manage.js":
+	case p == "/static/manage.js" || p == "/static/manage_live.js":
 		return routeClass{answer: fixed(200)}, true
 	case p == "/switch-tenant":
 		// Without a tenant chosen the switcher goes back to the menu; no

@@ -110,7 +110,7 @@ func TestTrunkLiveGatewayState(t *testing.T) {
 		mustState(fakefs.GatewayState{State: "FAIL_WAIT", Ping: "DOWN"})
 		wait.Until(t, 20*time.Second, "FAIL_WAIT applied", func() bool {
 			g, _ := trunkState(t, e.Server, path, node)
-			return g.State == "FAIL_WAIT" && g.Condition == "failed" && g.Since.Equal(failed.Since)
+			return g.State == "FAIL_WAIT" && g.Condition == "failed" && g.Since.Equal(failed.Since) && g.SIPStatus == 403
 		})
 
 		e.Do(t, "GET", path, e.tenantKey, nil).Expect(t, 403)
@@ -179,8 +179,12 @@ func TestBrowserTrunkLiveState(t *testing.T) {
 	tab.WaitJS(row + `.includes('registered')`)
 	tab.Axe("a trunk's page with its live state", browsertest.BestPractice)
 
-	if err := fs.SetGatewayState(name, fakefs.GatewayState{State: "FAIL_WAIT", Ping: "DOWN", Status: 403, Phrase: "Forbidden"}); err != nil {
-		t.Fatal(err)
+	// As mod_sofia reports a refused registration: FAILED with the SIP
+	// answer, then FAIL_WAIT (waiting to retry) without one.
+	for _, st := range []fakefs.GatewayState{{State: "FAILED", Ping: "UP", Status: 403, Phrase: "Forbidden"}, {State: "FAIL_WAIT", Ping: "DOWN"}} {
+		if err := fs.SetGatewayState(name, st); err != nil {
+			t.Fatal(err)
+		}
 	}
 	tab.WaitJS(row + `.includes('failed') && ` + row + `.includes('403 Forbidden') && ` + row + `.includes('FAIL_WAIT')`)
 	tab.WaitText("#live-note", "Live state updated")

@@ -168,6 +168,14 @@ func (s *Store) Apply(ctx context.Context, e esl.Event, ask func(ctx context.Con
 			st.Profile = old.Profile
 			if old.Condition == st.Condition {
 				st.Since = old.Since
+				// FAILED carries the SIP answer, the FAIL_WAIT after it
+				// none: the failure's reason stays while it fails.
+				if st.SIPStatus == 0 && st.SIPPhrase == "" {
+					st.SIPStatus, st.SIPPhrase = old.SIPStatus, old.SIPPhrase
+				}
+			}
+			if st.RegisterIP == "" {
+				st.RegisterIP, st.RegisterPort = old.RegisterIP, old.RegisterPort
 			}
 		}
 		st.UpdatedAt = s.now().UTC()
