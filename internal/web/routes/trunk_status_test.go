@@ -54,7 +54,7 @@ func trunkState(t *testing.T, s *apptest.Server, path, node string) (gatewayStat
 func waitTrunkState(t *testing.T, s *apptest.Server, path, node, condition, state string) gatewayState {
 	t.Helper()
 	var got gatewayState
-	wait.Until(t, 20*time.Second, "the trunk "+condition+" "+state+" on "+node, func() bool {
+	wait.Until(t, 60*time.Second, "the trunk "+condition+" "+state+" on "+node, func() bool {
 		g, ok := trunkState(t, s, path, node)
 		got = g
 		return ok && g.Condition == condition && (state == "" || g.State == state)
@@ -108,7 +108,7 @@ func TestTrunkLiveGatewayState(t *testing.T) {
 		}
 		// Still failing: the condition holds since the first failure.
 		mustState(fakefs.GatewayState{State: "FAIL_WAIT", Ping: "DOWN"})
-		wait.Until(t, 20*time.Second, "FAIL_WAIT applied", func() bool {
+		wait.Until(t, 60*time.Second, "FAIL_WAIT applied", func() bool {
 			g, _ := trunkState(t, e.Server, path, node)
 			return g.State == "FAIL_WAIT" && g.Condition == "failed" && g.Since.Equal(failed.Since) && g.SIPStatus == 403
 		})
@@ -139,7 +139,7 @@ func TestTrunkLiveGatewayState(t *testing.T) {
 
 		// Disabled: the node kills the gateway (DOWN, then removed).
 		e.Do(t, "PUT", fmt.Sprintf("/api/sip_trunks/%v", tr["id"]), e.Key, map[string]any{"enabled": false}).Expect(t, 200)
-		wait.Until(t, 20*time.Second, "the killed gateway gone from the live state", func() bool {
+		wait.Until(t, 60*time.Second, "the killed gateway gone from the live state", func() bool {
 			_, ok := trunkState(t, e.Server, path, node)
 			return !ok
 		})
