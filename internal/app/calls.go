@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -174,7 +175,15 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		defer wg.Done()
 		mwi.New(st, pool, cfg.SIPDomain, func() []string { return esl.UpNodes(pool) }, log.With("component", "mwi")).Run(runCtx, mwiEvents)
 	}()
-	go func() { defer wg.Done(); reconcileNodes(runCtx, pool, cfg, st, reload, log) }()
+	go func() {
+		defer wg.Done()
+		reconcileNodes(runCtx, pool, cfg, st, reload, log, func(ctx context.Context, node string) {
+			// A node that left says nothing more of its gateways.
+			if err := gwLive.Forget(ctx, node); err != nil {
+				log.Warn("gateway state of a removed node", "node", node, "error", err)
+			}
+		})
+	}()
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
 	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
 	go func() { defer wg.Done(); retryCDRs(runCtx, st, tracker, log) }()
@@ -267,8 +276,9 @@ func hostPort(host string, port int) string {
 const nodesReloadEvery = 15 * time.Second
 
 // reconcileNodes keeps the pool's nodes equal to SWITCHBOARD_ESL_NODES plus
-// the enabled servers, on a tick and whenever a platform resource changed.
-func reconcileNodes(ctx context.Context, pool *esl.Pool, cfg Config, st *models.Store, reload <-chan struct{}, log *slog.Logger) {
+// the enabled servers, on a tick and whenever a platform resource changed;
+// removed hears each node that left.
+func reconcileNodes(ctx context.Context, pool *esl.Pool, cfg Config, st *models.Store, reload <-chan struct{}, log *slog.Logger, removed func(ctx context.Context, node string)) {
 	tick := time.NewTicker(nodesReloadEvery)
 	defer tick.Stop()
 	for {
@@ -283,8 +293,14 @@ func reconcileNodes(ctx context.Context, pool *esl.Pool, cfg Config, st *models.
 			log.Warn("esl nodes not reloaded", "error", err)
 			continue
 		}
-		if added, removed := pool.SetNodes(nodes); added+removed > 0 {
-			log.Info("esl nodes changed", "added", added, "removed", removed, "nodes", len(nodes))
+		before := pool.Nodes()
+		if added, gone := pool.SetNodes(nodes); added+gone > 0 {
+			log.Info("esl nodes changed", "added", added, "removed", gone, "nodes", len(nodes))
+			for _, n := range before {
+				if !slices.ContainsFunc(nodes, func(c esl.NodeConfig) bool { return c.Name == n.Name }) {
+					removed(ctx, n.Name)
+				}
+			}
 		}
 	}
 }

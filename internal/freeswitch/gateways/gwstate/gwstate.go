@@ -285,6 +285,20 @@ func (s *Store) NodeDown(ctx context.Context, node string) error {
 	return nil
 }
 
+// Forget drops everything node reported (it left the configuration).
+func (s *Store) Forget(ctx context.Context, node string) error {
+	known, err := s.rdb.SMembers(ctx, s.nodeKey(node)).Result()
+	if err != nil {
+		return fmt.Errorf("gateways of %s: %w", node, err)
+	}
+	for _, gw := range known {
+		if err := s.remove(ctx, node, gw); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // Gateway returns every node's state of gateway, by node name.
 func (s *Store) Gateway(ctx context.Context, gateway string) ([]State, error) {
 	m, err := s.Gateways(ctx, []string{gateway})

@@ -160,6 +160,18 @@ func TestStore(t *testing.T) {
 	if n, _ := rdb.SCard(ctx, "sb:test:{gateways}:gwnode:fs1").Result(); n != 0 {
 		t.Fatalf("node index keeps %d gateways", n)
 	}
+	// A node that left the configuration is forgotten, others stay.
+	for _, node := range []string{"fs1", "fs2"} {
+		if err := s.Apply(ctx, stateEvent(node, "carrier", "REGED", "UP", now), nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := s.Forget(ctx, "fs2"); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := s.Gateway(ctx, "carrier"); len(g) != 1 || g[0].Node != "fs1" {
+		t.Fatalf("after forgetting fs2: %+v", g)
+	}
 	if err := s.Snapshot(ctx, "fs1", "-ERR no reply\n"); err == nil {
 		t.Error("a snapshot from an error reply")
 	}
