@@ -113,4 +113,7 @@ func TestSofiaXMLStatusGateway(t *testing.T) {
 	if got := rc.api("sofia xmlstatus gateway nosuch"); got != "Invalid Gateway!\n" {
 		t.Errorf("unknown gateway: %q", got)
 	}
+	if got := rc.api("sofia xmlstatus gateways carrier"); got != "Invalid Syntax!\n" {
+		t.Errorf("xmlstatus with an unknown form: %q", got)
+	}
 }

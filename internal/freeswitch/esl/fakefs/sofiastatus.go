@@ -169,7 +169,8 @@ const xmlStatusHeader = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n"
 // sofiaXMLStatus answers "sofia xmlstatus ..." (cmd_xml_status): with one
 // argument, whatever it is, every gateway of every running profile (the
 // fake's profiles in name order, gateways in name order); "gateway <gw>"
-// one gateway or "Invalid Gateway!". The profile forms are not modelled.
+// one gateway or "Invalid Gateway!"; two or more arguments other than
+// those "Invalid Syntax!". The profile forms are not modelled.
 func (s *Server) sofiaXMLStatus(argv []string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -196,6 +197,8 @@ func (s *Server) sofiaXMLStatus(argv []string) string {
 		}
 		b.WriteString(xmlStatusHeader)
 		g.writeXMLStatus(&b)
+	case len(argv) >= 2 && !strings.EqualFold(argv[0], "profile"):
+		return "Invalid Syntax!\n"
 	default:
 		return "-ERR xmlstatus " + strings.Join(argv, " ") + " is not modelled by the fake\n"
 	}
