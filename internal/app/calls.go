@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -24,6 +25,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/features"
 	"github.com/switchboard/switchboard/internal/freeswitch/fsxml"
 	"github.com/switchboard/switchboard/internal/freeswitch/gateways"
+	"github.com/switchboard/switchboard/internal/freeswitch/gateways/gwstate"
 	"github.com/switchboard/switchboard/internal/freeswitch/mwi"
 	"github.com/switchboard/switchboard/internal/freeswitch/nodehealth"
 	"github.com/switchboard/switchboard/internal/media"
@@ -96,17 +98,34 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	var ccSync *callcenter.Sync
 	var gwSync *gateways.Sync
 	health := nodehealth.New(st, cfg.ServerDownAfter, log.With("component", "nodehealth"))
+	gwLive := gwstate.New(rdb, s.keyPrefix)
 	router := &eventRouter{
 		ctx: runCtx, log: log, metrics: s.metrics, tracker: tracker, health: health,
-		calls: events, features: featureEvents, mailboxes: mwiEvents,
+		calls: events, features: featureEvents, mailboxes: mwiEvents, gateways: gwLive,
+		askGateway: func(ctx context.Context, node, gateway string) (string, error) {
+			cmd, err := command.GatewayStatusOf(gateway)
+			if err != nil {
+				return "", err
+			}
+			return pool.API(ctx, node, cmd)
+		},
 	}
 	pool = esl.NewPool(nodes, esl.PoolOptions{
-		Logger:      log.With("component", "esl"),
-		EventLease:  lease,
-		OnNodeState: health.Observe,
-		OnEvent:     router.route,
+		Logger:     log.With("component", "esl"),
+		EventLease: lease,
+		OnNodeState: func(ctx context.Context, node string, up bool, cause error) {
+			health.Observe(ctx, node, up, cause)
+			if !up {
+				// What the node's gateways do while it is away is unknown.
+				if err := gwLive.NodeDown(ctx, node); err != nil {
+					log.Warn("gateway state of a lost node", "node", node, "error", err)
+				}
+			}
+		},
+		OnEvent: router.route,
 		OnConnect: func(ctx context.Context, node string) {
 			resync(ctx, pool, tracker, node, log)
+			gatewaySnapshot(ctx, pool, gwLive, node, log)
 			// Queue, agent and tier changes made while the node was away
 			// never reached it: settle mod_callcenter off the event path.
 			go func() {
@@ -156,7 +175,15 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 		defer wg.Done()
 		mwi.New(st, pool, cfg.SIPDomain, func() []string { return esl.UpNodes(pool) }, log.With("component", "mwi")).Run(runCtx, mwiEvents)
 	}()
-	go func() { defer wg.Done(); reconcileNodes(runCtx, pool, cfg, st, reload, log) }()
+	go func() {
+		defer wg.Done()
+		reconcileNodes(runCtx, pool, cfg, st, reload, log, func(ctx context.Context, node string) {
+			// A node that left says nothing more of its gateways.
+			if err := gwLive.Forget(ctx, node); err != nil {
+				log.Warn("gateway state of a removed node", "node", node, "error", err)
+			}
+		})
+	}()
 	go func() { defer wg.Done(); _ = pool.Run(runCtx) }()
 	go func() { defer wg.Done(); tracker.Consume(runCtx, measureLag(runCtx, events, s.metrics)) }()
 	go func() { defer wg.Done(); retryCDRs(runCtx, st, tracker, log) }()
@@ -249,8 +276,9 @@ func hostPort(host string, port int) string {
 const nodesReloadEvery = 15 * time.Second
 
 // reconcileNodes keeps the pool's nodes equal to SWITCHBOARD_ESL_NODES plus
-// the enabled servers, on a tick and whenever a platform resource changed.
-func reconcileNodes(ctx context.Context, pool *esl.Pool, cfg Config, st *models.Store, reload <-chan struct{}, log *slog.Logger) {
+// the enabled servers, on a tick and whenever a platform resource changed;
+// removed hears each node that left.
+func reconcileNodes(ctx context.Context, pool *esl.Pool, cfg Config, st *models.Store, reload <-chan struct{}, log *slog.Logger, removed func(ctx context.Context, node string)) {
 	tick := time.NewTicker(nodesReloadEvery)
 	defer tick.Stop()
 	for {
@@ -265,8 +293,14 @@ func reconcileNodes(ctx context.Context, pool *esl.Pool, cfg Config, st *models.
 			log.Warn("esl nodes not reloaded", "error", err)
 			continue
 		}
-		if added, removed := pool.SetNodes(nodes); added+removed > 0 {
-			log.Info("esl nodes changed", "added", added, "removed", removed, "nodes", len(nodes))
+		before := pool.Nodes()
+		if added, gone := pool.SetNodes(nodes); added+gone > 0 {
+			log.Info("esl nodes changed", "added", added, "removed", gone, "nodes", len(nodes))
+			for _, n := range before {
+				if !slices.ContainsFunc(nodes, func(c esl.NodeConfig) bool { return c.Name == n.Name }) {
+					removed(ctx, n.Name)
+				}
+			}
 		}
 	}
 }
@@ -301,6 +335,21 @@ func resync(ctx context.Context, pool *esl.Pool, tracker *calls.Tracker, node st
 		return
 	}
 	log.Info("channels resynced", "node", node)
+}
+
+// gatewaySnapshot reads every gateway's state from a node after each
+// (re)connect of its event stream, before its events flow, so the live
+// gateway state is not blind to what changed while nobody listened.
+func gatewaySnapshot(ctx context.Context, pool *esl.Pool, store *gwstate.Store, node string, log *slog.Logger) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	reply, err := pool.API(ctx, node, command.GatewayStatus())
+	if err == nil {
+		err = store.Snapshot(ctx, node, reply)
+	}
+	if err != nil {
+		log.Warn("gateway state not read", "node", node, "error", err)
+	}
 }
 
 func retryCDRs(ctx context.Context, st *models.Store, tracker *calls.Tracker, log *slog.Logger) {

@@ -9,6 +9,7 @@ import (
 	"github.com/switchboard/switchboard/internal/freeswitch/calls"
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"github.com/switchboard/switchboard/internal/freeswitch/features"
+	"github.com/switchboard/switchboard/internal/freeswitch/gateways/gwstate"
 	"github.com/switchboard/switchboard/internal/freeswitch/mwi"
 	"github.com/switchboard/switchboard/internal/freeswitch/nodehealth"
 	"github.com/switchboard/switchboard/internal/platform/metrics"
@@ -25,6 +26,10 @@ type eventRouter struct {
 	metrics *metrics.Metrics
 	tracker *calls.Tracker
 	health  *nodehealth.Watcher
+	// gateways keeps the trunks' live gateway state; askGateway reads one
+	// gateway's status from its node (a gateway_add says nothing more).
+	gateways   *gwstate.Store
+	askGateway func(ctx context.Context, node, gateway string) (string, error)
 
 	calls     chan<- esl.Event // channel state, for the tracker
 	features  chan<- esl.Event // feature codes, for features.Applier
@@ -43,8 +48,8 @@ func (r *eventRouter) route(e esl.Event) {
 	switch {
 	case e.Name() == "BACKGROUND_JOB":
 		r.logJob(e)
-	case nodehealth.IsGatewayState(e):
-		r.bounded(5*time.Second, func(ctx context.Context) { r.health.GatewayState(ctx, e) })
+	case gwstate.Is(e):
+		r.bounded(5*time.Second, func(ctx context.Context) { r.gatewayEvent(ctx, e) })
 	case nodehealth.IsLimitUsage(e):
 		r.bounded(5*time.Second, func(ctx context.Context) { r.health.LimitUsage(ctx, e) })
 	case mwi.IsMailboxReport(e):
@@ -53,6 +58,17 @@ func (r *eventRouter) route(e esl.Event) {
 		r.enqueue(r.features, e)
 	default:
 		r.enqueue(r.calls, e)
+	}
+}
+
+// gatewayEvent hands mod_sofia's gateway events to the live gateway
+// state and, for state changes, to the trunk registration system events.
+func (r *eventRouter) gatewayEvent(ctx context.Context, e esl.Event) {
+	if nodehealth.IsGatewayState(e) {
+		r.health.GatewayState(ctx, e)
+	}
+	if err := r.gateways.Apply(ctx, e, r.askGateway); err != nil {
+		r.log.Warn("gateway state", "node", e.Node, "gateway", e.Get("Gateway"), "error", err)
 	}
 }
 

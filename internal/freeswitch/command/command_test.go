@@ -36,6 +36,7 @@ func TestWireStrings(t *testing.T) {
 		{TierSetPosition("650@acme", "41@acme", 3).String(), "callcenter_config tier set position 650@acme 41@acme 3"},
 		{TierDel("650@acme", "41@acme").String(), "callcenter_config tier del 650@acme 41@acme"},
 		{GatewayStatus().String(), "sofia xmlstatus gateway"},
+		{must(GatewayStatusOf("carrier_1")), "sofia xmlstatus gateway carrier_1"},
 		{KillGateway("external", "carrier").String(), "sofia profile external killgw carrier"},
 		{Rescan("external").String(), "sofia profile external rescan"},
 		{VMList("1001-acme@sip.test").String(), "vm_list 1001-acme@sip.test"},
@@ -85,6 +86,7 @@ func TestRefusedValuesNamed(t *testing.T) {
 		{"toll_allow", second(Callback("c1", [][2]string{{"sb_tenant", "acme"}, {"toll_allow", "a;b"}}, "+2782", "1002"))},
 		{"to", second(Callback("c1", [][2]string{{"sb_tenant", "acme"}}, "+2782", "1002 XML default"))},
 		{"domain", second(FlushUser("1001-acme", "a b"))},
+		{"gateway", second(GatewayStatusOf("carrier profile external"))},
 	} {
 		ve, ok := IsValueError(c.err)
 		if !ok || ve.Name != c.name {

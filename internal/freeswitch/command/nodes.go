@@ -66,6 +66,16 @@ func TierDel(queue, agent string) Command { return callcenter("tier del %s %s", 
 // GatewayStatus lists every gateway a node's sofia profiles hold, as XML.
 func GatewayStatus() Command { return Command{"sofia xmlstatus gateway"} }
 
+// GatewayStatusOf reports one gateway, whichever profile holds it:
+// sofia xmlstatus gateway <name> (mod_sofia answers "Invalid Gateway!"
+// when none does). The name is one argument.
+func GatewayStatusOf(name string) (Command, error) {
+	if _, err := SafeArg(name); err != nil {
+		return Command{}, &ValueError{Name: "gateway", Err: err}
+	}
+	return Command{"sofia xmlstatus gateway " + name}, nil
+}
+
 // KillGateway unregisters and removes a gateway from a profile:
 // sofia profile <profile> killgw <name>.
 func KillGateway(profile, name string) Command {

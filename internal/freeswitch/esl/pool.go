@@ -18,13 +18,14 @@ import (
 // lifecycle the tracker needs, recordings, job results, the dialplan's
 // feature-code events (CUSTOM switchboard::feature), mod_voicemail's
 // MESSAGE_WAITING (shared mailboxes' lights, package mwi), trunk
-// registration states (CUSTOM sofia::gateway_state) and mod_hash's limit
+// registration states and their loading and removal (CUSTOM
+// sofia::gateway_state, sofia::gateway_add, sofia::gateway_delete) and mod_hash's limit
 // counts (CUSTOM limit::usage: trunks and tenants at capacity), nothing
 // more. CUSTOM comes last: mod_event_socket reads every word after it as a
 // subclass.
 const subscribeLine = "event plain CHANNEL_CREATE CHANNEL_PROGRESS CHANNEL_PROGRESS_MEDIA CHANNEL_ANSWER " +
 	"CHANNEL_BRIDGE CHANNEL_UNBRIDGE CHANNEL_HOLD CHANNEL_UNHOLD CHANNEL_HANGUP_COMPLETE " +
-	"RECORD_START RECORD_STOP BACKGROUND_JOB MESSAGE_WAITING CUSTOM " + FeatureSubclass + " " + GatewayStateSubclass + " " + LimitUsageSubclass
+	"RECORD_START RECORD_STOP BACKGROUND_JOB MESSAGE_WAITING CUSTOM " + FeatureSubclass + " " + GatewayStateSubclass + " " + GatewayAddSubclass + " " + GatewayDeleteSubclass + " " + LimitUsageSubclass
 
 // LimitUsageSubclass is the subclass of the CUSTOM events FreeSWITCH fires
 // on every successful limit increment (switch_limit_fire_event: headers
@@ -36,6 +37,14 @@ const LimitUsageSubclass = "limit::usage"
 // when a gateway's (trunk's) registration state changes (headers Gateway,
 // State, Ping-Status, and Status and Phrase when a SIP answer caused it).
 const GatewayStateSubclass = "sofia::gateway_state"
+
+// GatewayAddSubclass and GatewayDeleteSubclass are the CUSTOM events
+// mod_sofia fires when a gateway is loaded on a profile and when a killed
+// gateway is finally removed (headers Gateway, profile-name).
+const (
+	GatewayAddSubclass    = "sofia::gateway_add"
+	GatewayDeleteSubclass = "sofia::gateway_delete"
+)
 
 // FeatureSubclass is the subclass of the CUSTOM events the dialplan fires
 // when a feature code runs (dialplan's featureEvent).

@@ -35,7 +35,7 @@ func TestPoolConnectsAndSubscribesExactly(t *testing.T) {
 	}
 	want := "event plain CHANNEL_CREATE CHANNEL_PROGRESS CHANNEL_PROGRESS_MEDIA CHANNEL_ANSWER " +
 		"CHANNEL_BRIDGE CHANNEL_UNBRIDGE CHANNEL_HOLD CHANNEL_UNHOLD CHANNEL_HANGUP_COMPLETE " +
-		"RECORD_START RECORD_STOP BACKGROUND_JOB MESSAGE_WAITING CUSTOM switchboard::feature sofia::gateway_state limit::usage"
+		"RECORD_START RECORD_STOP BACKGROUND_JOB MESSAGE_WAITING CUSTOM switchboard::feature sofia::gateway_state sofia::gateway_add sofia::gateway_delete limit::usage"
 	if got != want {
 		t.Errorf("subscription\n got %q\nwant %q", got, want)
 	}

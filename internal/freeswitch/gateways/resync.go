@@ -7,9 +7,9 @@ import (
 	"encoding/xml"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/command"
+	"github.com/switchboard/switchboard/internal/freeswitch/gateways/gwstate"
 )
 
 // A node whose command connection is down while a trunk is created,
@@ -97,39 +97,21 @@ func Fingerprints(sofiaConf []byte, profile string) (map[string]string, error) {
 	return out, nil
 }
 
-// Held parses "sofia xmlstatus gateway" (mod_sofia.c cmd_xml_status): an
-// XML header, "<gateways>", then per gateway of every running profile a
-// block of one element a line, "<name>" and "<profile>" first. The lines
-// are read rather than the XML: mod_sofia writes name, realm, username
-// and proxy unescaped, so an odd username would make the document
-// invalid; the name lines are gateway names (parse_gateways' check) and
-// cannot break the lines. It returns the names held on profile.
+// Held returns the names of the gateways on profile in an answer of
+// "sofia xmlstatus gateway" (read by gwstate.ParseStatus).
 func Held(reply, profile string) ([]string, error) {
-	if !strings.Contains(reply, "<gateways>") {
-		return nil, fmt.Errorf("gateways: unexpected xmlstatus reply %q", firstLine(reply))
+	gws, err := gwstate.ParseStatus(reply)
+	if err != nil {
+		return nil, fmt.Errorf("gateways: %w", err)
 	}
 	var out []string
-	name := ""
-	for _, line := range strings.Split(reply, "\n") {
-		line = strings.TrimSpace(line)
-		switch {
-		case line == "<gateway>":
-			name = ""
-		case strings.HasPrefix(line, "<name>") && strings.HasSuffix(line, "</name>"):
-			name = strings.TrimSuffix(strings.TrimPrefix(line, "<name>"), "</name>")
-		case strings.HasPrefix(line, "<profile>") && strings.HasSuffix(line, "</profile>"):
-			if strings.TrimSuffix(strings.TrimPrefix(line, "<profile>"), "</profile>") == profile && name != "" {
-				out = append(out, name)
-			}
+	for _, g := range gws {
+		if g.Profile == profile {
+			out = append(out, g.Name)
 		}
 	}
 	slices.Sort(out)
 	return slices.Compact(out), nil
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	return s
 }
 
 // Resync makes node's external profile hold exactly the gateways its

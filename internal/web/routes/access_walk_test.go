@@ -272,7 +272,7 @@ func classify(r walkRoute) (routeClass, bool) {
 		// The pages' forms: the walk's JSON body is refused before
 		// anything else (their own tests post forms).
 		return routeClass{answer: fixed(415)}, true
-	case p == "/static/manage.js":
+	case p == "/static/manage.js" || p == "/static/manage_live.js":
 		return routeClass{answer: fixed(200)}, true
 	case p == "/switch-tenant":
 		// Without a tenant chosen the switcher goes back to the menu; no
@@ -421,6 +421,9 @@ func classify(r walkRoute) (routeClass, bool) {
 		// Like a channel: any reader reaches the lookup, the call's tenant
 		// is checked against the call (unknown here: 404).
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.can("calls.read") }, answer: fixed(404)}, true
+	case p == "/api/sip_trunks/{key}/status":
+		// As reading a trunk; the walk's trunk does not exist (404).
+		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.platform && w.can("config.read") }, answer: fixed(404)}, true
 	case p == "/api/telephony/nodes":
 		return routeClass{allowed: func(r walkRoute, w walker) bool { return w.platform && w.can("calls.read") }, answer: fixed(200)}, true
 	case p == "/api/telephony/hangup" || p == "/api/telephony/transfer" || p == "/api/telephony/record":

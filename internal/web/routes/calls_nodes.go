@@ -1,6 +1,7 @@
 package routes
 
 import (
+	"context"
 	"time"
 
 	"github.com/gofiber/fiber/v2"
@@ -28,20 +29,29 @@ func (r *callRoutes) listNodes(c *fiber.Ctx) error {
 	if !p.Platform() || !p.Can("calls.read") {
 		return newError(fiber.StatusForbidden, "forbidden", "the node list is for platform credentials")
 	}
-	ctx := c.UserContext()
+	out, err := r.nodeViews(c.UserContext())
+	if err != nil {
+		return err
+	}
+	return c.JSON(out)
+}
+
+// nodeViews are the FreeSWITCH nodes as this replica sees them (the node
+// list and the servers page).
+func (d CallDeps) nodeViews(ctx context.Context) ([]nodeView, error) {
 	out := []nodeView{}
-	for _, n := range r.Control.Nodes() {
+	for _, n := range d.Control.Nodes() {
 		v := nodeView{Name: n.Name, Address: n.Addr, Connected: n.Up, Since: n.Since, EventsHere: n.EventsHeld}
-		if r.LeaseHolder != nil {
-			holder, err := r.LeaseHolder(ctx, n.Name)
+		if d.LeaseHolder != nil {
+			holder, err := d.LeaseHolder(ctx, n.Name)
 			if err != nil {
-				return err
+				return nil, err
 			}
 			v.LeaseHolder = holder
 		}
-		info, err := r.Tracker.NodeInfo(ctx, n.Name)
+		info, err := d.Tracker.NodeInfo(ctx, n.Name)
 		if err != nil {
-			return err
+			return nil, err
 		}
 		v.CoreUUID, v.LiveChannels, v.LastEventAt = info.CoreUUID, info.LiveChannels, info.LastEventAt
 		if n.LastEvent.After(v.LastEventAt) {
@@ -49,5 +59,5 @@ func (r *callRoutes) listNodes(c *fiber.Ctx) error {
 		}
 		out = append(out, v)
 	}
-	return c.JSON(out)
+	return out, nil
 }

@@ -297,6 +297,7 @@ type listView struct {
 	Sort      string
 	SortOpts  []string
 	ListError string
+	liveParts
 }
 
 type listRow struct {
@@ -381,6 +382,9 @@ func (s *server) manageList(c *fiber.Ctx) error {
 			row.Cells = append(row.Cells, shortValue(f, rec[f.Name]))
 		}
 		v.Rows = append(v.Rows, row)
+	}
+	if err := s.liveList(m, recs, &v); err != nil {
+		return err
 	}
 	v.Total = total
 	if len(recs) > 0 {
@@ -584,6 +588,7 @@ func resourceByName(name string) *models.Resource {
 type itemView struct {
 	managePage
 	Object *objectView
+	liveParts
 }
 
 // manageItem is an object's page (a singleton's edit form at …/edit).
@@ -616,7 +621,11 @@ func (s *server) manageView(m *manageCtx, key string) error {
 	if err != nil {
 		return err
 	}
-	return render(m.c, fiber.StatusOK, "manage_view.html", itemView{managePage: mp, Object: obj})
+	live, err := s.liveView(m, rec)
+	if err != nil {
+		return err
+	}
+	return render(m.c, fiber.StatusOK, "manage_view.html", itemView{managePage: mp, Object: obj, liveParts: live})
 }
 
 // formView is a create or edit form.

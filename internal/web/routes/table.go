@@ -55,6 +55,8 @@ func (s *server) routeTable(doc **openAPIDoc) ([]Route, map[string]any) {
 			t.add(s.crudRoutes(res))
 		}
 	}
+	// A SIP trunk's live gateway state (trunk_status.go).
+	t.add(s.trunkStatusRoutes(), trunkStatusSchemas())
 
 	// Browser sign-in, the session and the menu (web.go); the API
 	// reference and live-calls dashboard pages (webui.go).
@@ -63,6 +65,7 @@ func (s *server) routeTable(doc **openAPIDoc) ([]Route, map[string]any) {
 
 	// The configuration manager's pages of every resource (manage.go).
 	t.add(s.manageRoutes())
+	t.add(s.manageLiveRoutes())
 
 	// Call-centre agents' status (agents.go).
 	t.add(s.agentRoutes())

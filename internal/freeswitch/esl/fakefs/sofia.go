@@ -69,18 +69,19 @@ func (s *Server) sofiaProfile(argv []string) string {
 		s.mu.Lock()
 		defer s.mu.Unlock()
 		if argv[2] == "_all_" {
-			for name, g := range s.gateways {
+			for _, g := range s.gateways {
 				if g.profile == profile {
-					delete(s.gateways, name)
+					s.killGatewayLocked(g)
 				}
 			}
 			return "+OK every gateway marked for deletion.\n"
 		}
 		// sofia_reg_find_gateway looks the name up across profiles.
-		if _, ok := s.gateways[argv[2]]; !ok {
+		g, ok := s.gateways[argv[2]]
+		if !ok {
 			return "-ERR no such gateway.\n"
 		}
-		delete(s.gateways, argv[2])
+		s.killGatewayLocked(g)
 		return "+OK gateway marked for deletion.\n"
 	case "startgw":
 		if len(argv) < 3 {
@@ -168,7 +169,9 @@ func (s *Server) loadGateways(profile, only string) bool {
 						continue
 					}
 					if _, dup := s.gateways[g.Name]; !dup { // else "Ignoring duplicate gateway"
-						s.gateways[g.Name] = newSofiaGateway(g.Name, profile, g.Params, p.Settings)
+						gw := newSofiaGateway(g.Name, profile, g.Params, p.Settings)
+						s.gateways[g.Name] = gw
+						s.fireGatewayAddLocked(gw)
 					}
 				}
 			}

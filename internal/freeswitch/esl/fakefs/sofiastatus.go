@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
 )
 
 // xmlNameVal is a <param name="" value=""/> of sofia.conf.
@@ -23,6 +24,15 @@ type sofiaGateway struct {
 	expires                              string
 	freq, pingFreq, pingMin, pingMax     int
 	state, status                        string
+	// retrySeconds is the retry-seconds param; retryAt when a failed or
+	// trying registration is retried (set by SetGatewayState).
+	retrySeconds int
+	retryAt      time.Time
+	// networkIP and networkPort are where the registration went.
+	networkIP   string
+	networkPort int
+	// upSince is when the status last went UP (uptime-usec).
+	upSince time.Time
 }
 
 func newSofiaGateway(name, profile string, params, settings []xmlNameVal) *sofiaGateway {
@@ -52,7 +62,7 @@ func newSofiaGateway(name, profile string, params, settings []xmlNameVal) *sofia
 	g.username = get(params, "username", "")
 	g.password = get(params, "password", "")
 	if !isTrue(register) {
-		g.state, g.status = "NOREG", "UP"
+		g.state, g.status, g.upSince = "NOREG", "UP", time.Now()
 		if g.username == "" {
 			g.username = "FreeSWITCH"
 		}
@@ -79,6 +89,9 @@ func newSofiaGateway(name, profile string, params, settings []xmlNameVal) *sofia
 	g.expires = get(params, "expire-seconds", "3600")
 	if _, err := fmt.Sscan(g.expires, &g.freq); err != nil || g.freq < 5 {
 		g.freq = 3600
+	}
+	if _, err := fmt.Sscan(get(params, "retry-seconds", "30"), &g.retrySeconds); err != nil || g.retrySeconds < 5 {
+		g.retrySeconds = 30
 	}
 	var ping int
 	if _, err := fmt.Sscan(get(params, "ping", "0"), &ping); err == nil && ping >= 5 {
@@ -110,7 +123,7 @@ func (g *sofiaGateway) writeXMLStatus(b *strings.Builder) {
 	}
 	var uptime int64
 	if g.status == "UP" {
-		uptime = 1000000
+		uptime = time.Since(g.upSince).Microseconds()
 	}
 	b.WriteString("  <gateway>\n")
 	fmt.Fprintf(b, "    <name>%s</name>\n", g.name)
@@ -141,6 +154,13 @@ func (g *sofiaGateway) writeXMLStatus(b *strings.Builder) {
 	fmt.Fprintf(b, "    <calls-out>%d</calls-out>\n", 0)
 	fmt.Fprintf(b, "    <failed-calls-in>%d</failed-calls-in>\n", 0)
 	fmt.Fprintf(b, "    <failed-calls-out>%d</failed-calls-out>\n", 0)
+	if g.state == "FAILED" || g.state == "FAIL_WAIT" || g.state == "TRYING" {
+		if left := int(time.Until(g.retryAt).Seconds()); left >= 0 {
+			fmt.Fprintf(b, "    <retry>%ds</retry>\n", left)
+		} else {
+			b.WriteString("    <retry>NEVER</retry>\n")
+		}
+	}
 	b.WriteString("  </gateway>\n")
 }
 
@@ -149,7 +169,8 @@ const xmlStatusHeader = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n"
 // sofiaXMLStatus answers "sofia xmlstatus ..." (cmd_xml_status): with one
 // argument, whatever it is, every gateway of every running profile (the
 // fake's profiles in name order, gateways in name order); "gateway <gw>"
-// one gateway or "Invalid Gateway!". The profile forms are not modelled.
+// one gateway or "Invalid Gateway!"; two or more arguments other than
+// those "Invalid Syntax!". The profile forms are not modelled.
 func (s *Server) sofiaXMLStatus(argv []string) string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -176,6 +197,8 @@ func (s *Server) sofiaXMLStatus(argv []string) string {
 		}
 		b.WriteString(xmlStatusHeader)
 		g.writeXMLStatus(&b)
+	case len(argv) >= 2 && !strings.EqualFold(argv[0], "profile"):
+		return "Invalid Syntax!\n"
 	default:
 		return "-ERR xmlstatus " + strings.Join(argv, " ") + " is not modelled by the fake\n"
 	}
