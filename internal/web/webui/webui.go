@@ -29,7 +29,7 @@ var files embed.FS
 // keys, the resource pages): a stylesheet of their own, usable on a phone;
 // the resource forms' one script (manage.js) sends them to the API.
 //
-//go:embed pages/*.html pages/web.css pages/manage.js
+//go:embed pages/*.html pages/web.css pages/*.js
 var pageFiles embed.FS
 
 var (
@@ -39,6 +39,9 @@ var (
 	PagesCSS, _ = pageFiles.ReadFile("pages/web.css")
 	// ManageJS is the resource pages' script, served at /static/manage.js.
 	ManageJS, _ = pageFiles.ReadFile("pages/manage.js")
+	// ManageTouchesJS is the per-resource touches' script, served at
+	// /static/manage_touches.js.
+	ManageTouchesJS, _ = pageFiles.ReadFile("pages/manage_touches.js")
 )
 
 // Asset is one file served under /assets/.
