@@ -124,7 +124,11 @@ function plainWords(root) {
     if (!b.textContent.trim() && title) { b.setAttribute('aria-label', title); }
   }
 }
-new MutationObserver(() => plainWords(document.body)).observe(document.body, { childList: true, subtree: true });
+// Only the login form is looked at, so a busy chat costs nothing.
+new MutationObserver(() => {
+  const form = document.getElementById('converse-login');
+  if (form) { plainWords(form); }
+}).observe(document.body, { childList: true, subtree: true });
 
 if (cfg) {
   const { default: converse } = await import('./dist/converse.min.js');
