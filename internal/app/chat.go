@@ -67,6 +67,7 @@ func newChatServices(ctx context.Context, s *services, cfg Config, st *models.St
 		BaseURL:   cfg.BaseURL,
 		SIPDomain: cfg.SIPDomain,
 		SIPWSURL:  cfg.SIPWSURL,
+		Name:      cfg.InstallationName,
 	}
 }
 

@@ -28,20 +28,23 @@ import (
 
 // Config is everything Switchboard reads from the environment.
 type Config struct {
-	Listen       string // SWITCHBOARD_LISTEN
-	DatabaseURL  string // SWITCHBOARD_DATABASE_URL
-	RedisURL     string // SWITCHBOARD_REDIS_URL; "" starts an embedded server
-	BaseURL      string // SWITCHBOARD_BASE_URL
-	LogLevel     slog.Level
-	LogFormat    string // json or text
-	SecretKey    []byte // SWITCHBOARD_SECRET_KEY
-	SIPDomain    string // SWITCHBOARD_SIP_DOMAIN
-	XMLCurlUser  string
-	XMLCurlPass  string
-	XMLCurlAllow []*net.IPNet
-	ESLNodes     string // SWITCHBOARD_ESL_NODES
-	ESLPassword  string // SWITCHBOARD_ESL_PASSWORD
-	Recordings   string // SWITCHBOARD_RECORDINGS_DIR
+	Listen      string // SWITCHBOARD_LISTEN
+	DatabaseURL string // SWITCHBOARD_DATABASE_URL
+	RedisURL    string // SWITCHBOARD_REDIS_URL; "" starts an embedded server
+	BaseURL     string // SWITCHBOARD_BASE_URL
+	// InstallationName is what people see this installation called where a
+	// tenant's branding names nothing (SWITCHBOARD_INSTALLATION_NAME).
+	InstallationName string
+	LogLevel         slog.Level
+	LogFormat        string // json or text
+	SecretKey        []byte // SWITCHBOARD_SECRET_KEY
+	SIPDomain        string // SWITCHBOARD_SIP_DOMAIN
+	XMLCurlUser      string
+	XMLCurlPass      string
+	XMLCurlAllow     []*net.IPNet
+	ESLNodes         string // SWITCHBOARD_ESL_NODES
+	ESLPassword      string // SWITCHBOARD_ESL_PASSWORD
+	Recordings       string // SWITCHBOARD_RECORDINGS_DIR
 	// StreamsPerKey caps the open event streams per API key and replica
 	// (SWITCHBOARD_SSE_STREAMS_PER_KEY).
 	StreamsPerKey int
@@ -163,6 +166,14 @@ var settings = []setting{
 		set: func(c *Config, v string) error {
 			c.BaseURL = strings.TrimRight(v, "/")
 			return httpURL(c.BaseURL)
+		}},
+	{name: "SWITCHBOARD_INSTALLATION_NAME", def: "Switchboard", doc: "the installation's name people see (the chat client's title and heading) where a tenant's and its reseller's branding name no product",
+		set: func(c *Config, v string) error {
+			c.InstallationName = strings.TrimSpace(v)
+			if c.InstallationName == "" || len(c.InstallationName) > 64 {
+				return errors.New("must be 1 to 64 characters")
+			}
+			return nil
 		}},
 	{name: "SWITCHBOARD_LOG_LEVEL", def: "info", doc: "`debug`, `info`, `warn`, `error`",
 		set: func(c *Config, v string) error {

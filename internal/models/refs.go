@@ -33,6 +33,14 @@ var destinationRefs = map[string][2]string{
 	"prompt_then_hangup": {"voice_prompts", "id"},
 }
 
+// DestinationRef is the resource and column a destination type's target
+// names ("queue" → queues' number); ok is false for targets that name no
+// object (external numbers, hangup causes).
+func DestinationRef(typ string) (resource, column string, ok bool) {
+	r, ok := destinationRefs[typ]
+	return r[0], r[1], ok
+}
+
 // ref is one reference found in a record.
 type ref struct {
 	field  string // top-level field, for 400 answers

@@ -354,3 +354,10 @@ func (c *Client) UserJID(local string) string { return local + "@" + c.cfg.Domai
 
 // RoomJID is the bare JID of a room.
 func (c *Client) RoomJID(room string) string { return room + "@" + c.cfg.MUCDomain }
+
+// SetFullName sets a user's vCard full name (FN): what clients show for
+// the account instead of its address (mod_vcard, set_vcard of
+// mod_admin_extra).
+func (c *Client) SetFullName(ctx context.Context, user, name string) error {
+	return c.call(ctx, "set_vcard", map[string]string{"user": user, "host": c.cfg.Domain, "name": "FN", "content": name}, nil)
+}

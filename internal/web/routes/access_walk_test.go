@@ -229,8 +229,8 @@ func crudAnswer(r walkRoute, _ walker) int {
 		return 404
 	case r.method != "DELETE" && (strings.Contains(r.path, "/extensions/{key}") || strings.HasPrefix(r.path, "/api/tenants/{key}")):
 		return 200 // extension 1001 and the walked tenant exist
-	case item:
-		return 404
+	case item, strings.HasSuffix(r.path, "/voice_prompts/{id}/audio"):
+		return 404 // the recording of prompt 999999
 	}
 	return 200
 }
@@ -272,7 +272,7 @@ func classify(r walkRoute) (routeClass, bool) {
 		// The pages' forms: the walk's JSON body is refused before
 		// anything else (their own tests post forms).
 		return routeClass{answer: fixed(415)}, true
-	case p == "/static/manage.js" || p == "/static/manage_live.js":
+	case p == "/static/manage.js" || p == "/static/manage_live.js" || p == "/static/manage_touches.js":
 		return routeClass{answer: fixed(200)}, true
 	case p == "/switch-tenant":
 		// Without a tenant chosen the switcher goes back to the menu; no

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"regexp"
 	"strings"
 	"unicode/utf8"
@@ -36,6 +37,9 @@ type ChatDeps struct {
 	SIPDomain string
 	// SIPWSURL is the SIP-over-WebSocket URL of the provisioning bundle.
 	SIPWSURL string
+	// Name is the installation's name, the web client's title where a
+	// tenant's branding names no product.
+	Name string
 }
 
 type chatRoutes struct{ ChatDeps }
@@ -339,6 +343,9 @@ func (r *chatRoutes) provision(c *fiber.Ctx) error {
 		// database is the truth, so it takes the new password.
 		err = r.Chat.ChangePassword(ctx, local, password)
 	}
+	if err == nil {
+		err = r.setAgentName(ctx, o, in.Extension)
+	}
 	if err != nil {
 		undo()
 		return chatErr(err)
@@ -425,6 +432,7 @@ func (r *chatRoutes) rotate(c *fiber.Ctx) error {
 		if err = r.Chat.Register(ctx, local, password); err == nil {
 			r.Sync.Forget(local)
 			r.Sync.Notify(o.Tenant)
+			err = r.setAgentName(ctx, o, ext)
 		}
 	}
 	if err != nil {
@@ -474,7 +482,7 @@ func (r *chatRoutes) bundle(ctx context.Context, o models.Owner, ext, password, 
 			"domain":        cfg.Domain,
 			"password":      password,
 			"websocket_url": cfg.WSURL,
-			"login_url":     r.BaseURL + "/chat/",
+			"login_url":     r.BaseURL + "/chat/?tenant=" + url.QueryEscape(o.Tenant),
 		},
 		"sip": fiber.Map{
 			"extension":     ext,

@@ -42,10 +42,15 @@ func chatSchemas() map[string]any {
 			}}},
 		}},
 		"Empty": obj{"type": "object", "additionalProperties": false},
-		"ChatClientConfig": obj{"type": "object", "required": []string{"websocket_url", "domain", "muc_domain"}, "properties": obj{
+		"ChatClientConfig": obj{"type": "object", "required": []string{"websocket_url", "domain", "muc_domain", "name"}, "properties": obj{
 			"websocket_url": obj{"type": "string", "description": "XMPP over WebSocket (SWITCHBOARD_CHAT_WS_URL)"},
 			"domain":        obj{"type": "string", "description": "the users' XMPP domain"},
 			"muc_domain":    obj{"type": "string", "description": "the rooms' XMPP service"},
+			"name":          obj{"type": "string", "description": "what the client is called: the tenant's product name (its reseller's, else SWITCHBOARD_INSTALLATION_NAME)"},
+			"branding": obj{"type": "object", "description": "the tenant's branding shown by the client (absent without a tenant or branding)", "properties": obj{
+				"primary_color": str, "secondary_color": str, "logo": obj{"type": "string", "description": "data: URL"}, "favicon": obj{"type": "string", "description": "data: URL"},
+				"login_message": str, "support_url": str, "support_email": str,
+			}},
 		}},
 		// Exactly the service interface's table: every field, no other.
 		"AgentBundle": obj{"type": "object", "additionalProperties": false,

@@ -342,7 +342,7 @@ func TestAgentProvisioningAndRotate(t *testing.T) {
 			"connect.jid":           {conn["jid"], e.lower + "-2001@" + chatDomain},
 			"connect.domain":        {conn["domain"], chatDomain},
 			"connect.websocket_url": {conn["websocket_url"], e.xmpp.WSURL},
-			"connect.login_url":     {conn["login_url"], base + "/chat/"},
+			"connect.login_url":     {conn["login_url"], base + "/chat/?tenant=" + e.tenant},
 			"sip.extension":         {sip["extension"], "2001"},
 			"sip.auth_id":           {sip["auth_id"], "2001-" + e.tenant},
 			"sip.password":          {sip["password"], "sip-secret-2001-ok"},

@@ -21,7 +21,7 @@ func chatWebClientRoutes(d ChatDeps) []Route {
 	return []Route{
 		{Method: "GET", Path: "/chat/", Summary: "Team-chat web client (converse.js, embedded): log in with a provisioning bundle's connect.username and connect.password; /chat redirects here", Tag: "chat", Produces: "text/html", Answers: map[int]string{308: "Empty"}, Handler: r.webClientPage},
 		{Method: "GET", Path: "/chat/start.js", Summary: "The web client's start script", Tag: "chat", Produces: "text/javascript", Handler: r.webClientFile("start.js")},
-		{Method: "GET", Path: "/chat/config.json", Summary: "The web client's settings: the chat WebSocket URL and domains", Tag: "chat", Response: "ChatClientConfig", Handler: r.webClientConfig},
+		{Method: "GET", Path: "/chat/config.json", Summary: "The web client's settings: the chat WebSocket URL and domains, and the name and branding it shows (of the tenant named, else the installation's name)", Tag: "chat", Response: "ChatClientConfig", Query: []string{"tenant"}, Handler: r.webClientConfig},
 		{Method: "GET", Path: "/chat/avatars/webhooks/:id/:file", Summary: "An incoming webhook's picture (256×256 PNG); the URL its picture field reads as", Tag: "chat", Produces: "image/png", Handler: r.webhookPicture},
 		{Method: "GET", Path: "/chat/dist/*", Wildcard: "file", Summary: "The web client's files (converse.js " + strings.TrimPrefix(webclient.Version(), "converse.js@") + ", vendored)", Tag: "chat", Produces: "text/javascript,text/css,application/json,font/ttf,image/png,image/svg+xml,image/vnd.microsoft.icon,text/plain", Handler: r.webClientAsset},
 	}
@@ -61,9 +61,13 @@ func (r *chatRoutes) webClientConfig(c *fiber.Ctx) error {
 	if err := r.chatReady(); err != nil {
 		return err
 	}
+	s := r.webSettings()
+	if err := r.clientBranding(c.UserContext(), &s, c.Query("tenant")); err != nil {
+		return err
+	}
 	c.Set(fiber.HeaderContentType, fiber.MIMEApplicationJSONCharsetUTF8)
 	c.Set(fiber.HeaderCacheControl, "no-cache")
-	return c.Send(r.webSettings().ConfigJSON())
+	return c.Send(s.ConfigJSON())
 }
 
 // webhookPicture serves a webhook's stored picture. The URL carries the

@@ -111,7 +111,7 @@ func TestChatWebClientLogin(t *testing.T) {
 	s.Do(t, "POST", "/api/tenants/"+tenant+"/chat_channels/", s.Key, map[string]any{"name": "ops", "display_name": "Operations"}).Expect(t, 201)
 	bundle := s.Do(t, "POST", "/api/connect/agent/"+tenant, s.Key, map[string]any{"extension": "1001", "first_name": "Ava"}).Expect(t, 201).Map(t)
 	conn := bundle["connect"].(map[string]any)
-	if conn["login_url"] != base+"/chat/" {
+	if conn["login_url"] != base+"/chat/?tenant="+tenant {
 		t.Fatalf("login_url %v", conn["login_url"])
 	}
 	const body = "Deploy 42 finished <green> & live"

@@ -3,6 +3,7 @@ package routes
 import (
 	"encoding/json"
 	"fmt"
+	"html/template"
 	"net/url"
 	"sort"
 	"strconv"
@@ -589,6 +590,8 @@ type itemView struct {
 	managePage
 	Object *objectView
 	liveParts
+	// Touch is the resource's own addition to the page (manage_touches.go).
+	Touch template.HTML
 }
 
 // manageItem is an object's page (a singleton's edit form at …/edit).
@@ -625,7 +628,11 @@ func (s *server) manageView(m *manageCtx, key string) error {
 	if err != nil {
 		return err
 	}
-	return render(m.c, fiber.StatusOK, "manage_view.html", itemView{managePage: mp, Object: obj, liveParts: live})
+	touch, err := s.touchHTML(m, "view", rec, false)
+	if err != nil {
+		return err
+	}
+	return render(m.c, fiber.StatusOK, "manage_view.html", itemView{managePage: mp, Object: obj, liveParts: live, Touch: touch})
 }
 
 // formView is a create or edit form.
@@ -645,6 +652,8 @@ type formView struct {
 	Sections []formSection
 	// SecretsJSON names the fields a create answer shows once.
 	SecretsJSON string
+	// Touch is the resource's own addition to the form (manage_touches.go).
+	Touch template.HTML
 }
 
 // formSection is a run of a form's fields; Legend and Doc name a group.
@@ -735,5 +744,8 @@ func (s *server) formPage(m *manageCtx, edit bool, key string) error {
 		return err
 	}
 	v.managePage = mp
+	if v.Touch, err = s.touchHTML(m, "form", rec, edit); err != nil {
+		return err
+	}
 	return render(m.c, fiber.StatusOK, "manage_form.html", v)
 }

@@ -50,6 +50,7 @@ func mediaLibraryRoutes(svc *media.Service, xml *fsxml.Service, baseURL string) 
 			Response: "ImportJob", Handler: m.getJob},
 		{Method: "POST", Path: "/api/tenants/:tenant/music_on_hold/:id/files", Summary: "Add a file to a music-on-hold class, converted to the class's rate, idempotent by external_id (201 new, 200 repeat, 409 other content; 413 over the size, duration or tenant storage limit); the nodes reload the stream", Tag: "music_on_hold", Auth: AuthAPI, Access: importAccess,
 			Request: "MOHFileImport", Response: "MOHFileImported", Status: 201, Answers: map[int]string{200: "MOHFileImported"}, Consumes: uploadTypes, BodyLimit: upload, Handler: m.importMOHFile},
+		m.promptAudioRoute(),
 		{Method: "GET", Path: "/fs/media/:tenant/:file", Summary: "A voice prompt for FreeSWITCH nodes (mod_http_cache; the rendered URL's sig, or the /fs/xml credentials)", Tag: "freeswitch", Auth: AuthCustom, Produces: "audio/wav", Ranges: true, Query: []string{"sig"}, Handler: m.nodeFile},
 		{Method: "GET", Path: "/fs/media/:tenant/moh/:class/:file", Summary: "A music-on-hold file for FreeSWITCH nodes (the rendered URL's sig, or the /fs/xml credentials)", Tag: "freeswitch", Auth: AuthCustom, Produces: "audio/wav", Ranges: true, Query: []string{"sig"}, Handler: m.nodeFile},
 	}

@@ -66,6 +66,7 @@ func (s *server) routeTable(doc **openAPIDoc) ([]Route, map[string]any) {
 	// The configuration manager's pages of every resource (manage.go).
 	t.add(s.manageRoutes())
 	t.add(s.manageLiveRoutes())
+	t.add(touchRoutes())
 
 	// Call-centre agents' status (agents.go).
 	t.add(s.agentRoutes())

@@ -42,6 +42,9 @@ var (
 	// ManageLiveJS refreshes the live state on the resource pages, served
 	// at /static/manage_live.js.
 	ManageLiveJS, _ = pageFiles.ReadFile("pages/manage_live.js")
+	// ManageTouchesJS is the per-resource touches' script, served at
+	// /static/manage_touches.js.
+	ManageTouchesJS, _ = pageFiles.ReadFile("pages/manage_touches.js")
 )
 
 // Asset is one file served under /assets/.

@@ -17,16 +17,33 @@ import (
 //go:embed index.html start.js dist
 var files embed.FS
 
-// Settings are what the client needs to know about the installation.
+// Settings are what the client needs to know about the installation and,
+// when the page names one, the tenant whose people log in.
 type Settings struct {
 	WebSocketURL string `json:"websocket_url"`
 	Domain       string `json:"domain"`
 	MUCDomain    string `json:"muc_domain"`
+	// Name is what the client is called: the tenant's product name, else
+	// the installation's.
+	Name     string    `json:"name"`
+	Branding *Branding `json:"branding,omitempty"`
+}
+
+// Branding is the part of a tenant's branding the client shows (its own,
+// else its reseller's, field by field).
+type Branding struct {
+	PrimaryColor   string `json:"primary_color,omitempty"`
+	SecondaryColor string `json:"secondary_color,omitempty"`
+	Logo           string `json:"logo,omitempty"`
+	Favicon        string `json:"favicon,omitempty"`
+	LoginMessage   string `json:"login_message,omitempty"`
+	SupportURL     string `json:"support_url,omitempty"`
+	SupportEmail   string `json:"support_email,omitempty"`
 }
 
 // ConfigJSON is the generated config.json.
 func (s Settings) ConfigJSON() []byte {
-	b, _ := json.Marshal(s) // three strings: cannot fail
+	b, _ := json.Marshal(s) // strings only: cannot fail
 	return b
 }
 

@@ -452,6 +452,9 @@
     });
   }
 
+  // The per-resource touches (manage_touches.js) write with the same helpers.
+  window.switchboardManage = { api, el };
+
   document.addEventListener('DOMContentLoaded', () => {
     const form = document.getElementById('object-form');
     if (form) {
