@@ -98,7 +98,7 @@ func objectTools(m *manageCtx, rec models.Record) []navLink {
 type toolInput struct {
 	// ID is the input's element id (inputs sets it).
 	ID, Name, Label, Help, Type, Value string
-	Required                       bool
+	Required                           bool
 	// Options are suggestions (a datalist).
 	Options []string
 }
