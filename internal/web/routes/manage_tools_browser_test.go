@@ -126,7 +126,7 @@ func TestBrowserToolCallReports(t *testing.T) {
 }
 
 // The delivery log: a failed delivery is replayed with the keyboard and
-// its new attempt shows.
+// its new attempt shows; a disabled webhook is enabled from it.
 func TestBrowserToolDeliveryReplay(t *testing.T) {
 	s := toolsEnv(t, hookEnv)
 	recv := newReceiver(t)
@@ -160,6 +160,16 @@ func TestBrowserToolDeliveryReplay(t *testing.T) {
 	}
 	if len(sent) != 2 || sent[0] != 500 || sent[1] != 200 {
 		t.Errorf("the receiver answered the test event %v, want 500 then the replay's 200", sent)
+	}
+	// A disabled webhook is enabled from its log.
+	s.Do(t, "PUT", fmt.Sprintf("%s%d", base, id), s.Key, map[string]any{"enabled": false}).Expect(t, 200)
+	tab.Run(chromedp.Reload())
+	tab.WaitText("#hook-state", "The webhook is disabled")
+	tab.Axe("a disabled webhook's delivery log", browsertest.BestPractice)
+	tab.Run(chromedp.Focus(`#hook-enable`, chromedp.ByQuery), chromedp.KeyEvent(kb.Enter))
+	tab.WaitText("#hook-state", "The webhook is enabled")
+	if got := s.Do(t, "GET", fmt.Sprintf("%s%d", base, id), s.Key, nil).Expect(t, 200).Map(t); got["enabled"] != true {
+		t.Errorf("after Enable the webhook is %v", got)
 	}
 	tab.NoErrors()
 }
