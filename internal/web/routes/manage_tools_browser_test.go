@@ -175,7 +175,8 @@ func TestBrowserToolDeliveryReplay(t *testing.T) {
 }
 
 // Imports: the operator picks a call record file, starts it and watches
-// the job to its end, refused row included, without reloading.
+// the job to its end, refused row included, without reloading; then
+// imports a recording through its form.
 func TestBrowserToolImportJob(t *testing.T) {
 	s := toolsEnv(t, nil)
 	tenant := s.Tenant(t, "imp")
@@ -210,5 +211,45 @@ func TestBrowserToolImportJob(t *testing.T) {
 	tab.Run(chromedp.Reload())
 	tab.WaitJS(`document.getElementById('job').dataset.status === 'done'`)
 	s.Do(t, "GET", "/api/reports/cdrs?tenant="+tenant+"&limit=1", s.Key, nil).Expect(t, 200).ExpectHeader(t, "X-Total-Count", "1999")
+
+	// A recording: refused without its caller (the API's reason beside
+	// the field), then imported.
+	wav := filepath.Join(t.TempDir(), "call.wav")
+	if err := os.WriteFile(wav, mediatest.Tone(t, "call.wav", 1), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	tab.Run(chromedp.SetUploadFiles(`#imp-recording-file`, []string{wav}, chromedp.ByQuery),
+		chromedp.SendKeys(`#imp-recording-external_id`, "old-pbx-1", chromedp.ByQuery),
+		chromedp.SetValue(`#imp-recording-when`, "2026-03-01T09:30", chromedp.ByQuery),
+		chromedp.SendKeys(`#imp-recording-dst`, "1001", chromedp.ByQuery),
+		chromedp.SendKeys(`#imp-recording-duration`, "1", chromedp.ByQuery),
+		chromedp.Click(`#imp-recording-h ~ form button[type=submit]`, chromedp.ByQuery))
+	tab.WaitJS(`document.getElementById('imp-recording-src-err').textContent.length > 0`)
+	tab.Run(chromedp.SendKeys(`#imp-recording-src`, "+27825550001", chromedp.ByQuery),
+		chromedp.Click(`#imp-recording-h ~ form button[type=submit]`, chromedp.ByQuery))
+	tab.WaitText(`#imp-recording-h ~ form .import-result`, "Imported as #")
+	s.Do(t, "GET", "/api/reports/recordings?tenant="+tenant, s.Key, nil).Expect(t, 200).ExpectHeader(t, "X-Total-Count", "1")
+	tab.NoErrors()
+}
+
+// The platform's routing trace: a DID no tenant has is traced to nothing,
+// with the keyboard.
+func TestBrowserToolPlatformTrace(t *testing.T) {
+	s := toolsEnv(t, nil)
+	tab := browsertest.New(t).Tab(t)
+	browserSignIn(tab, s, createAdmin(t, s, "platform_admin", nil))
+	tab.Run(chromedp.Navigate(s.URL + "/manage/"))
+	tab.Run(chromedp.Click(`#tools-h + ul a[href="/manage/tools/trace"]`, chromedp.ByQuery))
+	tab.WaitText("h1", "Routing trace")
+	tab.Axe("the platform's routing trace", browsertest.BestPractice)
+	tab.Run(chromedp.Focus(`#in-did`, chromedp.ByQuery), chromedp.KeyEvent("+27215559999"), chromedp.KeyEvent(kb.Enter))
+	tab.WaitJS(`!document.getElementById('trace-result').hidden`)
+	var steps string
+	tab.Eval(`document.getElementById('trace-steps').innerText`, &steps)
+	for _, want := range []string{"Dialled: +27215559999 in the public context", "Nothing matched", "Why: unknown DID"} {
+		if !strings.Contains(steps, want) {
+			t.Errorf("the steps %q lack %q", steps, want)
+		}
+	}
 	tab.NoErrors()
 }
