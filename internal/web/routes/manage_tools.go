@@ -25,13 +25,20 @@ func (s *server) toolRoutes() []Route {
 		return Route{Method: "GET", Path: path, Summary: summary, Tag: "web", Auth: AuthPage, Access: a, Produces: fiber.MIMETextHTML,
 			HTMLAnswers: managePageAnswers, Handler: h}
 	}
-	inTenant := func(a Access) Access { return Access{Perm: a.Perm, Scope: ScopeTenant} }
-	routes := []Route{
-		page("/tenants/:tenant/tools/trace", "The routing trace page: where a call from a number to a dialled number goes, step by step", traceTenantAccess, s.toolTrace),
-		page("/manage/tools/trace", "The platform routing trace page: where a call to a DID goes", tracePlatformAccess, s.toolTrace),
-		page("/tenants/:tenant/tools/cdrs", "The tenant's call detail records with the report's filters", inTenant(callsRead), s.toolReport(reportCDRs)),
-		page("/tenants/:tenant/tools/recordings", "The tenant's call recordings with the report's filters and a player", inTenant(recordingRead), s.toolReport(reportRecordings)),
-		page("/tenants/:tenant/tools/imports", "Start imports (call records, recordings, voicemail) and watch an import job's progress", importAccess, s.toolImports),
+	var routes []Route
+	for _, t := range tools {
+		h := s.toolTrace
+		switch t.Path {
+		case "tools/" + reportCDRs, "tools/" + reportRecordings:
+			h = s.toolReport(strings.TrimPrefix(t.Path, "tools/"))
+		case "tools/imports":
+			h = s.toolImports
+		}
+		path := "/tenants/:tenant/" + t.Path
+		if t.Platform {
+			path = "/manage/" + t.Path
+		}
+		routes = append(routes, page(path, t.Summary, t.Access, h))
 	}
 	for _, k := range webhookKinds {
 		routes = append(routes, page(deliveryPage(k), "A webhook's delivery log with replay", k.read, s.toolDeliveries(k)))
@@ -49,21 +56,22 @@ func deliveryPage(k webhookKind) string {
 	return p + "/deliveries"
 }
 
-// tool names one tool for the menus.
+// tool is one tool's page: its route and its link in the menus.
 type tool struct {
-	Label, Path string
-	// Access is the access of the tool's page.
+	Label, Path, Summary string
+	// Access is the page's: the access of the API route it reads, or of
+	// the write it is for (imports).
 	Access Access
 	// Platform tools live under /manage/, the others in a tenant.
 	Platform bool
 }
 
 var tools = []tool{
-	{"Routing trace", "tools/trace", traceTenantAccess, false},
-	{"Call records", "tools/cdrs", Access{Perm: callsRead.Perm, Scope: ScopeTenant}, false},
-	{"Call recordings", "tools/recordings", recordingRead, false},
-	{"Imports", "tools/imports", importAccess, false},
-	{"Routing trace", "tools/trace", tracePlatformAccess, true},
+	{"Routing trace", "tools/trace", "The routing trace page: where a call from a number to a dialled number goes, step by step", traceTenantAccess, false},
+	{"Call records", "tools/" + reportCDRs, "The tenant's call detail records with the report's filters", Access{Perm: callsRead.Perm, Scope: ScopeTenant}, false},
+	{"Call recordings", "tools/" + reportRecordings, "The tenant's call recordings with the report's filters and a player", recordingRead, false},
+	{"Imports", "tools/imports", "Start imports (call records, recordings, voicemail) and watch an import job's progress", importAccess, false},
+	{"Routing trace", "tools/trace", "The platform routing trace page: where a call to a DID goes", tracePlatformAccess, true},
 }
 
 // toolLinks are the tools the principal may open where m is.
@@ -219,12 +227,16 @@ func (s *server) toolReport(kind string) fiber.Handler {
 		}
 		api := "/api/reports/" + kind + "?tenant=" + url.QueryEscape(m.tenant)
 		v := toolView{managePage: mp, Heading: heading, Intro: intro, Kind: kind, API: api, Page: c.Path(), Inputs: queryInputs(c, reportInputs(query))}
-		for _, t := range tools[1:3] {
-			if t.Path != "tools/"+kind && m.p.permits(t.Access, m.tenant) {
-				v.Other = append(v.Other, navLink{Label: t.Label, URL: "/tenants/" + url.PathEscape(m.tenant) + "/" + t.Path})
-				if t.Path == "tools/"+reportRecordings {
-					v.Recordings = v.Other[len(v.Other)-1].URL
-				}
+		// The other report is linked beside it (and a call record to its
+		// recordings) when the principal may read it.
+		for _, t := range tools {
+			other := t.Path == "tools/"+reportCDRs || t.Path == "tools/"+reportRecordings
+			if !other || t.Platform || t.Path == "tools/"+kind || !m.p.permits(t.Access, m.tenant) {
+				continue
+			}
+			v.Other = append(v.Other, navLink{Label: t.Label, URL: "/tenants/" + url.PathEscape(m.tenant) + "/" + t.Path})
+			if t.Path == "tools/"+reportRecordings {
+				v.Recordings = v.Other[len(v.Other)-1].URL
 			}
 		}
 		return render(c, fiber.StatusOK, "tools_report.html", v)
