@@ -45,7 +45,10 @@ type CDRFilter struct {
 	Tenant     string
 	AllTenants bool
 	From, To   time.Time
-	Page       Page
+	// Direction and Extension match exactly; Number is the caller's or
+	// the dialled number.
+	Direction, Extension, Number string
+	Page                         Page
 }
 
 // cdrRow is how a CDR sits in the table: times as sortable UTC text.
@@ -112,6 +115,18 @@ func (s *Store) CDRs(ctx context.Context, f CDRFilter) ([]CDR, int, error) {
 	if !f.To.IsZero() {
 		where += " AND started_at < ?"
 		args = append(args, FormatTime(f.To))
+	}
+	if f.Direction != "" {
+		where += " AND direction = ?"
+		args = append(args, f.Direction)
+	}
+	if f.Extension != "" {
+		where += " AND extension = ?"
+		args = append(args, f.Extension)
+	}
+	if f.Number != "" {
+		where += " AND (caller_id_number = ? OR destination = ?)"
+		args = append(args, f.Number, f.Number)
 	}
 	var total int
 	if err := s.db.GetContext(ctx, &total, "SELECT COUNT(*) FROM cdrs WHERE "+where, args...); err != nil {

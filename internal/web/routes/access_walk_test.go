@@ -280,18 +280,18 @@ func classify(r walkRoute) (routeClass, bool) {
 		return routeClass{answer: fixed(303)}, true
 	case strings.HasPrefix(p, "/tenants/{tenant}/") || strings.HasPrefix(p, "/manage/"):
 		// The manager's pages (the walk fills extensions and locations):
-		// sessions in their scope see them, forms only with a right to
-		// change; everyone else is sent to the login.
+		// sessions in their scope see them, forms (and the imports tool)
+		// only with a right to change; everyone else is sent to the login.
 		return routeClass{answer: func(r walkRoute, w walker) int {
 			platform := strings.HasPrefix(r.path, "/manage/")
-			form := strings.HasSuffix(r.path, "/new") || strings.HasSuffix(r.path, "/edit")
+			form := strings.HasSuffix(r.path, "/new") || strings.HasSuffix(r.path, "/edit") || strings.HasSuffix(r.path, "/tools/imports")
 			switch {
 			case !w.session:
 				return 303
 			case platform && !w.platform, !platform && !w.inTenant, form && w.readOnly:
 				return 403
-			case platform && strings.Contains(r.path, "{key}"):
-				return 404 // location 999999
+			case platform && strings.Contains(r.path, "{key}"), strings.HasSuffix(r.path, "/deliveries"):
+				return 404 // location or webhook 999999
 			}
 			return 200
 		}}, true

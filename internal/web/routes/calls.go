@@ -86,7 +86,7 @@ func callAPIRoutes(d CallDeps) []Route {
 		{Method: "GET", Path: "/api/telephony/channels", Summary: "List live channels (tenant keys: their tenant; platform: all or ?tenant=)", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Response: "ChannelList", Query: []string{"tenant", "limit", "offset"}, Handler: r.listChannels},
 		{Method: "GET", Path: "/api/telephony/channels/*", Wildcard: "id", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopeCalls, User: UserOwnCalls}, Response: "Channel", Handler: r.getChannel},
 		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel and call changes: id: on every event, resume with Last-Event-ID (or last_event_id) within an hour, heartbeat comments every 15 s; 429 beyond 10 open streams per API key", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Query: []string{"tenant", "last_event_id"}, Produces: "text/event-stream", Handler: r.events},
-		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at", Tag: "reports", Auth: AuthAPI, Access: callsRead, Response: "CDRList", Query: []string{"tenant", "from", "to", "limit", "offset"}, Handler: r.listCDRs},
+		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at, direction and extension match exactly, number is the caller's or the dialled number", Tag: "reports", Auth: AuthAPI, Access: callsRead, Response: "CDRList", Query: cdrReportQuery, Handler: r.listCDRs},
 		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge; 202 with Location of the call resource (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "CallRequest", Response: "CallPlaced", Status: 202, Idempotent: true, Handler: r.idem.wrap(r.placeCall)},
 		{Method: "GET", Path: "/api/telephony/nodes", Summary: "FreeSWITCH nodes (platform only): connected, event lease holder, Core-UUID, last event, live channels", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopePlatform}, Response: "NodeList", Handler: r.listNodes},
 		{Method: "GET", Path: "/api/telephony/calls/:id", Summary: "A callback call placed with POST /api/telephony/call: its state, failed leg and FreeSWITCH cause, both legs' channels, timestamps (kept 24 hours)", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopeCalls, User: UserOwnCalls}, Response: "Call", Handler: r.getCall},
@@ -101,6 +101,9 @@ func callAPIRoutes(d CallDeps) []Route {
 var (
 	callsRead    = Access{Perm: "calls.read", Scope: ScopeQueryTenant}
 	callsControl = Access{Perm: "calls.control", Scope: ScopeCalls, User: UserOwnCalls}
+	// cdrReportQuery is the CDR report's query (its page offers the same
+	// filters).
+	cdrReportQuery = []string{"tenant", "from", "to", "direction", "extension", "number", "limit", "offset"}
 )
 
 // scopedPage resolves the tenant a read is limited to and its page.
@@ -175,7 +178,8 @@ func (r *callRoutes) listCDRs(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	f := models.CDRFilter{Tenant: tenant, AllTenants: tenant == "", Page: page}
+	f := models.CDRFilter{Tenant: tenant, AllTenants: tenant == "", Page: page,
+		Direction: c.Query("direction"), Extension: c.Query("extension"), Number: c.Query("number")}
 	for name, dst := range map[string]*time.Time{"from": &f.From, "to": &f.To} {
 		if v := c.Query(name); v != "" {
 			t, err := time.Parse(time.RFC3339, v)

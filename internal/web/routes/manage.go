@@ -149,7 +149,9 @@ type managePage struct {
 	// SwitchPage is the page the switcher opens in the chosen tenant.
 	SwitchPage string
 	// Nav are the resource links of the side menu.
-	Nav        []navLink
+	Nav []navLink
+	// Tools are the tools' pages the principal may open (manage_tools.go).
+	Tools      []navLink
 	Platform   bool
 	CSRFHeader string
 }
@@ -191,6 +193,7 @@ func (s *server) frame(m *manageCtx, title string, crumbs ...crumb) (managePage,
 			mp.Nav = append(mp.Nav, navLink{Label: plural(r), URL: resourcePage(r, ""), Current: m.res == r})
 		}
 	}
+	mp.Tools = toolLinks(m)
 	return mp, nil
 }
 
@@ -514,6 +517,8 @@ type objectView struct {
 	EditURL   string
 	DeleteAPI string
 	ListURL   string
+	// Tools are the object's tool pages (a webhook's delivery log).
+	Tools []navLink
 }
 
 type viewField struct {
@@ -524,7 +529,7 @@ type viewField struct {
 
 // object describes rec for its page.
 func (m *manageCtx) object(rec models.Record) *objectView {
-	o := &objectView{Heading: objectLabel(m.res, rec), ListURL: m.base()}
+	o := &objectView{Heading: objectLabel(m.res, rec), ListURL: m.base(), Tools: objectTools(m, rec)}
 	if m.may("update") {
 		o.EditURL = m.objectPage(rec)
 		if m.res.Name == "tenants" {

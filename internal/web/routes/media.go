@@ -31,6 +31,10 @@ type mediaRoutes struct {
 var (
 	importAccess  = Access{Perm: "config.write", Scope: ScopeTenant}
 	recordingRead = Access{Perm: "calls.read", Scope: ScopeTenant}
+	importJobRead = Access{Perm: "config.read", Scope: ScopeTenant}
+	// recordingsQuery is the recordings report's query (its page offers
+	// the same filters).
+	recordingsQuery = []string{"tenant", "from", "to", "extension", "number", "limit", "offset"}
 )
 
 // mediaLibraryRoutes declares the media endpoints (routeTable). xml authorises
@@ -42,11 +46,11 @@ func mediaLibraryRoutes(svc *media.Service, xml *fsxml.Service, baseURL string) 
 		{Method: "POST", Path: "/api/tenants/:tenant/recordedcalls", Summary: "Import a call recording, idempotent by external_id (201 new, 200 repeat, 409 same external_id with other content; 413 over the size, duration or tenant storage limit, 415 not WAV, MP3, OGG or FLAC)", Tag: "imports", Auth: AuthAPI, Access: importAccess,
 			Request: "RecordingImport", Response: "RecordingImported", Status: 201, Answers: map[int]string{200: "RecordingImported"}, Consumes: uploadTypes, BodyLimit: upload, Handler: m.importRecording},
 		{Method: "GET", Path: "/api/reports/recordings", Summary: "Imported call recordings, newest first; from/to (RFC 3339) bound the call start, extension and number (src or dst) filter", Tag: "reports", Auth: AuthAPI, Access: callsRead,
-			Response: "RecordingList", Query: []string{"tenant", "from", "to", "extension", "number", "limit", "offset"}, Handler: m.listRecordings},
+			Response: "RecordingList", Query: recordingsQuery, Handler: m.listRecordings},
 		{Method: "GET", Path: "/api/tenants/:tenant/recordedcalls/:id/audio", Summary: "Download a recording (16 kHz mono WAV; Range requests answered 206)", Tag: "reports", Auth: AuthAPI, Access: recordingRead, Produces: "audio/wav", Ranges: true, Handler: m.downloadRecording},
 		{Method: "POST", Path: "/api/tenants/:tenant/imports/cdrs", Summary: "Import CDRs: JSON {records: [...]} (1-1000, answered at once with created, duplicates, conflicts and failed rows; a record whose external_id was imported with other content is a failed row with code conflict naming the fields), or a CSV (header row) or JSON Lines file of any length, run as a resumable job (202 with the job; Location; 413 storage_quota_exceeded when the spooled file would take the tenant over max_storage_mb)", Tag: "imports", Auth: AuthAPI, Access: importAccess,
 			Request: "CDRImport", Response: "CDRImportSummary", Answers: map[int]string{202: "ImportJob"}, Consumes: "application/json, text/csv, application/x-ndjson", BodyLimit: upload, Handler: m.importCDRs},
-		{Method: "GET", Path: "/api/tenants/:tenant/imports/:id", Summary: "An import job: status (running, done, failed), progress and the first 100 refused rows with their reasons", Tag: "imports", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopeTenant},
+		{Method: "GET", Path: "/api/tenants/:tenant/imports/:id", Summary: "An import job: status (running, done, failed), progress and the first 100 refused rows with their reasons", Tag: "imports", Auth: AuthAPI, Access: importJobRead,
 			Response: "ImportJob", Handler: m.getJob},
 		{Method: "POST", Path: "/api/tenants/:tenant/music_on_hold/:id/files", Summary: "Add a file to a music-on-hold class, converted to the class's rate, idempotent by external_id (201 new, 200 repeat, 409 other content; 413 over the size, duration or tenant storage limit); the nodes reload the stream", Tag: "music_on_hold", Auth: AuthAPI, Access: importAccess,
 			Request: "MOHFileImport", Response: "MOHFileImported", Status: 201, Answers: map[int]string{200: "MOHFileImported"}, Consumes: uploadTypes, BodyLimit: upload, Handler: m.importMOHFile},

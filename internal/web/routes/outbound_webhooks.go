@@ -18,18 +18,24 @@ type deliveryRoutes struct {
 	svc   *webhooks.Service
 }
 
+// webhookKind is one kind of webhook's delivery routes: their base path
+// and access (the delivery log pages declare the same, manage_tools.go).
+type webhookKind struct {
+	kind, base  string
+	read, write Access
+}
+
+var webhookKinds = []webhookKind{
+	{webhooks.KindTenant, "/api/tenants/:tenant/outbound_webhooks/:id", Access{Perm: "config.read", Scope: ScopeTenant}, Access{Perm: "config.write", Scope: ScopeTenant}},
+	{webhooks.KindPlatform, "/api/webhooks/:id", Access{Perm: "config.read", Scope: ScopePlatform}, Access{Perm: "config.write", Scope: ScopePlatform}},
+	{webhooks.KindSystem, "/api/system_webhooks/:id", Access{Perm: "config.read", Scope: ScopePlatform}, Access{Perm: "config.write", Scope: ScopePlatform}},
+}
+
 // webhookDeliveryRoutes declares the delivery routes of every webhook kind.
 func webhookDeliveryRoutes(st *models.Store, svc *webhooks.Service) []Route {
 	r := &deliveryRoutes{store: st, svc: svc}
 	var out []Route
-	for _, k := range []struct {
-		kind, base  string
-		read, write Access
-	}{
-		{webhooks.KindTenant, "/api/tenants/:tenant/outbound_webhooks/:id", Access{Perm: "config.read", Scope: ScopeTenant}, Access{Perm: "config.write", Scope: ScopeTenant}},
-		{webhooks.KindPlatform, "/api/webhooks/:id", Access{Perm: "config.read", Scope: ScopePlatform}, Access{Perm: "config.write", Scope: ScopePlatform}},
-		{webhooks.KindSystem, "/api/system_webhooks/:id", Access{Perm: "config.read", Scope: ScopePlatform}, Access{Perm: "config.write", Scope: ScopePlatform}},
-	} {
+	for _, k := range webhookKinds {
 		out = append(out,
 			Route{Method: "GET", Path: k.base + "/deliveries", Summary: "The webhook's deliveries, newest first: status, attempts, last answer (status, latency, error, first KiB of the body) and each attempt's (attempt_history)", Tag: k.kind, Auth: AuthAPI, Access: k.read, Response: "WebhookDeliveryList", Query: []string{"limit", "offset"}, Handler: r.list(k.kind)},
 			Route{Method: "POST", Path: k.base + "/deliveries/:delivery_id/replay", Summary: "Send a delivery again (same event id and body, attempts counted afresh); 202, attempted by the worker", Tag: k.kind, Auth: AuthAPI, Access: k.write, Request: "Empty", Response: "WebhookDelivery", Status: 202, Handler: r.replay(k.kind)},

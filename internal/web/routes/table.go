@@ -63,7 +63,9 @@ func (s *server) routeTable(doc **openAPIDoc) ([]Route, map[string]any) {
 	t.add(s.webRoutes())
 	t.add(s.webUIRoutes())
 
-	// The configuration manager's pages of every resource (manage.go).
+	// The configuration manager's tools (manage_tools.go), before its
+	// pages of every resource (manage.go), whose paths would take theirs.
+	t.add(s.toolRoutes())
 	t.add(s.manageRoutes())
 	t.add(s.manageLiveRoutes())
 	t.add(touchRoutes())

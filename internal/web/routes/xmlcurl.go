@@ -25,10 +25,19 @@ func xmlCurlRoutes(st *models.Store, svc *fsxml.Service, m *metrics.Metrics) []R
 	x := &xmlRoutes{svc: svc, metrics: m}
 	return []Route{
 		{Method: "POST", Path: "/fs/xml", Summary: "FreeSWITCH mod_xml_curl fetch (directory, dialplan, configuration)", Tag: "freeswitch", Auth: AuthCustom, Consumes: "application/x-www-form-urlencoded", Request: "FreeSWITCHFetch", Produces: "text/xml", Handler: x.fetch},
-		{Method: "GET", Path: "/api/tenants/:tenant/routing/trace", Summary: "Explain where a call from an extension or number to a dialled number goes, with the dialplan XML", Tag: "routing", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopeTenant}, Response: "RoutingTrace", Query: []string{"from", "to", "at"}, Handler: x.traceTenant},
-		{Method: "GET", Path: "/api/routing/trace", Summary: "Explain where a call to a DID goes, with the public-context XML", Tag: "routing", Auth: AuthAPI, Access: Access{Perm: "config.read", Scope: ScopePlatform}, Response: "RoutingTrace", Query: []string{"did", "from", "at"}, Handler: x.tracePublic},
+		{Method: "GET", Path: "/api/tenants/:tenant/routing/trace", Summary: "Explain where a call from an extension or number to a dialled number goes, with the dialplan XML", Tag: "routing", Auth: AuthAPI, Access: traceTenantAccess, Response: "RoutingTrace", Query: traceTenantQuery, Handler: x.traceTenant},
+		{Method: "GET", Path: "/api/routing/trace", Summary: "Explain where a call to a DID goes, with the public-context XML", Tag: "routing", Auth: AuthAPI, Access: tracePlatformAccess, Response: "RoutingTrace", Query: tracePlatformQuery, Handler: x.tracePublic},
 	}
 }
+
+// The routing traces' access and query, which the trace pages
+// (manage_tools.go) declare too.
+var (
+	traceTenantAccess   = Access{Perm: "config.read", Scope: ScopeTenant}
+	tracePlatformAccess = Access{Perm: "config.read", Scope: ScopePlatform}
+	traceTenantQuery    = []string{"from", "to", "at"}
+	tracePlatformQuery  = []string{"did", "from", "at"}
+)
 
 // xmlCurlSchemas are the OpenAPI shapes of xmlCurlRoutes.
 func xmlCurlSchemas() map[string]any {
