@@ -51,10 +51,13 @@ type Config struct {
 	// XMLCacheBytes bounds the XML service's memory: tenant models and
 	// rendered documents (SWITCHBOARD_XML_CACHE_MAX_BYTES).
 	XMLCacheBytes int
-	TwilioURL     string // SWITCHBOARD_TWILIO_URL
-	MetaURL       string // SWITCHBOARD_META_URL
-	BodyLimit     int
-	ShutdownWait  time.Duration
+	// XMLPreload reads every tenant's XML model in the background at
+	// start (SWITCHBOARD_XML_PRELOAD).
+	XMLPreload   bool
+	TwilioURL    string // SWITCHBOARD_TWILIO_URL
+	MetaURL      string // SWITCHBOARD_META_URL
+	BodyLimit    int
+	ShutdownWait time.Duration
 	// ShutdownDrain is how long readiness answers 503 "draining" on
 	// SIGTERM before the listener closes (SWITCHBOARD_SHUTDOWN_DRAIN).
 	ShutdownDrain time.Duration
@@ -207,6 +210,16 @@ var settings = []setting{
 				return errors.New("must be a size of at least 1MiB, like 256MiB")
 			}
 			c.XMLCacheBytes = n
+			return nil
+		}},
+	{name: "SWITCHBOARD_XML_PRELOAD", def: "true",
+		doc: "read every tenant's `/fs/xml` model in the background once the replica starts (and after a reset), a batch of tenants per query, until three quarters of the model budget is used; fetches meanwhile build the models they need on demand. `false` builds every model on first use only (a restart then costs some twenty queries per tenant while phones re-register)",
+		set: func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.XMLPreload = b
 			return nil
 		}},
 	{name: "SWITCHBOARD_SHUTDOWN_DRAIN", def: "5s",
