@@ -309,10 +309,18 @@ func startServer(ctx context.Context, b *backend, log *slog.Logger) (string, fun
 		"SWITCHBOARD_SIP_DOMAIN":   "sip.bench",
 		"SWITCHBOARD_RATE_LIMIT":   "0", // the benchmark measures the XML path, not the limiter
 	}
+	// The XML cache's settings pass through, for runs at other bounds.
+	for _, k := range []string{"SWITCHBOARD_XML_CACHE_MAX_BYTES", "SWITCHBOARD_XML_PRELOAD"} {
+		if v := os.Getenv(k); v != "" {
+			env[k] = v
+		}
+	}
 	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
 	if err != nil {
 		return "", nil, err
 	}
+	// As serve does (the server's child process has only this one).
+	app.SetMemoryLimit(cfg, os.Getenv)
 	fapp, stop, err := app.Build(ctx, cfg, b.st, b.rdb, log)
 	if err != nil {
 		return "", nil, err

@@ -324,26 +324,26 @@ func (s *Service) preloadBatch(ctx context.Context, ts []tenantRow, exts map[int
 	}
 	db, t := s.st.Querier(), s.tables
 	var r bulkRows
-	g, gctx := s.reader(ctx)
-	bulk(g, gctx, db, t.extensions, small, &r.extensions)
-	bulk(g, gctx, db, t.emergency, ids, &r.emergency)
-	bulk(g, gctx, db, t.mailboxes, ids, &r.mailboxes)
-	bulk(g, gctx, db, t.moh, ids, &r.moh)
-	bulk(g, gctx, db, t.inbound, ids, &r.inbound)
-	bulk(g, gctx, db, t.outbound, ids, &r.outbound)
-	bulk(g, gctx, db, t.schedules, ids, &r.schedules)
-	bulk(g, gctx, db, t.conditions, ids, &r.conditions)
-	bulk(g, gctx, db, t.features, ids, &r.features)
-	bulk(g, gctx, db, t.prompts, ids, &r.prompts)
-	bulk(g, gctx, db, t.hunts, ids, &r.hunts)
-	bulk(g, gctx, db, t.rooms, ids, &r.rooms)
-	bulk(g, gctx, db, t.menus, ids, &r.menus)
-	bulk(g, gctx, db, t.queues, ids, &r.queues)
-	bulk(g, gctx, db, t.agents, ids, &r.agents)
-	bulk(g, gctx, db, t.pickups, ids, &r.pickups)
-	bulk(g, gctx, db, t.endpoints, ids, &r.endpoints)
-	bulk(g, gctx, db, t.directory, ids, &r.directory)
-	bulk(g, gctx, db, t.officeMode, ids, &r.officeMode)
+	g, gctx := errgroup.WithContext(ctx)
+	bulk(g, gctx, db, s.preloadSlots, t.extensions, small, &r.extensions)
+	bulk(g, gctx, db, s.preloadSlots, t.emergency, ids, &r.emergency)
+	bulk(g, gctx, db, s.preloadSlots, t.mailboxes, ids, &r.mailboxes)
+	bulk(g, gctx, db, s.preloadSlots, t.moh, ids, &r.moh)
+	bulk(g, gctx, db, s.preloadSlots, t.inbound, ids, &r.inbound)
+	bulk(g, gctx, db, s.preloadSlots, t.outbound, ids, &r.outbound)
+	bulk(g, gctx, db, s.preloadSlots, t.schedules, ids, &r.schedules)
+	bulk(g, gctx, db, s.preloadSlots, t.conditions, ids, &r.conditions)
+	bulk(g, gctx, db, s.preloadSlots, t.features, ids, &r.features)
+	bulk(g, gctx, db, s.preloadSlots, t.prompts, ids, &r.prompts)
+	bulk(g, gctx, db, s.preloadSlots, t.hunts, ids, &r.hunts)
+	bulk(g, gctx, db, s.preloadSlots, t.rooms, ids, &r.rooms)
+	bulk(g, gctx, db, s.preloadSlots, t.menus, ids, &r.menus)
+	bulk(g, gctx, db, s.preloadSlots, t.queues, ids, &r.queues)
+	bulk(g, gctx, db, s.preloadSlots, t.agents, ids, &r.agents)
+	bulk(g, gctx, db, s.preloadSlots, t.pickups, ids, &r.pickups)
+	bulk(g, gctx, db, s.preloadSlots, t.endpoints, ids, &r.endpoints)
+	bulk(g, gctx, db, s.preloadSlots, t.directory, ids, &r.directory)
+	bulk(g, gctx, db, s.preloadSlots, t.officeMode, ids, &r.officeMode)
 	if err := g.Wait(); err != nil {
 		return 0, err
 	}
@@ -367,8 +367,13 @@ type grouped[T any] struct {
 func (g grouped[T]) of(id int64) ([]T, int) { return g.rows[id], g.bytes[id] }
 
 // bulk starts reading table's rows of the tenants ids into out.
-func bulk[T any](g *errgroup.Group, ctx context.Context, db models.Querier, table *table[T], ids []int64, out *grouped[T]) {
+// Its query holds one of slots while it runs: both preload loops share
+// them, so the preload never takes every pooled connection from the API
+// and the change poll.
+func bulk[T any](g *errgroup.Group, ctx context.Context, db models.Querier, slots chan struct{}, table *table[T], ids []int64, out *grouped[T]) {
 	g.Go(func() (err error) {
+		slots <- struct{}{}
+		defer func() { <-slots }()
 		out.rows, out.bytes, err = table.byTenants(ctx, db, ids)
 		return err
 	})
@@ -441,6 +446,7 @@ func (r *bulkRows) model(row *tenantRow, holdsExts bool) *tenantModel {
 		full.OfficeMode, w[19] = &om[0], n
 	}
 	full.Prepare()
+	full.ShareIndex(snap)
 	m.snap = snap
 	m.routing.Store(full)
 	m.weight, m.extWeight = 1, w[0]

@@ -119,6 +119,9 @@ type Service struct {
 	// once the first preload was asked for.
 	preloading, preloadAgain, preloadStarted atomic.Bool
 	preloader                                preloader
+	// preloadSlots bound the preload's queries running at once (half the
+	// SQLite pool; on MySQL as many as model builds).
+	preloadSlots chan struct{}
 
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
@@ -161,6 +164,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 
 		modelExtensions: defaultModelExtensions,
 		buildSlots:      make(chan struct{}, buildParallelism(st)),
+		preloadSlots:    make(chan struct{}, buildParallelism(st)/2),
 		st:              st,
 		rdb:             rdb,
 		cfg:             cfg,
