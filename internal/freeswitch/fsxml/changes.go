@@ -88,6 +88,10 @@ func noticeOf(c changes.Change) notice {
 func (s *Service) observe(n notice) {
 	if n.Reset {
 		s.gens.reset()
+		// Nothing held is valid under the new epoch: its memory is freed
+		// now, not as the new models push it out.
+		s.models.tenants.clear()
+		s.local.clear()
 		s.startPreload()
 		return
 	}

@@ -249,6 +249,15 @@ func (c *weightedLRU[V]) put(key string, val V, weight int) {
 	}
 }
 
+// clear drops every entry.
+func (c *weightedLRU[V]) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order.Init()
+	c.items = map[string]*list.Element{}
+	c.weight = 0
+}
+
 // peek returns key's value without making it the most recently used.
 func (c *weightedLRU[V]) peek(key string) (V, bool) {
 	c.mu.Lock()
