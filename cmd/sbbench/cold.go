@@ -239,6 +239,6 @@ func (s serverStats) String() string {
 	if f > 0 {
 		pct = 100 * float64(hits) / float64(f)
 	}
-	return fmt.Sprintf("server: %d fetches, %d renders, %d answered from memory (%.0f%%), %d tenant models built, %d updated in place, %d platform models built",
-		f, a.Renders-s.before.Renders, hits, pct, a.TenantBuilds-s.before.TenantBuilds, a.TenantPatches-s.before.TenantPatches, a.PlatformBuilds-s.before.PlatformBuilds)
+	return fmt.Sprintf("server: %d fetches, %d renders, %d answered from memory (%.0f%%), %d tenant models built (%d more preloaded in %d batches), %d updated in place, %d platform models built",
+		f, a.Renders-s.before.Renders, hits, pct, a.TenantBuilds-s.before.TenantBuilds, a.TenantPreloads-s.before.TenantPreloads, a.PreloadBatches-s.before.PreloadBatches, a.TenantPatches-s.before.TenantPatches, a.PlatformBuilds-s.before.PlatformBuilds)
 }

@@ -37,7 +37,13 @@ type server struct {
 
 // startServers runs both apps in this process or in a child.
 func startServers(ctx context.Context, b *backend, inProcess bool) (*server, error) {
-	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	// SBBENCH_SERVER_LOG=1 shows the server's log (e.g. when its models
+	// were preloaded); by default it is discarded, as a quiet server's is.
+	var logTo io.Writer = io.Discard
+	if os.Getenv("SBBENCH_SERVER_LOG") == "1" {
+		logTo = os.Stderr
+	}
+	log := slog.New(slog.NewTextHandler(logTo, nil))
 	if inProcess {
 		xmlURL, stopXML, err := startServer(ctx, b, log)
 		if err != nil {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -127,7 +128,7 @@ func benchXML(ctx context.Context, args []string) error {
 		adjacent[mode] = load(ctx, "bare, before "+mode, *workers, *dur/2, func(int, int) request { return request{method: "GET", url: bareURL} })
 	}
 	var dirRes, dpRes, first, storm, random, randomCold result
-	var firstStats, stormStats, randomStats, randomColdStats string
+	var firstStats, stormStats, randomStats, randomColdStats, restartFirstStats, restartRandomStats string
 	if !skip("cached") {
 		bareBefore("directory cached")
 		dirRes = load(ctx, "directory sip_auth (cached)", *workers, *dur, func(w, n int) request { return dir((w*7919 + n) % dirUsers) })
@@ -224,21 +225,25 @@ func benchXML(ctx context.Context, args []string) error {
 			return err
 		}
 		order := users(3)
+		st := startStats(srv)
 		restartFirst = loadN(ctx, "directory first fetch after a restart", *workers, len(order), 10*time.Second, *dur, func(i int) request {
 			u := userID(order[i])
 			r := xmlRequest(xmlURL, cold.dir.fill(u))
 			r.expect = a1Param(u)
 			return r
 		})
+		restartFirstStats = st.String()
 	}
 	if !skip("restart-random") {
 		if err := restart("restart random"); err != nil {
 			return err
 		}
 		pick := func(w, _ int) request { return cold.randomCall(xmlURL, rngs[w]) }
+		st := startStats(srv)
 		restartSecond = load(ctx, "dialplan random, 1st s after a restart", *workers, time.Second, pick)
 		rest := load(ctx, "dialplan random, after a restart", *workers, *dur-time.Second, pick)
 		restartRandom = restartSecond.join(rest, "dialplan random after a restart")
+		restartRandomStats = st.String()
 	}
 	if err := prof.stop(); err != nil {
 		return err
@@ -271,6 +276,8 @@ func benchXML(ctx context.Context, args []string) error {
 	fmt.Println("storm        ", stormStats)
 	fmt.Println("random calls ", randomStats)
 	fmt.Println("random, cold ", randomColdStats)
+	fmt.Println("restart first", restartFirstStats)
+	fmt.Println("restart calls", restartRandomStats)
 	fmt.Println(miss)
 	fmt.Printf("load at the end: %s; database %s\n", loadAvg(), b.size(ctx))
 	if memBefore != "" {
@@ -302,10 +309,18 @@ func startServer(ctx context.Context, b *backend, log *slog.Logger) (string, fun
 		"SWITCHBOARD_SIP_DOMAIN":   "sip.bench",
 		"SWITCHBOARD_RATE_LIMIT":   "0", // the benchmark measures the XML path, not the limiter
 	}
+	// The XML cache's settings pass through, for runs at other bounds.
+	for _, k := range []string{"SWITCHBOARD_XML_CACHE_MAX_BYTES", "SWITCHBOARD_XML_PRELOAD"} {
+		if v := os.Getenv(k); v != "" {
+			env[k] = v
+		}
+	}
 	cfg, err := app.LoadConfig(func(k string) string { return env[k] })
 	if err != nil {
 		return "", nil, err
 	}
+	// As serve does (the server's child process has only this one).
+	app.SetMemoryLimit(cfg, os.Getenv)
 	fapp, stop, err := app.Build(ctx, cfg, b.st, b.rdb, log)
 	if err != nil {
 		return "", nil, err
@@ -355,11 +370,13 @@ func writeThenFetch(ctx context.Context, xmlURL, apiKey string, bodies *bodyset,
 			header: map[string]string{"X-API-Key": apiKey, "Content-Type": "application/json"}}
 		if err := do(ctx, c, put); err != nil {
 			res.errors++
+			res.firstErr = cmp.Or(res.firstErr, err.Error())
 			continue
 		}
 		t0 := time.Now()
 		if err := do(ctx, c, xmlRequest(xmlURL, bodies.directory(t, ext))); err != nil {
 			res.errors++
+			res.firstErr = cmp.Or(res.firstErr, err.Error())
 			continue
 		}
 		d := time.Since(t0)

@@ -54,10 +54,13 @@ type Config struct {
 	// XMLCacheBytes bounds the XML service's memory: tenant models and
 	// rendered documents (SWITCHBOARD_XML_CACHE_MAX_BYTES).
 	XMLCacheBytes int
-	TwilioURL     string // SWITCHBOARD_TWILIO_URL
-	MetaURL       string // SWITCHBOARD_META_URL
-	BodyLimit     int
-	ShutdownWait  time.Duration
+	// XMLPreload reads every tenant's XML model in the background at
+	// start (SWITCHBOARD_XML_PRELOAD).
+	XMLPreload   bool
+	TwilioURL    string // SWITCHBOARD_TWILIO_URL
+	MetaURL      string // SWITCHBOARD_META_URL
+	BodyLimit    int
+	ShutdownWait time.Duration
 	// ShutdownDrain is how long readiness answers 503 "draining" on
 	// SIGTERM before the listener closes (SWITCHBOARD_SHUTDOWN_DRAIN).
 	ShutdownDrain time.Duration
@@ -211,13 +214,23 @@ var settings = []setting{
 			return nil
 		}},
 	{name: "SWITCHBOARD_XML_CACHE_MAX_BYTES", def: "256MiB",
-		doc: "memory the `/fs/xml` cache may hold, as it counts it: seven eighths for tenant models (least recently used tenants go first), one eighth for rendered documents; a size in bytes or with `KiB`, `MiB`, `GiB` (at least `1MiB`). The default holds every model of 250,000 users; a bound below what the tenants fetched need makes models be read again and again (see BENCHMARKS.md). Resident memory is up to about twice the models and documents held, plus some 30 MiB",
+		doc: "memory the `/fs/xml` cache may hold, as it counts it: seven eighths for tenant models (least recently used tenants go first), one eighth for rendered documents; a size in bytes or with `KiB`, `MiB`, `GiB` (at least `1MiB`). The default holds every model of 250,000 users; a bound below what the tenants fetched need makes models be read again and again (see BENCHMARKS.md). Resident memory is up to about twice the models and documents held, plus some 30 MiB. Unless `GOMEMLIMIT` is set, `serve` gives the Go runtime a soft memory limit of twice this bound (at least 256 MiB), so a full cache does not let the heap grow to twice what is live",
 		set: func(c *Config, v string) error {
 			n, err := parseSize(v)
 			if err != nil || n < 1<<20 {
 				return errors.New("must be a size of at least 1MiB, like 256MiB")
 			}
 			c.XMLCacheBytes = n
+			return nil
+		}},
+	{name: "SWITCHBOARD_XML_PRELOAD", def: "true",
+		doc: "read every tenant's `/fs/xml` model in the background once the replica starts (and after a reset), a batch of tenants per query, until three quarters of the model budget is used; fetches meanwhile build the models they need on demand. `false` builds every model on first use only (a restart then costs some twenty queries per tenant while phones re-register)",
+		set: func(c *Config, v string) error {
+			b, err := strconv.ParseBool(v)
+			if err != nil {
+				return errors.New("must be true or false")
+			}
+			c.XMLPreload = b
 			return nil
 		}},
 	{name: "SWITCHBOARD_SHUTDOWN_DRAIN", def: "5s",

@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
 	"sync/atomic"
 	"time"
 
@@ -28,6 +29,9 @@ func serve(ctx context.Context, env Env) error {
 	cfg.Lifecycle = NewLifecycle()
 	log := newLogger(cfg, env.Stderr)
 	slog.SetDefault(log)
+	if limit := SetMemoryLimit(cfg, env.Getenv); limit > 0 {
+		log.Info("go memory limit", "bytes", limit, "from", "SWITCHBOARD_XML_CACHE_MAX_BYTES")
+	}
 	st, err := openStore(ctx, cfg)
 	if err != nil {
 		return err
@@ -169,4 +173,20 @@ func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (func(), er
 		defer cancel()
 		_ = srv.Shutdown(ctx)
 	}, nil
+}
+
+// SetMemoryLimit gives the Go runtime a soft memory limit derived from the
+// XML cache bound unless GOMEMLIMIT sets one: twice
+// SWITCHBOARD_XML_CACHE_MAX_BYTES, at least 256 MiB. The cache is most of
+// a large installation's heap; without a limit the collector lets the
+// heap grow to twice what is live (GOGC=100), so at a million users the
+// process would take twice its cache and more. It returns the limit set
+// (0: GOMEMLIMIT rules).
+func SetMemoryLimit(cfg Config, getenv func(string) string) int64 {
+	if getenv("GOMEMLIMIT") != "" {
+		return 0
+	}
+	limit := max(2*int64(cfg.XMLCacheBytes), 256<<20)
+	debug.SetMemoryLimit(limit)
+	return limit
 }

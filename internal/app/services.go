@@ -107,6 +107,7 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		MediaKey:      st.Sealer().Derive("fs-media-url"),
 		ModelBytes:    cfg.XMLCacheBytes - cfg.XMLCacheBytes/8,
 		DocBytes:      cfg.XMLCacheBytes / 8,
+		Preload:       cfg.XMLPreload,
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
 	s.web.XML = s.xml

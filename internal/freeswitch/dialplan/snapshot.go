@@ -157,3 +157,16 @@ func (s *TenantSnapshot) WithExtensions(extensions []Extension) *TenantSnapshot 
 	c.prepared = ix
 	return &c
 }
+
+// ShareIndex makes a prepared snapshot use the extension index of from, a
+// prepared snapshot holding the very same extensions (one slice), instead
+// of its own: a tenant model's directory and routing parts then index
+// their extensions once. Otherwise nothing changes. Call it before the
+// snapshot is shared.
+func (s *TenantSnapshot) ShareIndex(from *TenantSnapshot) {
+	if s.prepared == nil || from == nil || from.prepared == nil || from.prepared.extensions == nil ||
+		len(s.Extensions) != len(from.Extensions) || len(s.Extensions) > 0 && &s.Extensions[0] != &from.Extensions[0] {
+		return
+	}
+	s.prepared.extensions = from.prepared.extensions
+}

@@ -88,6 +88,11 @@ func noticeOf(c changes.Change) notice {
 func (s *Service) observe(n notice) {
 	if n.Reset {
 		s.gens.reset()
+		// Nothing held is valid under the new epoch: its memory is freed
+		// now, not as the new models push it out.
+		s.models.tenants.clear()
+		s.local.clear()
+		s.startPreload()
 		return
 	}
 	s.gens.observe(n.Scope, n.ID, n.Exts)
@@ -264,6 +269,10 @@ func (s *Service) subscribeOnce(ctx context.Context) error {
 		return err
 	}
 	s.note.live.Store(true)
+	if !s.preloadStarted.Swap(true) {
+		s.log.Info("xml cache: change notifications live", "after", time.Since(s.started).Round(time.Millisecond))
+		s.startPreload()
+	}
 	for {
 		v, err := ps.ReceiveTimeout(ctx, pingEvery)
 		if err != nil {

@@ -348,7 +348,9 @@ func (s *Service) mergeExtensions(m *tenantModel, names []string, fresh []dialpl
 	n.weight = m.weight - m.extWeight + n.extWeight
 	n.snap = m.snap.WithExtensions(exts)
 	if r := m.routing.Load(); r != nil {
-		n.routing.Store(r.WithExtensions(exts))
+		full := r.WithExtensions(exts)
+		full.ShareIndex(n.snap)
+		n.routing.Store(full)
 	}
 	return n
 }
@@ -454,6 +456,7 @@ func (s *Service) routingSnapshot(ctx context.Context, m *tenantModel) (*dialpla
 		return nil, 0, err
 	}
 	full.Prepare()
+	full.ShareIndex(m.snap)
 	m.routing.Store(full)
 	w := 0
 	for _, n := range weights {

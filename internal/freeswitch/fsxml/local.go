@@ -79,6 +79,16 @@ func (l *localDocs) putDID(number string, e didEntry) {
 	l.dids[number] = e
 }
 
+// clear drops every document.
+func (l *localDocs) clear() {
+	for i := range l.shards {
+		sh := &l.shards[i]
+		sh.mu.Lock()
+		sh.cur, sh.old, sh.bytes = map[string][]byte{}, map[string][]byte{}, 0
+		sh.mu.Unlock()
+	}
+}
+
 // size is the bytes of the documents held (keys included).
 func (l *localDocs) size() int {
 	n := 0

@@ -59,6 +59,18 @@ func (s *Service) tenantModel(ctx context.Context, tenant string, g gens) (*tena
 	if ok && e.epoch == g.epoch && e.gen == g.tgen {
 		return e.m, nil
 	}
+	if ch := s.preloader.wait(key); ch != nil {
+		// A preload runs and will read this tenant next: its batch costs
+		// less than this fetch's own build.
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if e, ok = s.models.tenants.get(key); ok && e.epoch == g.epoch && e.gen == g.tgen {
+			return e.m, nil
+		}
+	}
 	flight := "t:" + key + "@" + strconv.FormatUint(g.epoch, 10) + ":" + strconv.FormatUint(g.tgen, 10)
 	v, err, _ := s.models.flight.Do(flight, func() (any, error) {
 		// Detached from this fetch's cancellation: others wait on it.
@@ -237,6 +249,60 @@ func (c *weightedLRU[V]) put(key string, val V, weight int) {
 	}
 }
 
+// clear drops every entry.
+func (c *weightedLRU[V]) clear() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.order.Init()
+	c.items = map[string]*list.Element{}
+	c.weight = 0
+}
+
+// peek returns key's value without making it the most recently used.
+func (c *weightedLRU[V]) peek(key string) (V, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		return el.Value.(*lruItem[V]).val, true
+	}
+	var zero V
+	return zero, false
+}
+
+// putIfOlder stores a preloaded tenant model unless the cache already
+// holds one at least as new (built on demand meanwhile). A model fetches
+// wait for (used) is stored as the most recently used, evicting others as
+// put does; any other goes to the back, and only where it fits: it has
+// not been used yet, and must not push out models that were. It reports
+// whether it was stored.
+func (c *weightedLRU[V]) putIfOlder(key string, val tenantEntry, weight int, used bool) bool {
+	c.mu.Lock()
+	if el, ok := c.items[key]; ok {
+		if e, ok := any(el.Value.(*lruItem[V]).val).(tenantEntry); ok && (e.epoch > val.epoch || e.epoch == val.epoch && e.gen >= val.gen) {
+			c.mu.Unlock()
+			return false
+		}
+	}
+	v, _ := any(val).(V)
+	if used {
+		c.mu.Unlock()
+		c.put(key, v, weight)
+		return true
+	}
+	defer c.mu.Unlock()
+	if el, ok := c.items[key]; ok {
+		c.weight -= el.Value.(*lruItem[V]).weight
+		c.order.Remove(el)
+		delete(c.items, key)
+	}
+	if c.weight+weight > c.max {
+		return false
+	}
+	c.items[key] = c.order.PushBack(&lruItem[V]{key: key, val: v, weight: weight})
+	c.weight += weight
+	return true
+}
+
 // grow adds to the weight of key's entry when it still holds the model
 // m (the routing part of a tenant model was read after it was stored).
 func (c *weightedLRU[V]) grow(key string, m *tenantModel, delta int) {
@@ -272,6 +338,11 @@ func (c *weightedLRU[V]) stats() (n, weight int) {
 // diagnostics.
 type Stats struct {
 	Fetches, DocHits, Renders, TenantBuilds, TenantPatches, PlatformBuilds int64
+	// TenantPreloads counts tenant models read in the background
+	// (preload.go) rather than on a fetch's demand.
+	TenantPreloads int64
+	// PreloadBatches counts the preload's reads (one query per table each).
+	PreloadBatches int64
 	// Resets counts the times every model was dropped at once (a missed
 	// change stream: Redis reconnected or a notification was lost).
 	Resets int64
@@ -284,7 +355,7 @@ type Stats struct {
 }
 
 var stats struct {
-	fetches, docHits, renders, tenantBuilds, tenantPatches, platformBuilds, resets, degraded, unavailable atomic.Int64
+	fetches, docHits, renders, tenantBuilds, tenantPatches, platformBuilds, tenantPreloads, preloadBatches, resets, degraded, unavailable atomic.Int64
 }
 
 // ReadStats returns the counters since the process started.
@@ -292,7 +363,7 @@ func ReadStats() Stats {
 	return Stats{
 		Fetches: stats.fetches.Load(), DocHits: stats.docHits.Load(), Renders: stats.renders.Load(),
 		TenantBuilds: stats.tenantBuilds.Load(), TenantPatches: stats.tenantPatches.Load(),
-		PlatformBuilds: stats.platformBuilds.Load(), Resets: stats.resets.Load(), Degraded: stats.degraded.Load(), Unavailable: stats.unavailable.Load(),
+		PlatformBuilds: stats.platformBuilds.Load(), TenantPreloads: stats.tenantPreloads.Load(), PreloadBatches: stats.preloadBatches.Load(), Resets: stats.resets.Load(), Degraded: stats.degraded.Load(), Unavailable: stats.unavailable.Load(),
 	}
 }
 

@@ -320,35 +320,60 @@ func (t *table[T]) queryLimit(ctx context.Context, db models.Querier, where stri
 	if err != nil {
 		return nil, 0, fmt.Errorf("load %s: %w", t.res.Name, err)
 	}
+	var out []T
+	size, err := t.scan(rows, 0, func([]sql.RawBytes) (*T, error) {
+		out = append(out, *new(T))
+		return &out[len(out)-1], nil
+	}, nil)
+	if err != nil {
+		return nil, 0, err
+	}
+	return out, size + len(out)*int(reflect.TypeFor[T]().Size()), nil
+}
+
+// scan decodes every row of rows (and closes them): its first lead
+// columns are handed to into as they are (a bulk read's tenant id), which
+// returns where the row's other columns are decoded to; sized, when not
+// nil, is then told the bytes those took. scan returns the bytes of every
+// row's columns. Rows are decoded in place, not copied.
+func (t *table[T]) scan(rows *models.Rows, lead int, into func(lead []sql.RawBytes) (*T, error), sized func(n int)) (int, error) {
 	defer rows.Close()
-	raws := make([]sql.RawBytes, len(t.cols))
-	dest := make([]any, len(t.cols))
+	raws := make([]sql.RawBytes, lead+len(t.cols))
+	dest := make([]any, len(raws))
 	for i := range raws {
 		dest[i] = &raws[i]
 	}
-	var out []T
 	size := 0
 	ctxv := &tableCtx{sealer: t.sealer}
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
-			return nil, 0, fmt.Errorf("load %s: %w", t.res.Name, err)
+			return 0, fmt.Errorf("load %s: %w", t.res.Name, err)
 		}
-		out = append(out, *new(T))
-		row := reflect.ValueOf(&out[len(out)-1]).Elem()
+		v, err := into(raws[:lead])
+		if err != nil {
+			return 0, fmt.Errorf("load %s: %w", t.res.Name, err)
+		}
+		row := reflect.ValueOf(v).Elem()
+		n := 0
 		for i, c := range t.cols {
-			size += len(raws[i])
-			if raws[i] == nil {
+			raw := raws[lead+i]
+			n += len(raw)
+			if raw == nil {
 				continue
 			}
-			if err := c.set(row.FieldByIndex(c.index), raws[i], ctxv); err != nil {
-				return nil, 0, fmt.Errorf("load %s.%s: %w", t.res.Name, c.name, err)
+			if err := c.set(row.FieldByIndex(c.index), raw, ctxv); err != nil {
+				return 0, fmt.Errorf("load %s.%s: %w", t.res.Name, c.name, err)
 			}
+		}
+		size += n
+		if sized != nil {
+			sized(n)
 		}
 	}
 	if err := rows.Err(); err != nil {
-		return nil, 0, fmt.Errorf("load %s: %w", t.res.Name, err)
+		return 0, fmt.Errorf("load %s: %w", t.res.Name, err)
 	}
-	return out, size + len(out)*int(reflect.TypeFor[T]().Size()), nil
+	return size, nil
 }
 
 // stmt prepares "SELECT ... WHERE where ORDER BY id" once per clause (the
@@ -391,4 +416,52 @@ func (t *table[T]) close() {
 		s.Close()
 		delete(t.stmts, k)
 	}
+}
+
+// byTenants reads the rows of every tenant in ids with one query (no
+// prepared statement: the list differs each time), grouped by tenant id
+// in id order as query returns them, with the bytes each tenant's rows
+// took (as query counts them). Each tenant's rows get a slice of their
+// own, exactly as long: models are evicted one tenant at a time.
+func (t *table[T]) byTenants(ctx context.Context, db models.Querier, ids []int64) (map[int64][]T, map[int64]int, error) {
+	out, sizes := map[int64][]T{}, map[int64]int{}
+	if len(ids) == 0 {
+		return out, sizes, nil
+	}
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	q := strings.Replace(t.sel, "SELECT ", "SELECT tenant_id, ", 1) + "tenant_id IN (?" + strings.Repeat(",?", len(ids)-1) + ") ORDER BY id"
+	rows, err := db.QueryContext(ctx, q, args...)
+	if err != nil {
+		return nil, nil, fmt.Errorf("load %s: %w", t.res.Name, err)
+	}
+	// Read into one slice first, then copied to each tenant's.
+	var all []T
+	var owner []int64
+	rowSize := int(reflect.TypeFor[T]().Size())
+	_, err = t.scan(rows, 1, func(lead []sql.RawBytes) (*T, error) {
+		id, err := strconv.ParseInt(string(lead[0]), 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("tenant id %q: %w", lead[0], err)
+		}
+		owner = append(owner, id)
+		all = append(all, *new(T))
+		return &all[len(all)-1], nil
+	}, func(n int) { sizes[owner[len(owner)-1]] += rowSize + n })
+	if err != nil {
+		return nil, nil, err
+	}
+	counts := map[int64]int{}
+	for _, id := range owner {
+		counts[id]++
+	}
+	for i, id := range owner {
+		if out[id] == nil {
+			out[id] = make([]T, 0, counts[id])
+		}
+		out[id] = append(out[id], all[i])
+	}
+	return out, sizes, nil
 }

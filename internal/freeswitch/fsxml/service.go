@@ -38,6 +38,10 @@ type Config struct {
 	// application gives seven eighths of SWITCHBOARD_XML_CACHE_MAX_BYTES);
 	// least recently used tenants go first.
 	ModelBytes int
+	// Preload reads every tenant's model in the background once memory
+	// can be trusted after the service starts, and again after a reset
+	// (preload.go), instead of one tenant at a time on first use.
+	Preload bool
 	// DocBytes bounds the rendered documents held in memory (default 32
 	// MiB; the application gives an eighth of SWITCHBOARD_XML_CACHE_MAX_BYTES).
 	DocBytes int
@@ -106,6 +110,18 @@ type Service struct {
 	// keyPrefix starts this installation's Redis keys (Store.KeyPrefix).
 	keyPrefix string
 	stopPoll  context.CancelFunc
+	// started is when the service was made.
+	started time.Time
+	// life ends when the service closes (background work runs under it).
+	life context.Context
+	// preloading is set while a preload runs; preloadAgain asks it to
+	// run once more (a reset arrived meanwhile); preloadStarted is set
+	// once the first preload was asked for.
+	preloading, preloadAgain, preloadStarted atomic.Bool
+	preloader                                preloader
+	// preloadSlots bound the preload's queries running at once (half the
+	// SQLite pool; on MySQL as many as model builds).
+	preloadSlots chan struct{}
 
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
@@ -148,6 +164,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 
 		modelExtensions: defaultModelExtensions,
 		buildSlots:      make(chan struct{}, buildParallelism(st)),
+		preloadSlots:    make(chan struct{}, buildParallelism(st)/2),
 		st:              st,
 		rdb:             rdb,
 		cfg:             cfg,
@@ -165,6 +182,8 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		local:     newLocalDocs(cfg.DocBytes),
 		gens:      newScopeGens(),
 		stopPoll:  stopPoll,
+		life:      pollCtx,
+		started:   time.Now(),
 		keyPrefix: keyprefix.Default,
 	}
 	if st != nil && rdb != nil {

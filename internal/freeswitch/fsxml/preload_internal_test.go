@@ -1,0 +1,112 @@
+package fsxml
+
+import (
+	"context"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/models/storetest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
+)
+
+// Issue 28: a preloaded replica (every tenant's model read in batches, one
+// query per table) answers every directory and dialplan fetch exactly as a
+// replica that builds each model on first use, without building any
+// itself; a large tenant (more extensions than a model holds) included;
+// and a write after the preload is served on the next fetch.
+func TestPreloadAnswersAsOnDemandBuilds(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		var tenants []string
+		users := func(names ...string) []map[string]any {
+			var out []map[string]any
+			for _, n := range names {
+				out = append(out, map[string]any{"name": n, "sip_secret": "Secret-" + n + "-abcdef", "callerid": "User <" + n + ">"})
+			}
+			return out
+		}
+		for _, p := range []string{"prea", "preb", "prec"} {
+			name := storetest.Name(p)
+			tenants = append(tenants, name)
+			seedTenant(t, st, name, users("1000", "1001")...)
+		}
+		large := storetest.Name("prelarge")
+		tenants = append(tenants, large)
+		o := seedTenant(t, st, large, users("1000", "1001", "1002")...)
+		if _, err := st.Create(ctx, st.Registry().Resource("emergency_locations"), o, map[string]any{"name": "hq", "address_line1": "1 Main St", "country": "ZA", "emergency_callerid": "+27110000001"}); err != nil {
+			t.Fatal(err)
+		}
+
+		rdb := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
+		defer rdb.Close()
+		onDemand := New(st, rdb, Config{Domain: "sip.test"}, nil)
+		defer onDemand.Close()
+		onDemand.modelExtensions = 2
+		pre := New(st, rdb, Config{Domain: "sip.test", Preload: true}, nil)
+		defer pre.Close()
+		pre.modelExtensions = 2
+		var built atomic.Int64
+		pre.buildHook = func(context.Context, string) { built.Add(1) }
+		waitLive(t, onDemand, pre)
+		wait.Until(t, 20*time.Second, "every tenant preloaded", func() bool {
+			for _, tenant := range tenants {
+				if _, ok := pre.models.tenants.peek(tenant); !ok {
+					return false
+				}
+			}
+			return true
+		})
+
+		dir, err := readCapture("009")
+		if err != nil {
+			t.Fatal(err)
+		}
+		call, err := readCapture("011")
+		if err != nil {
+			t.Fatal(err)
+		}
+		fetch := func(svc *Service, body []byte) string {
+			t.Helper()
+			doc, err := svc.Fetch(ctx, body)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return string(doc)
+		}
+		for _, tenant := range tenants {
+			for _, user := range []string{"1000", "1001", "1002", "1009"} {
+				bodies := map[string][]byte{
+					"directory": fakefs.FormWith(dir, "user", user+"-"+tenant, "domain", "sip.test", "key_value", "sip.test"),
+					"dialplan": fakefs.FormWith(call, "Caller-Context", tenant, "Hunt-Context", tenant, "Caller-Destination-Number", user,
+						"Hunt-Destination-Number", user, "Caller-Caller-ID-Number", "1000", "Hunt-Caller-ID-Number", "1000"),
+				}
+				for what, body := range bodies {
+					want, got := fetch(onDemand, body), fetch(pre, body)
+					if got != want {
+						t.Errorf("%s %s@%s: the preloaded replica answers\n%s\nthe other\n%s", what, user, tenant, got, want)
+					}
+				}
+			}
+		}
+		if n := built.Load(); n != 0 {
+			t.Errorf("the preloaded replica read %d tenant models itself, want none", n)
+		}
+
+		if _, err := st.Update(ctx, st.Registry().Resource("extensions"), o, "1001", map[string]any{"callerid": "Bob <1001>"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := pre.pollHeads(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if doc := fetchUser(t, pre, "1001-"+large); !strings.Contains(doc, `name="effective_caller_id_name" value="Bob"`) {
+			t.Errorf("the update after the preload is not served:\n%s", doc)
+		}
+	})
+}
