@@ -55,7 +55,7 @@ test:
 	  $(GO) test -count=1 -run $(NORACE_TESTS) ./internal/freeswitch/esl/... ./internal/web/routes >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
 	( SWITCHBOARD_TEST_DB_SUFFIX=cluster $(MAKE) --no-print-directory test-cluster >$$logs/cluster 2>&1; echo $$? >$$logs/cluster.rc ) & \
 	echo "make test: every package with -race on MySQL and Redis (the SQLite pass, the non-race tests and the Redis Cluster pass run beside it; their output comes after)"; \
-	SWITCHBOARD_TEST_BACKENDS=mysql $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./...; race=$$?; \
+	SWITCHBOARD_TEST_BACKENDS=mysql $(GO) test -race -count=1 -timeout 30m -parallel $(TEST_PARALLEL) ./...; race=$$?; \
 	wait; \
 	echo "make test: the per-backend tests without -race on SQLite"; cat $$logs/sqlite; \
 	echo "make test: the tests that hit a race inside eslgo v1.5.2, and the client generation, without -race on MySQL"; cat $$logs/norace; \
