@@ -32,13 +32,11 @@ func TestTenantBuildStallsNoOtherTenant(t *testing.T) {
 		}
 		rdb := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
 		defer rdb.Close()
-		svc := New(st, rdb, Config{Domain: "sip.test"}, nil)
-		defer svc.Close()
 		entered, release := make(chan struct{}), make(chan struct{})
 		var once sync.Once
 		var mu sync.Mutex
 		builds := map[string]int{}
-		svc.buildHook = func(_ context.Context, tenant string) {
+		hook := func(_ context.Context, tenant string) {
 			mu.Lock()
 			builds[strings.ToLower(tenant)]++
 			mu.Unlock()
@@ -47,6 +45,8 @@ func TestTenantBuildStallsNoOtherTenant(t *testing.T) {
 				<-release
 			}
 		}
+		svc := New(st, rdb, Config{Domain: "sip.test", buildHook: hook}, nil)
+		defer svc.Close()
 		waitLive(t, svc)
 		dir, err := readCapture("009")
 		if err != nil {

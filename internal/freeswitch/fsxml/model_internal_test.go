@@ -41,9 +41,9 @@ func TestLargeTenantExtensionsPerFetch(t *testing.T) {
 		}
 		rdb := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
 		defer rdb.Close()
-		svc := New(st, rdb, Config{Domain: "sip.test"}, nil)
+		// modelExtensions 2: fewer than the tenant has.
+		svc := New(st, rdb, Config{Domain: "sip.test", modelExtensions: 2}, nil)
 		defer svc.Close()
-		svc.modelExtensions = 2 // fewer than the tenant has
 
 		body := func(capture string, kv ...string) []byte {
 			raw, err := readCapture(capture)

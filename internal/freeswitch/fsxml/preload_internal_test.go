@@ -46,14 +46,12 @@ func TestPreloadAnswersAsOnDemandBuilds(t *testing.T) {
 
 		rdb := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
 		defer rdb.Close()
-		onDemand := New(st, rdb, Config{Domain: "sip.test"}, nil)
+		onDemand := New(st, rdb, Config{Domain: "sip.test", modelExtensions: 2}, nil)
 		defer onDemand.Close()
-		onDemand.modelExtensions = 2
-		pre := New(st, rdb, Config{Domain: "sip.test", Preload: true}, nil)
-		defer pre.Close()
-		pre.modelExtensions = 2
 		var built atomic.Int64
-		pre.buildHook = func(context.Context, string) { built.Add(1) }
+		pre := New(st, rdb, Config{Domain: "sip.test", Preload: true, modelExtensions: 2,
+			buildHook: func(context.Context, string) { built.Add(1) }}, nil)
+		defer pre.Close()
 		waitLive(t, onDemand, pre)
 		wait.Until(t, 20*time.Second, "every tenant preloaded", func() bool {
 			for _, tenant := range tenants {

@@ -64,6 +64,14 @@ type Config struct {
 	// under SoundsDir. MediaKey signs them.
 	MediaURL string
 	MediaKey []byte
+
+	// modelExtensions, when positive, replaces defaultModelExtensions
+	// (tests: a small tenant counts as large). It is a setting rather
+	// than a field tests write because the preload reads it from its own
+	// goroutine as soon as New returns.
+	modelExtensions int
+	// buildHook, when set (tests only), becomes Service.buildHook.
+	buildHook func(ctx context.Context, tenant string)
 }
 
 // Service renders and caches FreeSWITCH XML. It is safe for concurrent use.
@@ -150,6 +158,9 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 	if log == nil {
 		log = slog.Default()
 	}
+	if cfg.modelExtensions <= 0 {
+		cfg.modelExtensions = defaultModelExtensions
+	}
 	var t *tables
 	if st != nil {
 		var err error
@@ -162,7 +173,8 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		tables: t,
 		models: newModelCache(cfg.ModelBytes),
 
-		modelExtensions: defaultModelExtensions,
+		modelExtensions: cfg.modelExtensions,
+		buildHook:       cfg.buildHook,
 		buildSlots:      make(chan struct{}, buildParallelism(st)),
 		preloadSlots:    make(chan struct{}, buildParallelism(st)/2),
 		st:              st,
