@@ -173,7 +173,17 @@ func (t *Tracker) applyHolding(ctx context.Context, batch []esl.Event, onErr fun
 			}
 			return
 		}
-		if !redisUnreachable(err) || ctx.Err() != nil {
+		if ctx.Err() != nil && (redisUnreachable(err) || errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded)) {
+			// Stopping with the batch not (or not surely) applied: the
+			// replica is shutting down, and another one's ReplayHeld
+			// applies what it spools (applying twice is a no-op). Seen:
+			// a hangup whose first try was cut short by the shutdown was
+			// neither applied nor held, and its call never got a CDR.
+			held = t.holdOnStop(ctx, batch, held, onErr)
+			onErr(fmt.Errorf("stopped before %d channel events were applied (spooled: %t): %w", len(batch), held != 0, err))
+			return
+		}
+		if !redisUnreachable(err) {
 			onErr(err)
 			return
 		}
@@ -183,7 +193,8 @@ func (t *Tracker) applyHolding(ctx context.Context, batch []esl.Event, onErr fun
 		}
 		if !worker.Sleep(ctx, backoff.Delay(holdRetryMin, holdRetryMax, attempt)) {
 			// A spooled batch stays for another replica's ReplayHeld.
-			onErr(fmt.Errorf("stopped while Redis was unreachable: %d channel events not applied", len(batch)))
+			held = t.holdOnStop(ctx, batch, held, onErr)
+			onErr(fmt.Errorf("stopped while Redis was unreachable: %d channel events not applied (spooled: %t)", len(batch), held != 0))
 			return
 		}
 	}
@@ -191,6 +202,21 @@ func (t *Tracker) applyHolding(ctx context.Context, batch []esl.Event, onErr fun
 
 // The waits between tries of a held batch.
 const holdRetryMin, holdRetryMax = 50 * time.Millisecond, 2 * time.Second
+
+// holdOnStop spools a batch that a stopping worker could not apply, unless
+// it is spooled already (held); it answers the batch's spool id.
+func (t *Tracker) holdOnStop(ctx context.Context, batch []esl.Event, held int64, onErr func(error)) int64 {
+	if held != 0 {
+		return held
+	}
+	hctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), spoolOnStopTimeout)
+	defer cancel()
+	return t.hold(hctx, batch, onErr)
+}
+
+// spoolOnStopTimeout bounds the spool write of a batch left unapplied by
+// a shutdown, which has no context of its own left.
+const spoolOnStopTimeout = 5 * time.Second
 
 // redisUnreachable reports whether err says Redis could not be reached
 // (rather than refusing a command): a refused, reset or timed-out

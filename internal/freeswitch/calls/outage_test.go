@@ -3,7 +3,9 @@ package calls
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"log/slog"
+	"net/textproto"
 	"slices"
 	"strings"
 	"sync"
@@ -15,7 +17,6 @@ import (
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl"
 	"github.com/switchboard/switchboard/internal/platform/faultproxy"
-	"github.com/switchboard/switchboard/internal/platform/racecheck"
 	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
@@ -162,13 +163,6 @@ func (s *memSpool) len() int {
 // the connection), and so were the CDRs. Held events are now spooled
 // durably, and another replica applies what a dead one left.
 func TestHeldEventsOfADeadReplicaGetTheirCDR(t *testing.T) {
-	if racecheck.Enabled {
-		// Known bug, open: under -race timing the replayed calls' CDRs are
-		// never handed over (2 of 3 runs of -count=3 here; one CI run),
-		// even with RetryPendingCDRs retried for 30 s. It runs, and
-		// passes, in the passes without -race until that is fixed.
-		t.Skip("known bug under -race timing: the replayed CDRs are not handed over (see issue note)")
-	}
 	m := miniredis.RunT(t)
 	url, proxy := faultproxy.URL(t, "redis://"+m.Addr()+"/0")
 	opts, err := redis.ParseURL(url)
@@ -227,6 +221,10 @@ func TestHeldEventsOfADeadReplicaGetTheirCDR(t *testing.T) {
 			t.Errorf("call %s: %d CDRs, want exactly 1", c.a.uuid, seen[c.a.uuid])
 		}
 	}
+	if t.Failed() {
+		pending, _ := rdb.LRange(t.Context(), "sb:{calls}:cdr:pending", 0, -1).Result()
+		t.Logf("pending: %q\nlogs:\n%s", pending, logs.String())
+	}
 	if n := len(deadSink.all()); n != 0 {
 		t.Errorf("the dead replica delivered %d CDRs", n)
 	}
@@ -236,5 +234,54 @@ func TestHeldEventsOfADeadReplicaGetTheirCDR(t *testing.T) {
 	}
 	if n := len(sink.all()); n != len(calls) {
 		t.Errorf("%d CDRs after a second replay, want %d", n, len(calls))
+	}
+}
+
+// A spooled batch with an event the tracker refuses (no Unique-ID) is
+// applied as far as it can be and released: kept, it would stop every
+// batch held after it, and their calls would never get a CDR.
+func TestHeldBatchWithARefusedEventDoesNotBlockTheSpool(t *testing.T) {
+	m := miniredis.RunT(t)
+	rdb := redis.NewClient(&redis.Options{Addr: m.Addr()})
+	defer rdb.Close()
+	spool := &memSpool{}
+	sink := &cdrSink{}
+	tr := NewTracker(rdb, Options{Prefix: "sb:{calls}:", OnEnd: sink.onEnd, Now: func() time.Time { return fixedNow }, Spool: spool})
+	first, second := newCallback("fs1", "acme", 1), newCallback("fs1", "acme", 2)
+	for _, c := range []callback{first, second} {
+		for i, name := range []string{"CHANNEL_CREATE", "CHANNEL_ANSWER"} {
+			if err := tr.Apply(t.Context(), c.a.ev(name, uint64(i+1))); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	bad := first.a.ev("CHANNEL_ANSWER", 3)
+	delete(bad.Headers, textproto.CanonicalMIMEHeaderKey("Unique-ID"))
+	hup := []string{"Hangup-Cause", "NORMAL_CLEARING"}
+	for _, batch := range [][]esl.Event{
+		{bad, first.a.ev("CHANNEL_HANGUP_COMPLETE", 4, hup...)},
+		{second.a.ev("CHANNEL_HANGUP_COMPLETE", 4, hup...)},
+	} {
+		raw, err := json.Marshal(batch)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := spool.Hold(t.Context(), raw); err != nil {
+			t.Fatal(err)
+		}
+	}
+	n, err := tr.ReplayHeld(t.Context(), 0)
+	if err != nil || n != 2 {
+		t.Fatalf("replay: %d batches, %v; want 2, nil", n, err)
+	}
+	if spool.len() != 0 {
+		t.Errorf("%d batches still held", spool.len())
+	}
+	got := map[string]bool{}
+	for _, c := range sink.all() {
+		got[c.UUID] = true
+	}
+	if !got[first.a.uuid] || !got[second.a.uuid] || len(sink.all()) != 2 {
+		t.Errorf("CDRs %v, want one for each of the two calls", sink.all())
 	}
 }

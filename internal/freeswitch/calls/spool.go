@@ -63,7 +63,8 @@ func (t *Tracker) release(ctx context.Context, id int64) {
 // and releases them. A batch older than EndedTTL is dropped with a
 // warning: the tombstones that make late events harmless are gone by
 // then, and its calls would come back to life. It answers how many batches
-// it applied; it stops at the first that Redis does not take.
+// it applied; it stops at the first that Redis cannot be reached for, and
+// releases a batch whose events it refuses (one without a Unique-ID).
 func (t *Tracker) ReplayHeld(ctx context.Context, olderThan time.Duration) (int, error) {
 	if t.opts.Spool == nil {
 		return 0, nil
@@ -86,7 +87,13 @@ func (t *Tracker) ReplayHeld(ctx context.Context, olderThan time.Duration) (int,
 			continue
 		}
 		if err := t.ApplyBatch(ctx, events); err != nil {
-			return applied, fmt.Errorf("apply held channel events %d: %w", h.ID, err)
+			if redisUnreachable(err) || ctx.Err() != nil {
+				return applied, fmt.Errorf("apply held channel events %d: %w", h.ID, err)
+			}
+			// Refused, not unreachable: trying again gives the same answer,
+			// and keeping the batch would stop every later one behind it.
+			// The batch's other events are applied.
+			t.opts.Logger.Error("held channel events partly refused: released", "held", h.ID, "events", len(events), "error", err)
 		}
 		t.release(ctx, h.ID)
 		applied++
