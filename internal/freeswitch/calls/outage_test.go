@@ -45,17 +45,7 @@ func TestCallsEndingDuringRedisOutageGetTheirCDR(t *testing.T) {
 	go func() { defer close(done); tr.Consume(t.Context(), in) }()
 	defer func() { close(in); <-done }()
 
-	calls := []callback{newCallback("fs1", "acme", 1), newCallback("fs1", "acme", 2), newCallback("fs1", "acme", 3)}
-	seq := uint64(0)
-	next := func() uint64 { seq++; return seq }
-	for _, c := range calls {
-		in <- c.a.ev("CHANNEL_CREATE", next())
-		in <- c.a.ev("CHANNEL_ANSWER", next())
-	}
-	wait.Until(t, 10*time.Second, "the three calls live", func() bool {
-		_, n, err := tr.List(t.Context(), "", 10, 0)
-		return err == nil && n == len(calls)
-	})
+	calls, next := threeLiveCalls(t, tr, in)
 
 	proxy.Cut()
 	hup := []string{"Hangup-Cause", "NORMAL_CLEARING", "variable_duration", "30", "variable_billsec", "25"}
@@ -185,17 +175,7 @@ func TestHeldEventsOfADeadReplicaGetTheirCDR(t *testing.T) {
 	done := make(chan struct{})
 	go func() { defer close(done); dead.Consume(ctx, in) }()
 
-	calls := []callback{newCallback("fs1", "acme", 1), newCallback("fs1", "acme", 2), newCallback("fs1", "acme", 3)}
-	seq := uint64(0)
-	next := func() uint64 { seq++; return seq }
-	for _, c := range calls {
-		in <- c.a.ev("CHANNEL_CREATE", next())
-		in <- c.a.ev("CHANNEL_ANSWER", next())
-	}
-	wait.Until(t, 10*time.Second, "the three calls live", func() bool {
-		_, n, err := dead.List(t.Context(), "", 10, 0)
-		return err == nil && n == len(calls)
-	})
+	calls, next := threeLiveCalls(t, dead, in)
 
 	proxy.Cut()
 	hup := []string{"Hangup-Cause", "NORMAL_CLEARING", "variable_duration", "30", "variable_billsec", "25"}
@@ -284,4 +264,22 @@ func TestHeldBatchWithARefusedEventDoesNotBlockTheSpool(t *testing.T) {
 	if !got[first.a.uuid] || !got[second.a.uuid] || len(sink.all()) != 2 {
 		t.Errorf("CDRs %v, want one for each of the two calls", sink.all())
 	}
+}
+
+// threeLiveCalls feeds three answered calls to a consuming tracker and
+// waits until it lists them; next numbers the events that follow.
+func threeLiveCalls(t *testing.T, tr *Tracker, in chan<- esl.Event) ([]callback, func() uint64) {
+	t.Helper()
+	calls := []callback{newCallback("fs1", "acme", 1), newCallback("fs1", "acme", 2), newCallback("fs1", "acme", 3)}
+	seq := uint64(0)
+	next := func() uint64 { seq++; return seq }
+	for _, c := range calls {
+		in <- c.a.ev("CHANNEL_CREATE", next())
+		in <- c.a.ev("CHANNEL_ANSWER", next())
+	}
+	wait.Until(t, 10*time.Second, "the three calls live", func() bool {
+		_, n, err := tr.List(t.Context(), "", 10, 0)
+		return err == nil && n == len(calls)
+	})
+	return calls, next
 }
