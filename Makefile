@@ -24,8 +24,9 @@ TEST_PARALLEL ?= 4
 #   - the tests that run per backend again without it, on SQLite
 #     (storetest's SWITCHBOARD_TEST_BACKENDS and PerBackendOnly): SQLite is C
 #     translated to Go, which the race detector slows most and which holds
-#     no goroutines of ours; with them the tests that hit a race inside
-#     eslgo v1.5.2 (skipped under -race), on MySQL;
+#     no goroutines of ours; beside them, on MySQL, the browser tests and
+#     the tests that hit a race inside eslgo v1.5.2 (both skipped under
+#     -race);
 #   - the Redis Cluster pass (test-cluster).
 # Without MySQL, every package runs with -race on SQLite, then those tests.
 # The -race pass waits on ejabberd, Kannel and chromium for minutes, which
@@ -35,7 +36,15 @@ TEST_PARALLEL ?= 4
 # the SQLite pass runs only those, and in them skips the tests that run on
 # one backend of their choosing (storetest.PerBackendOnly).
 PER_BACKEND_PACKAGES = $(shell grep -rlE --include='*_test.go' '(storetest|apptest)\.' . | xargs -r -n1 dirname | sort -u)
-NORACE_TESTS := '^(TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls|TestSystemEventsNodeConnectionAndServer|TestSIPTrunkResyncAfterReconnect|TestCallcenterResyncAfterReconnectAndTenantDelete|TestGeneratedClientIsCurrent|TestOpenAPIDocumentIsValid|TestTypeScriptClientCompiles)$$'
+NORACE_NAMES := TestEslgoDisconnectOnClose|TestReconnectsAfterRestart|TestResyncAfterFreeSWITCHRestart|TestChannelActionErrors|TestFreeSWITCHRestartEndsItsCalls|TestSystemEventsNodeConnectionAndServer|TestSIPTrunkResyncAfterReconnect|TestCallcenterResyncAfterReconnectAndTenantDelete|TestGeneratedClientIsCurrent|TestOpenAPIDocumentIsValid|TestTypeScriptClientCompiles
+# The browser tests (Chromium drives the pages; the team-chat web client)
+# run once, without -race: they wait on Chromium and run one at a time, so
+# under the race detector they were a third of the longest package's time,
+# while the handlers behind them run under -race in the API tests.
+BROWSER_TESTS := TestBrowser|TestChatWebClient|TestAxeFindsViolations
+NORACE_TESTS := '^($(NORACE_NAMES))$$|^($(BROWSER_TESTS))'
+NORACE_PACKAGES := ./internal/freeswitch/esl/... ./internal/web/routes ./internal/web/webui/...
+RACE_SKIP := '^($(BROWSER_TESTS))'
 test:
 	@echo "make test: building first (a cold cache compiles for a few minutes, with no output), then vet and every package's tests"
 	$(GO) mod tidy -diff
@@ -43,8 +52,8 @@ test:
 	$(GO) vet ./...
 	@if [ -z "$$SWITCHBOARD_TEST_MYSQL_URL" ]; then \
 	  echo "make test: SWITCHBOARD_TEST_MYSQL_URL unset: every package with -race on SQLite, then the tests -race skips"; \
-	  $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) ./... && \
-	  $(GO) test -count=1 -run $(NORACE_TESTS) ./internal/freeswitch/esl/... ./internal/web/routes; \
+	  $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) -skip $(RACE_SKIP) ./... && \
+	  $(GO) test -count=1 -run $(NORACE_TESTS) $(NORACE_PACKAGES); \
 	  exit $$?; \
 	fi; \
 	logs=$$(mktemp -d); \
@@ -52,13 +61,13 @@ test:
 	( SWITCHBOARD_TEST_BACKENDS=sqlite SWITCHBOARD_TEST_PER_BACKEND_ONLY=1 SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 1)" \
 	  $(GO) test -count=1 -timeout 20m -parallel $(TEST_PARALLEL) $(PER_BACKEND_PACKAGES) >$$logs/sqlite 2>&1; echo $$? >$$logs/sqlite.rc ) & \
 	( SWITCHBOARD_TEST_BACKENDS=mysql SWITCHBOARD_TEST_DB_SUFFIX=norace SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 2)" \
-	  $(GO) test -count=1 -run $(NORACE_TESTS) ./internal/freeswitch/esl/... ./internal/web/routes >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
+	  $(GO) test -count=1 -run $(NORACE_TESTS) $(NORACE_PACKAGES) >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
 	( SWITCHBOARD_TEST_DB_SUFFIX=cluster $(MAKE) --no-print-directory test-cluster >$$logs/cluster 2>&1; echo $$? >$$logs/cluster.rc ) & \
 	echo "make test: every package with -race on MySQL and Redis (the SQLite pass, the non-race tests and the Redis Cluster pass run beside it; their output comes after)"; \
-	SWITCHBOARD_TEST_BACKENDS=mysql $(GO) test -race -count=1 -timeout 30m -parallel $(TEST_PARALLEL) ./...; race=$$?; \
+	SWITCHBOARD_TEST_BACKENDS=mysql $(GO) test -race -count=1 -timeout 30m -parallel $(TEST_PARALLEL) -skip $(RACE_SKIP) ./...; race=$$?; \
 	wait; \
 	echo "make test: the per-backend tests without -race on SQLite"; cat $$logs/sqlite; \
-	echo "make test: the tests that hit a race inside eslgo v1.5.2, and the client generation, without -race on MySQL"; cat $$logs/norace; \
+	echo "make test: the browser tests, the tests that hit a race inside eslgo v1.5.2, and the client generation, without -race on MySQL"; cat $$logs/norace; \
 	cat $$logs/cluster; \
 	sqlite=$$(cat $$logs/sqlite.rc); norace=$$(cat $$logs/norace.rc); cluster=$$(cat $$logs/cluster.rc); rm -rf $$logs; \
 	echo "make test: exit codes: -race on MySQL $$race, SQLite $$sqlite, non-race tests $$norace, Redis Cluster $$cluster"; \
