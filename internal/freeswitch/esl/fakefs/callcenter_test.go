@@ -30,8 +30,7 @@ func TestCallcenterConfig(t *testing.T) {
 	}))
 	defer xmlcurl.Close()
 	s := startFake(t, Options{XMLCurlURL: xmlcurl.URL})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	for _, tt := range []struct{ cmd, want string }{
 		{"callcenter_config", "-USAGE: callcenter_config <target> <args>\n"},
 		{"callcenter_config agent", "-ERR Invalid!\n"},

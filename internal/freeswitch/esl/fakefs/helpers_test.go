@@ -46,6 +46,25 @@ func dialRaw(t *testing.T, addr string) *rawClient {
 	return &rawClient{t: t, c: c, r: r, tp: textproto.NewReader(r)}
 }
 
+// dialAuthed is dialRaw followed by a successful auth.
+func dialAuthed(t *testing.T, addr string) *rawClient {
+	t.Helper()
+	rc := dialRaw(t, addr)
+	rc.auth()
+	return rc
+}
+
+// dialListener is an authenticated connection subscribed to events
+// ("CUSTOM limit::usage"), as a client of the event socket opens one.
+func dialListener(t *testing.T, addr, events string) *rawClient {
+	t.Helper()
+	rc := dialAuthed(t, addr)
+	if r := rc.command("event plain " + events); r != "+OK event listener enabled plain" {
+		t.Fatalf("event plain %s: %q", events, r)
+	}
+	return rc
+}
+
 func (rc *rawClient) send(s string) {
 	rc.t.Helper()
 	if _, err := rc.c.Write([]byte(s)); err != nil {

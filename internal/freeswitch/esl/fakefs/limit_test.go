@@ -58,16 +58,9 @@ func limitEvent(t *testing.T, rc *rawClient) string {
 // the call held.
 func TestLimitUsageEventsFollowTheDialplansLimits(t *testing.T) {
 	s := startFake(t, Options{XMLCurlURL: limitedDialplan(t)})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
-	if r := rc.command("event plain CUSTOM limit::usage"); r != "+OK event listener enabled plain" {
-		t.Fatal(r)
-	}
-	other := dialRaw(t, s.Addr())
-	other.auth()
-	other.command("event plain CHANNEL_CREATE CUSTOM sofia::gateway_state")
-	api := dialRaw(t, s.Addr())
-	api.auth()
+	rc := dialListener(t, s.Addr(), "CUSTOM limit::usage")
+	other := dialListener(t, s.Addr(), "CHANNEL_CREATE CUSTOM sofia::gateway_state")
+	api := dialAuthed(t, s.Addr())
 
 	first := "11111111-1f52-4a8e-9a57-4a3c6f1f0c11"
 	if got := api.api("originate {origination_uuid=" + first + "}loopback/+15550001001/acme &park()"); got != "+OK "+first+"\n" {
@@ -131,11 +124,9 @@ func TestLimitUsageEventsFollowTheDialplansLimits(t *testing.T) {
 // maximum hangs up with the cause after "!", and fires nothing.
 func TestLimitRefusesOverTheTenantsMaximum(t *testing.T) {
 	s := startFake(t, Options{XMLCurlURL: limitedDialplan(t)})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	rc.command("event plain CUSTOM limit::usage")
-	api := dialRaw(t, s.Addr())
-	api.auth()
+	api := dialAuthed(t, s.Addr())
 	// Two live channels hold the tenant's two calls.
 	for range 2 {
 		id, err := s.CreateChannel(ChannelSpec{CIDNum: "1001", Dest: "+15550001001", Context: "acme"})

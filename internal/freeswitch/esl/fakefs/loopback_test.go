@@ -49,8 +49,7 @@ func dialplanServer(t *testing.T, forms *[]map[string]string) string {
 func TestLoopbackOriginateRoutedWithTheChannelsVariables(t *testing.T) {
 	var forms []map[string]string
 	s := startFake(t, Options{XMLCurlURL: dialplanServer(t, &forms)})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 
 	// No toll_allow among the originate's variables: refused as the real
 	// dialplan refuses it.

@@ -54,8 +54,7 @@ func TestWrongPasswordDisconnects(t *testing.T) {
 
 func TestSubscriptionReplies(t *testing.T) {
 	s := startFake(t, Options{})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	tests := []struct {
 		name, cmd, want string
 	}{
@@ -93,8 +92,7 @@ func TestSubscriptionReplies(t *testing.T) {
 
 func TestAPIReplies(t *testing.T) {
 	s := startFake(t, Options{})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	tests := []struct {
 		name, cmd, want string
 	}{
@@ -127,8 +125,7 @@ func TestAPIReplies(t *testing.T) {
 
 func TestBgapiHonoursJobUUIDHeader(t *testing.T) {
 	s := startFake(t, Options{})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	rc.command("event plain BACKGROUND_JOB")
 	rc.send("bgapi uuid_exists abc\nJob-UUID: 7f4db78a-17d7-11dd-b7a0-db4edd065621\n\n")
 	want := "Content-Type: command/reply\nReply-Text: +OK Job-UUID: 7f4db78a-17d7-11dd-b7a0-db4edd065621\n" +
@@ -157,8 +154,7 @@ func TestBgapiHonoursJobUUIDHeader(t *testing.T) {
 
 func TestEventsOnWireInSequenceOrder(t *testing.T) {
 	s := startFake(t, Options{})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	rc.command("event plain ALL")
 	rc.command("nixevent CHANNEL_DESTROY")
 	body := rc.api("originate {origination_uuid=aaaa,sb_tenant=acme}sofia/gateway/gw1/447700900123 &bridge({origination_uuid=bbbb}sofia/gateway/gw1/442071234567)")
@@ -213,8 +209,7 @@ func TestEventsOnWireInSequenceOrder(t *testing.T) {
 
 func TestWaitCommandReturnsSuccessiveMatches(t *testing.T) {
 	s := startFake(t, Options{})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	rc.api("uuid_kill one")
 	go func() { time.Sleep(20 * time.Millisecond); rc.send("api uuid_kill two\n\n") }()
 	ctx, cancel := context.WithTimeout(t.Context(), 2*time.Second)
@@ -234,8 +229,7 @@ func TestWaitCommandReturnsSuccessiveMatches(t *testing.T) {
 
 func TestCloseSendsShutdownNoticeAndRestart(t *testing.T) {
 	s := startFake(t, Options{})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	if err := s.Close(); err != nil {
 		t.Fatal(err)
 	}
@@ -246,14 +240,12 @@ func TestCloseSendsShutdownNoticeAndRestart(t *testing.T) {
 	if err := s.Restart(); err != nil {
 		t.Fatal(err)
 	}
-	rc2 := dialRaw(t, s.Addr())
-	rc2.auth()
+	dialAuthed(t, s.Addr()) // the restarted switch takes the password again
 }
 
 func TestJSONEvents(t *testing.T) {
 	s := startFake(t, Options{})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	if got := rc.command("event json CHANNEL_CREATE"); got != "+OK event listener enabled json" {
 		t.Fatal(got)
 	}
@@ -274,8 +266,7 @@ func TestJSONEvents(t *testing.T) {
 // keeps serving everyone else (it used to deadlock on its own lock).
 func TestSlowConsumerIsDroppedWithoutStallingTheServer(t *testing.T) {
 	srv := startFake(t, Options{})
-	slow := dialRaw(t, srv.Addr())
-	slow.auth()
+	slow := dialAuthed(t, srv.Addr())
 	slow.command("event plain ALL")
 	done := make(chan struct{})
 	go func() {
@@ -289,8 +280,7 @@ func TestSlowConsumerIsDroppedWithoutStallingTheServer(t *testing.T) {
 	case <-time.After(20 * time.Second):
 		t.Fatal("emitting events stalled behind a slow consumer")
 	}
-	other := dialRaw(t, srv.Addr())
-	other.auth()
+	other := dialAuthed(t, srv.Addr())
 	if got := other.api("status"); !strings.Contains(got, "is ready") {
 		t.Fatalf("server stopped answering: %q", got)
 	}
@@ -314,8 +304,7 @@ func TestCommandFramingLikeReadPacket(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startFake(t, Options{})
-			rc := dialRaw(t, s.Addr())
-			rc.auth()
+			rc := dialAuthed(t, s.Addr())
 			rc.command("event plain BACKGROUND_JOB")
 			rc.send(tc.msg)
 			h, _ := rc.frame()

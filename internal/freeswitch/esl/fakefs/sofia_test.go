@@ -32,8 +32,7 @@ func TestSofiaGatewayCommands(t *testing.T) {
 	}))
 	defer srv.Close()
 	s := startFake(t, Options{XMLCurlURL: srv.URL})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 
 	for _, tt := range []struct{ cmd, want string }{
 		{"sofia profile external killgw carrier", "-ERR no such gateway.\n"},
@@ -84,8 +83,7 @@ func TestSofiaXMLStatusGateway(t *testing.T) {
 	}))
 	defer srv.Close()
 	s := startFake(t, Options{XMLCurlURL: srv.URL})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	if got, want := rc.api("sofia xmlstatus gateway"), "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<gateways>\n</gateways>\n"; got != want {
 		t.Errorf("no gateways: %q, want %q", got, want)
 	}

@@ -43,13 +43,8 @@ func TestSofiaGatewayEvents(t *testing.T) {
 	}))
 	defer srv.Close()
 	s := startFake(t, Options{XMLCurlURL: srv.URL})
-	ev := dialRaw(t, s.Addr())
-	ev.auth()
-	if r := ev.command("event plain CUSTOM sofia::gateway_state sofia::gateway_add sofia::gateway_delete"); r != "+OK event listener enabled plain" {
-		t.Fatal(r)
-	}
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	ev := dialListener(t, s.Addr(), "CUSTOM sofia::gateway_state sofia::gateway_add sofia::gateway_delete")
+	rc := dialAuthed(t, s.Addr())
 	rc.api("sofia profile external rescan")
 	expect := func(what string, want ...string) {
 		t.Helper()

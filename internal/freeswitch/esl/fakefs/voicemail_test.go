@@ -45,8 +45,7 @@ func TestVoicemailAPI(t *testing.T) {
 		t.Fatal(err)
 	}
 	s := startFake(t, Options{XMLCurlURL: xmlcurl.URL})
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	usage := "Error: " + vmInjectUsage + "\n"
 	for _, tt := range []struct{ cmd, want string }{
 		{"vm_inject 1001-acme@sip.test", usage},
@@ -123,8 +122,7 @@ func TestVoicemailMessageWaitingAndSendevent(t *testing.T) {
 		}
 		return v
 	}
-	rc := dialRaw(t, s.Addr())
-	rc.auth()
+	rc := dialAuthed(t, s.Addr())
 	if got := rc.command("event plain MESSAGE_WAITING"); !strings.HasPrefix(got, "+OK") {
 		t.Fatalf("subscribe %q", got)
 	}
