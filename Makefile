@@ -53,7 +53,7 @@ test:
 	@if [ -z "$$SWITCHBOARD_TEST_MYSQL_URL" ]; then \
 	  echo "make test: SWITCHBOARD_TEST_MYSQL_URL unset: every package with -race on SQLite, then the tests -race skips"; \
 	  $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) -skip $(RACE_SKIP) ./... && \
-	  $(GO) test -count=1 -run $(NORACE_TESTS) $(NORACE_PACKAGES); \
+	  $(GO) test -count=1 -timeout 20m -run $(NORACE_TESTS) $(NORACE_PACKAGES); \
 	  exit $$?; \
 	fi; \
 	logs=$$(mktemp -d); \
@@ -61,7 +61,7 @@ test:
 	( SWITCHBOARD_TEST_BACKENDS=sqlite SWITCHBOARD_TEST_PER_BACKEND_ONLY=1 SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 1)" \
 	  $(GO) test -count=1 -timeout 20m -parallel $(TEST_PARALLEL) $(PER_BACKEND_PACKAGES) >$$logs/sqlite 2>&1; echo $$? >$$logs/sqlite.rc ) & \
 	( SWITCHBOARD_TEST_BACKENDS=mysql SWITCHBOARD_TEST_DB_SUFFIX=norace SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 2)" \
-	  $(GO) test -count=1 -run $(NORACE_TESTS) $(NORACE_PACKAGES) >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
+	  $(GO) test -count=1 -timeout 20m -run $(NORACE_TESTS) $(NORACE_PACKAGES) >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
 	( SWITCHBOARD_TEST_DB_SUFFIX=cluster $(MAKE) --no-print-directory test-cluster >$$logs/cluster 2>&1; echo $$? >$$logs/cluster.rc ) & \
 	echo "make test: every package with -race on MySQL and Redis (the SQLite pass, the non-race tests and the Redis Cluster pass run beside it; their output comes after)"; \
 	SWITCHBOARD_TEST_BACKENDS=mysql $(GO) test -race -count=1 -timeout 30m -parallel $(TEST_PARALLEL) -skip $(RACE_SKIP) ./...; race=$$?; \
