@@ -20,9 +20,10 @@ import (
 var fakeWAV = []byte("RIFF\x2c\x00\x00\x00WAVEfmt \x10\x00\x00\x00\x01\x00\x01\x00\x80\x3e\x00\x00\x00\x7d\x00\x00\x02\x00\x10\x00data\x08\x00\x00\x00\x01\x02\x03\x04\x05\x06\x07\x08")
 
 // recordedCall records a live call of the env's tenant through the record
-// endpoint, writes its file under mount as the node would on the shared
-// directory (when mount is set), hangs up and answers the call's CDR.
-func recordedCall(t *testing.T, e *callEnv, mount, file string) map[string]any {
+// endpoint, writes audio as its file under mount as the node would on the
+// shared directory (when mount is set), hangs up and answers the call's
+// CDR.
+func recordedCall(t *testing.T, e *callEnv, mount, file string, audio []byte) map[string]any {
 	t.Helper()
 	id, uuid := e.liveChannel(t, e.tenant, "1001")
 	r := e.Do(t, "POST", "/api/telephony/record", e.user, map[string]any{"channel": id, "filename": file}).Expect(t, 200).Map(t)
@@ -30,7 +31,7 @@ func recordedCall(t *testing.T, e *callEnv, mount, file string) map[string]any {
 		t.Fatalf("record answer %v, want path %s", r, want)
 	}
 	if mount != "" {
-		writeFile(t, filepath.Join(mount, e.tenant, file+".wav"), fakeWAV)
+		writeFile(t, filepath.Join(mount, e.tenant, file+".wav"), audio)
 	}
 	wait.Until(t, 5*time.Second, "channel recording", func() bool {
 		return e.Do(t, "GET", "/api/telephony/channels/"+esc(id), e.tenantKey, nil).Expect(t, 200).Map(t)["recording"] == true
@@ -80,7 +81,7 @@ func TestCDRRecordingServedFromMount(t *testing.T) {
 	outside := filepath.Join(t.TempDir(), "secret.wav")
 	writeFile(t, outside, []byte("not yours"))
 	eachCallEnvWith(t, map[string]string{"SWITCHBOARD_RECORDINGS_MOUNT": mount}, func(t *testing.T, e *callEnv) {
-		cdr := recordedCall(t, e, mount, "meeting-1")
+		cdr := recordedCall(t, e, mount, "meeting-1", fakeWAV)
 		path := fmt.Sprintf("/api/tenants/%s/cdrs/%v/recording", e.tenant, cdr["id"])
 		if cdr["recording_path"] != "/rec/"+e.tenant+"/meeting-1.wav" || cdr["recording_url"] != e.Cfg.BaseURL+path {
 			t.Fatalf("the cdr names recording %v at %v, want %s", cdr["recording_path"], cdr["recording_url"], e.Cfg.BaseURL+path)
@@ -149,7 +150,7 @@ func TestCDRRecordingServedFromMount(t *testing.T) {
 // file on the node but offers no URL, and the route says why.
 func TestCDRRecordingNotReachableWithoutMount(t *testing.T) {
 	eachCallEnv(t, func(t *testing.T, e *callEnv) {
-		cdr := recordedCall(t, e, "", "meeting-2")
+		cdr := recordedCall(t, e, "", "meeting-2", nil)
 		if cdr["recording_path"] != "/rec/"+e.tenant+"/meeting-2.wav" || cdr["recording_url"] != nil {
 			t.Errorf("the cdr names recording %v at %v", cdr["recording_path"], cdr["recording_url"])
 		}
