@@ -194,20 +194,22 @@ func newCallServices(ctx context.Context, s *services, cfg Config, st *models.St
 	s.subscribers = append(s.subscribers, &media.VoicemailDelivery{Nodes: pool, Domain: cfg.SIPDomain, NodeDir: cfg.Media.NodeDir})
 	s.subscribers = append(s.subscribers, directoryFlusher(pool, cfg.SIPDomain), streamReloader(pool), ccSync, gwSync)
 	s.web.Calls = &routes.CallDeps{
-		Store:         st,
-		Redis:         rdb,
-		KeyPrefix:     s.keyPrefix,
-		Control:       calls.NewControl(pool, tracker),
-		Tracker:       tracker,
-		Recordings:    cfg.Recordings,
-		Streams:       streamsCtx,
-		UserVars:      s.xml.UserVariables,
-		StreamsPerKey: cfg.StreamsPerKey,
-		Captcha:       captchaVerifier,
-		SIPDomain:     cfg.SIPDomain,
-		SIPWSURL:      cfg.SIPWSURL,
-		LeaseHolder:   lease.Holder,
-		Metrics:       s.metrics,
+		Store:           st,
+		Redis:           rdb,
+		KeyPrefix:       s.keyPrefix,
+		Control:         calls.NewControl(pool, tracker),
+		Tracker:         tracker,
+		Recordings:      cfg.Recordings,
+		RecordingsMount: cfg.RecordingsMount,
+		BaseURL:         cfg.BaseURL,
+		Streams:         streamsCtx,
+		UserVars:        s.xml.UserVariables,
+		StreamsPerKey:   cfg.StreamsPerKey,
+		Captcha:         captchaVerifier,
+		SIPDomain:       cfg.SIPDomain,
+		SIPWSURL:        cfg.SIPWSURL,
+		LeaseHolder:     lease.Holder,
+		Metrics:         s.metrics,
 	}
 	return nil
 }

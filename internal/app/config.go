@@ -45,6 +45,10 @@ type Config struct {
 	ESLNodes         string // SWITCHBOARD_ESL_NODES
 	ESLPassword      string // SWITCHBOARD_ESL_PASSWORD
 	Recordings       string // SWITCHBOARD_RECORDINGS_DIR
+	// RecordingsMount is where this replica sees the nodes' recordings
+	// directory ("" = it does not: live calls' recordings are not served)
+	// (SWITCHBOARD_RECORDINGS_MOUNT).
+	RecordingsMount string
 	// StreamsPerKey caps the open event streams per API key and replica
 	// (SWITCHBOARD_SSE_STREAMS_PER_KEY).
 	StreamsPerKey int
@@ -298,6 +302,15 @@ var settings = []setting{
 	{name: "SWITCHBOARD_RECORDINGS_DIR", def: "/var/lib/freeswitch/recordings",
 		doc: "directory on the FreeSWITCH nodes where the record endpoint writes (`<dir>/<tenant>/<file>.wav`)",
 		set: func(c *Config, v string) error { c.Recordings = v; return nil }},
+	{name: "SWITCHBOARD_RECORDINGS_MOUNT",
+		doc: "where this replica sees the nodes' `SWITCHBOARD_RECORDINGS_DIR` (a shared mount: NFS, CIFS…); set, a CDR's recording plays in the call records report and downloads from `GET /api/tenants/<tenant>/cdrs/<id>/recording`; empty, those recordings stay on the nodes (`404 recording_not_reachable`)",
+		set: func(c *Config, v string) error {
+			c.RecordingsMount = v
+			if v != "" && !filepath.IsAbs(v) {
+				return errors.New("must be an absolute path")
+			}
+			return nil
+		}},
 	{name: "SWITCHBOARD_SSE_STREAMS_PER_KEY", def: "10",
 		doc: "open `/api/telephony/events` streams allowed per API key on one replica; more answer 429",
 		set: func(c *Config, v string) error {

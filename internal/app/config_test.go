@@ -46,6 +46,7 @@ func TestLoadConfigNamesTheBadVariable(t *testing.T) {
 		{"prompt duration", map[string]string{"SWITCHBOARD_MEDIA_MAX_PROMPT_DURATION": "ten minutes"}, "SWITCHBOARD_MEDIA_MAX_PROMPT_DURATION"},
 		{"media duration", map[string]string{"SWITCHBOARD_MEDIA_MAX_DURATION": "0s"}, "SWITCHBOARD_MEDIA_MAX_DURATION"},
 		{"stored bytes", map[string]string{"SWITCHBOARD_MEDIA_MAX_STORED_BYTES": "-1"}, "SWITCHBOARD_MEDIA_MAX_STORED_BYTES"},
+		{"recordings mount", map[string]string{"SWITCHBOARD_RECORDINGS_MOUNT": "mnt/recordings"}, "SWITCHBOARD_RECORDINGS_MOUNT"},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -3,6 +3,7 @@ package models
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"time"
 
@@ -143,17 +144,36 @@ func (s *Store) CDRs(ctx context.Context, f CDRFilter) ([]CDR, int, error) {
 	}
 	out := make([]CDR, 0, len(rows))
 	for _, r := range rows {
-		c := r.CDR
-		c.Imported = c.Node == ImportedNode
-		c.StartedAt = parseStored(r.Started)
-		c.EndedAt = parseStored(r.Ended)
-		if r.Answered.Valid {
-			t := parseStored(r.Answered.String)
-			c.AnsweredAt = &t
-		}
-		out = append(out, c)
+		out = append(out, r.cdr())
 	}
 	return out, total, nil
+}
+
+// CDRByID is one CDR of tenant (ErrNotFound when it has none with id:
+// another tenant's record is not found either).
+func (s *Store) CDRByID(ctx context.Context, tenant string, id int64) (CDR, error) {
+	var r cdrRow
+	err := s.db.GetContext(ctx, &r, "SELECT "+cdrColumns+" FROM cdrs WHERE tenant = ? AND id = ?", tenant, id)
+	if errors.Is(err, sql.ErrNoRows) {
+		return CDR{}, ErrNotFound
+	}
+	if err != nil {
+		return CDR{}, fmt.Errorf("get cdr %d: %w", id, s.dialect.translate(err))
+	}
+	return r.cdr(), nil
+}
+
+// cdr reads the stored times back into the record.
+func (r cdrRow) cdr() CDR {
+	c := r.CDR
+	c.Imported = c.Node == ImportedNode
+	c.StartedAt = parseStored(r.Started)
+	c.EndedAt = parseStored(r.Ended)
+	if r.Answered.Valid {
+		t := parseStored(r.Answered.String)
+		c.AnsweredAt = &t
+	}
+	return c
 }
 
 // parseStored reads a timestamp written by FormatTime.

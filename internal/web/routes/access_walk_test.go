@@ -359,8 +359,9 @@ func classify(r walkRoute) (routeClass, bool) {
 			}
 			return 400 // extension is required
 		}}, true
-	case p == "/api/tenants/{tenant}/recordedcalls/{id}/audio":
-		// A download reads calls, not configuration (unknown id here: 404).
+	case p == "/api/tenants/{tenant}/recordedcalls/{id}/audio" || p == "/api/tenants/{tenant}/cdrs/{id}/recording":
+		// Recordings are call data: a download reads calls, not
+		// configuration, in the tenant (unknown id here: 404).
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("calls.read") && w.inTenant && w.user == ""
 		}, answer: fixed(404)}, true
@@ -368,11 +369,6 @@ func classify(r walkRoute) (routeClass, bool) {
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			return w.can("config.read") && w.inTenant && w.user == ""
 		}, answer: fixed(400)}, true // "to" is required
-	case p == "/api/tenants/{tenant}/recordedcalls/{id}/audio":
-		// Recordings are call data: calls.read in the tenant (unknown id: 404).
-		return routeClass{allowed: func(r walkRoute, w walker) bool {
-			return w.can("calls.read") && w.inTenant && w.user == ""
-		}, answer: fixed(404)}, true
 	case strings.HasPrefix(p, "/api/tenants/{tenant}/"):
 		return routeClass{allowed: func(r walkRoute, w walker) bool {
 			if !w.can(perm(r.method, "config.read", "config.write")) || !w.inTenant {

@@ -29,6 +29,11 @@ type CallDeps struct {
 	// Recordings is the directory on the FreeSWITCH nodes where the record
 	// endpoint writes (<Recordings>/<tenant>/<file>.wav).
 	Recordings string
+	// RecordingsMount is where this replica sees Recordings ("" = it does
+	// not): CDRs' recordings are served from there (calls_recording.go).
+	RecordingsMount string
+	// BaseURL starts the URLs the answers carry (SWITCHBOARD_BASE_URL).
+	BaseURL string
 	// UserVars returns the directory variables of a tenant's extension
 	// (fsxml.Service.UserVariables): a callback's first leg carries them.
 	UserVars func(ctx context.Context, tenant, ext string) ([][2]string, error)
@@ -86,7 +91,8 @@ func callAPIRoutes(d CallDeps) []Route {
 		{Method: "GET", Path: "/api/telephony/channels", Summary: "List live channels (tenant keys: their tenant; platform: all or ?tenant=)", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Response: "ChannelList", Query: []string{"tenant", "limit", "offset"}, Handler: r.listChannels},
 		{Method: "GET", Path: "/api/telephony/channels/*", Wildcard: "id", Summary: "One live or recently ended channel; the id (e.g. SIP/1001-acme-0000002a) may be URL-encoded or raw", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopeCalls, User: UserOwnCalls}, Response: "Channel", Handler: r.getChannel},
 		{Method: "GET", Path: "/api/telephony/events", Summary: "Server-Sent Events of channel and call changes: id: on every event, resume with Last-Event-ID (or last_event_id) within an hour, heartbeat comments every 15 s; 429 beyond 10 open streams per API key", Tag: "telephony", Auth: AuthAPI, Access: callsRead, Query: []string{"tenant", "last_event_id"}, Produces: "text/event-stream", Handler: r.events},
-		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at, direction and extension match exactly, number is the caller's or the dialled number", Tag: "reports", Auth: AuthAPI, Access: callsRead, Response: "CDRList", Query: cdrReportQuery, Handler: r.listCDRs},
+		{Method: "GET", Path: "/api/reports/cdrs", Summary: "Call detail records, newest first; from/to (RFC 3339) bound started_at, direction and extension match exactly, number is the caller's or the dialled number; recording_url when this server can play the call's recording", Tag: "reports", Auth: AuthAPI, Access: callsRead, Response: "CDRList", Query: cdrReportQuery, Handler: r.listCDRs},
+		r.cdrRecordingRoute(),
 		{Method: "POST", Path: "/api/telephony/call", Summary: "Place a callback call: ring the caller's mobile, then dial to and bridge; 202 with Location of the call resource (Idempotency-Key honoured)", Tag: "telephony", Auth: AuthKeyOnly, Access: callsControl, Request: "CallRequest", Response: "CallPlaced", Status: 202, Idempotent: true, Handler: r.idem.wrap(r.placeCall)},
 		{Method: "GET", Path: "/api/telephony/nodes", Summary: "FreeSWITCH nodes (platform only): connected, event lease holder, Core-UUID, last event, live channels", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopePlatform}, Response: "NodeList", Handler: r.listNodes},
 		{Method: "GET", Path: "/api/telephony/calls/:id", Summary: "A callback call placed with POST /api/telephony/call: its state, failed leg and FreeSWITCH cause, both legs' channels, timestamps (kept 24 hours)", Tag: "telephony", Auth: AuthAPI, Access: Access{Perm: "calls.read", Scope: ScopeCalls, User: UserOwnCalls}, Response: "Call", Handler: r.getCall},
@@ -193,5 +199,5 @@ func (r *callRoutes) listCDRs(c *fiber.Ctx) error {
 	if err != nil {
 		return err
 	}
-	return sendPage(c, list, total, page)
+	return sendPage(c, r.cdrsOut(list), total, page)
 }

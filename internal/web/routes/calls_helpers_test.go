@@ -2,6 +2,7 @@ package routes_test
 
 import (
 	"context"
+	"maps"
 	"net/url"
 	"slices"
 	"testing"
@@ -46,7 +47,14 @@ func startFake(t *testing.T) *fakefs.Server {
 func eachCallEnv(t *testing.T, fn func(t *testing.T, e *callEnv)) {
 	t.Helper()
 	t.Parallel()
-	callEnvs(t, true, fn)
+	callEnvs(t, true, nil, fn)
+}
+
+// eachCallEnvWith is eachCallEnv with more configuration for the servers.
+func eachCallEnvWith(t *testing.T, env map[string]string, fn func(t *testing.T, e *callEnv)) {
+	t.Helper()
+	t.Parallel()
+	callEnvs(t, true, env, fn)
 }
 
 // eachCallEnvAlone is eachCallEnv for a test that must be the only live
@@ -54,10 +62,10 @@ func eachCallEnv(t *testing.T, fn func(t *testing.T, e *callEnv)) {
 // parallel tests start.
 func eachCallEnvAlone(t *testing.T, fn func(t *testing.T, e *callEnv)) {
 	t.Helper()
-	callEnvs(t, false, fn)
+	callEnvs(t, false, nil, fn)
 }
 
-func callEnvs(t *testing.T, parallel bool, fn func(t *testing.T, e *callEnv)) {
+func callEnvs(t *testing.T, parallel bool, env map[string]string, fn func(t *testing.T, e *callEnv)) {
 	t.Helper()
 	for _, be := range apptest.Envs(t) {
 		t.Run(be.Name, func(t *testing.T) {
@@ -65,7 +73,9 @@ func callEnvs(t *testing.T, parallel bool, fn func(t *testing.T, e *callEnv)) {
 				t.Parallel()
 			}
 			fs := startFake(t)
-			s := apptest.Start(t, be, map[string]string{"SWITCHBOARD_ESL_NODES": fs.Addr(), "SWITCHBOARD_RECORDINGS_DIR": "/rec"})
+			all := map[string]string{"SWITCHBOARD_ESL_NODES": fs.Addr(), "SWITCHBOARD_RECORDINGS_DIR": "/rec"}
+			maps.Copy(all, env)
+			s := apptest.Start(t, be, all)
 			e := setupCallEnv(t, s, fs)
 			waitEvents(t, fs, 1)
 			fn(t, e)

@@ -34,8 +34,10 @@ func callSchemas() map[string]any {
 			"id": num, "tenant": str, "channel_id": str, "uuid": str, "node": str, "direction": str,
 			"caller_id_name": str, "caller_id_number": str, "destination": str, "extension": str,
 			"started_at": ts, "answered_at": obj{"type": []string{"string", "null"}, "format": "date-time"}, "ended_at": ts,
-			"duration_seconds": num, "billsec": num, "hangup_cause": str, "recording_path": str,
-			"imported": obj{"type": "boolean", "description": "true for CDRs from POST /api/tenants/<tenant>/imports/cdrs (node \"import\", channel_id the external_id)"},
+			"duration_seconds": num, "billsec": num, "hangup_cause": str,
+			"recording_path": obj{"type": "string", "description": "the file the call was recorded to, on the FreeSWITCH node (empty: not recorded)"},
+			"recording_url":  obj{"type": "string", "description": "GET /api/tenants/<tenant>/cdrs/<id>/recording: present when this server reaches the recording (SWITCHBOARD_RECORDINGS_MOUNT) and its file is there"},
+			"imported":       obj{"type": "boolean", "description": "true for CDRs from POST /api/tenants/<tenant>/imports/cdrs (node \"import\", channel_id the external_id)"},
 		}},
 		"CDRList": obj{"type": "array", "items": ref("CDR")},
 		"CallRequest": obj{"type": "object", "required": []string{"from", "to"}, "properties": obj{

@@ -217,7 +217,7 @@ func reportInputs(query []string) []toolInput {
 
 func (s *server) toolReport(kind string) fiber.Handler {
 	return func(c *fiber.Ctx) error {
-		heading, intro, query := "Call records", "Every call of the tenant, newest first.", cdrReportQuery
+		heading, intro, query := "Call records", "Every call of the tenant, newest first; a recorded call plays in its row when this server reaches the nodes' recordings.", cdrReportQuery
 		if kind == reportRecordings {
 			heading, intro, query = "Call recordings", "The tenant's indexed call recordings (imported ones), newest first, each with a player.", recordingsQuery
 		}

@@ -125,6 +125,38 @@ func TestBrowserToolCallReports(t *testing.T) {
 	tab.NoErrors()
 }
 
+// A live call recorded with the record endpoint plays in the call records
+// report when the server sees the nodes' recordings directory: the row's
+// player is named for the call and its source answers the audio.
+func TestBrowserToolCallRecordingPlays(t *testing.T) {
+	fs := startFake(t)
+	mount := t.TempDir()
+	s := toolsEnv(t, map[string]string{"SWITCHBOARD_ESL_NODES": fs.Addr(), "SWITCHBOARD_RECORDINGS_DIR": "/rec", "SWITCHBOARD_RECORDINGS_MOUNT": mount})
+	e := setupCallEnv(t, s, fs)
+	waitEvents(t, fs, 1)
+	recordedCall(t, e, mount, "meeting-3", mediatest.Tone(t, "r.wav", 1))
+
+	tab := toolTab(t, s, e.tenant)
+	tab.Run(chromedp.Click(`nav.side a[href$="/tools/cdrs"]`, chromedp.ByQuery))
+	tab.WaitJS(`!!document.querySelector('#report tbody tr audio')`)
+	tab.Axe("the call records with a recording", browsertest.BestPractice)
+	var name string
+	tab.Eval(`document.querySelector('#report tbody tr audio').getAttribute('aria-label')`, &name)
+	if !strings.HasPrefix(name, "Recording of the call from 1001 to 5551234 at ") {
+		t.Errorf("the player is named %q", name)
+	}
+	var answer string
+	tab.Run(chromedp.Evaluate(`(async () => { const a = document.querySelector('#report audio');
+		const r = await fetch(a.src, {credentials: 'same-origin'}); return r.status + ' ' + r.headers.get('Content-Type') })()`, &answer,
+		func(p *runtime.EvaluateParams) *runtime.EvaluateParams { return p.WithAwaitPromise(true) }))
+	if answer != "200 audio/wav" {
+		t.Errorf("the player's source answers %q", answer)
+	}
+	tab.Eval(`(() => { const a = document.querySelector('#report audio'); a.preload = 'auto'; a.load(); return true })()`, nil)
+	tab.WaitJS(`document.querySelector('#report audio').readyState >= 1 && document.querySelector('#report audio').duration > 0.5`)
+	tab.NoErrors()
+}
+
 // The delivery log: a failed delivery is replayed with the keyboard and
 // its new attempt shows; a disabled webhook is enabled from it.
 func TestBrowserToolDeliveryReplay(t *testing.T) {

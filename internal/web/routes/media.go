@@ -277,16 +277,22 @@ func (m *mediaRoutes) nodeFile(c *fiber.Ctx) error {
 	return m.serveFile(c, path.Join(dir, file))
 }
 
-// serveFile answers a library file through net/http's ServeContent, which
-// takes Range, If-Range and conditional requests.
+// serveFile answers a library file.
 func (m *mediaRoutes) serveFile(c *fiber.Ctx, rel string) error {
 	p, err := m.svc.Lib.Path(rel)
 	if err != nil {
 		return models.ErrNotFound
 	}
+	return serveAudio(c, p, "audio/wav", models.ErrNotFound)
+}
+
+// serveAudio answers the audio file p through net/http's ServeContent,
+// which takes Range, If-Range and conditional requests; missing is the
+// answer when p is not a regular file.
+func serveAudio(c *fiber.Ctx, p, contentType string, missing error) error {
 	f, err := os.Open(p)
 	if errors.Is(err, os.ErrNotExist) {
-		return models.ErrNotFound
+		return missing
 	}
 	if err != nil {
 		return err
@@ -296,9 +302,12 @@ func (m *mediaRoutes) serveFile(c *fiber.Ctx, rel string) error {
 	if err != nil {
 		return err
 	}
+	if !st.Mode().IsRegular() {
+		return missing
+	}
 	fasthttpadaptor.NewFastHTTPHandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		w.Header().Set("Content-Type", "audio/wav")
-		http.ServeContent(w, r, path.Base(rel), st.ModTime(), f)
+		w.Header().Set("Content-Type", contentType)
+		http.ServeContent(w, r, path.Base(p), st.ModTime(), f)
 	})(c.Context())
 	return nil
 }

@@ -158,19 +158,25 @@
   const seconds = (n) => (n === undefined || n === null ? '' : `${n} s`);
   const renderers = {
     cdrs: {
-      columns: ['Started', 'Direction', 'From', 'To', 'Extension', 'Duration', 'Talk time', 'Hangup cause'],
+      columns: ['Started', 'Direction', 'From', 'To', 'Extension', 'Duration', 'Talk time', 'Hangup cause', 'Recording'],
       row(c, form) {
         const from = [c.caller_id_name, c.caller_id_number].filter(Boolean).join(' ');
         const cells = [el('th', { scope: 'row', text: shown(c.started_at) }), cell(c.direction), cell(from), cell(c.destination),
           cell(c.extension), cell(seconds(c.duration_seconds)), cell(seconds(c.billsec)), cell(c.hangup_cause)];
-        if (form.dataset.recordings) {
+        const recording = cell();
+        if (c.recording_url) {
+          // A live call's recording, which the server reaches on the
+          // nodes' recordings directory, plays here.
+          recording.append(el('audio', { controls: true, preload: 'none', src: new URL(c.recording_url, location.href).pathname,
+            'aria-label': `Recording of the call from ${from || 'unknown'} to ${c.destination} at ${shown(c.started_at)}` }));
+        } else if (form.dataset.recordings) {
           // A recording is indexed with the call's start and numbers:
           // its report, narrowed to this call, plays it.
           const start = new Date(c.started_at);
           const q = new URLSearchParams({ number: c.caller_id_number || c.destination, from: localInput(new Date(start.getTime() - 60000)), to: localInput(new Date(start.getTime() + 120000)) });
-          cells.push(cell(el('a', { href: `${form.dataset.recordings}?${q}`, text: 'Recordings', 'aria-label': `Recordings of the call from ${from || 'unknown'} at ${shown(c.started_at)}` })));
+          recording.append(el('a', { href: `${form.dataset.recordings}?${q}`, text: 'Recordings', 'aria-label': `Recordings of the call from ${from || 'unknown'} at ${shown(c.started_at)}` }));
         }
-        return cells;
+        return [...cells, recording];
       },
     },
     recordings: {
@@ -225,7 +231,6 @@
       if (!r.ok) { status.textContent = ''; showRefusal(form, r); return null; }
       const rows = Array.isArray(r.data) ? r.data : [];
       const head = el('tr', {}, ...kind.columns.map((c) => el('th', { scope: 'col', text: c })));
-      if (form.dataset.kind === 'cdrs' && form.dataset.recordings) head.append(el('th', { scope: 'col', text: 'Recording' }));
       const body = el('tbody', {}, ...rows.map((x) => el('tr', { 'data-id': String(x.id) }, ...kind.row(x, form, load))));
       box.replaceChildren(rows.length ? el('table', { class: 'grid' }, el('caption', { class: 'visually-hidden', text: document.querySelector('h1').textContent }), el('thead', {}, head), body) : '');
       status.textContent = rows.length ? `${offset + 1}–${offset + rows.length} of ${r.total}` : 'Nothing matches.';
