@@ -138,6 +138,13 @@ func TestTrunkLiveGatewayState(t *testing.T) {
 		}
 
 		// Disabled: the node kills the gateway (DOWN, then removed).
+		sent := len(e.fs.Commands())
+		t.Cleanup(func() {
+			if t.Failed() {
+				g, held := trunkState(t, e.Server, path, node)
+				t.Logf("after the disable the node got %q; live state %+v (held: %t)", e.fs.Commands()[sent:], g, held)
+			}
+		})
 		e.Do(t, "PUT", fmt.Sprintf("/api/sip_trunks/%v", tr["id"]), e.Key, map[string]any{"enabled": false}).Expect(t, 200)
 		wait.Until(t, 60*time.Second, "the killed gateway gone from the live state", func() bool {
 			_, ok := trunkState(t, e.Server, path, node)
