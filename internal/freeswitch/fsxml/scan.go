@@ -42,8 +42,8 @@ type column struct {
 	// enum maps each declared value of an enumerated string column to one
 	// shared copy: rows hold a reference, not bytes of their own.
 	enum map[string]string
-	// json marks a column holding JSON text (objects, lists), whose
-	// length counts as the bytes its decoded value holds.
+	// json marks a column holding JSON text (objects, lists); the bytes
+	// its decoded value holds are counted by heldBytes.
 	json bool
 }
 
@@ -401,10 +401,10 @@ func (t *table[T]) queryLimit(ctx context.Context, db models.Querier, where stri
 // string columns of a row (secrets opened) share one string, a single
 // allocation instead of one per non-empty value, and an enumerated
 // column's value is the one shared copy of it (column.enum). A row's
-// bytes are then exactly that string's length plus the JSON text of its
-// object and list columns (an upper bound of what they decode to for the
-// objects the renderer reads: a forward setting's 35 bytes of JSON hold
-// one usually empty destination); numbers and flags live in the struct.
+// bytes are then exactly that string's length plus what its object and
+// list columns decoded to (heldBytes: a forward setting's 35 bytes of JSON
+// hold one usually empty destination); numbers and flags live in the
+// struct, which the callers count.
 func (t *table[T]) scan(rows *models.Rows, lead int, into func(lead []sql.RawBytes) (*T, error), sized func(n int)) (int, error) {
 	defer rows.Close()
 	raws := make([]sql.RawBytes, lead+len(t.cols))
@@ -437,7 +437,7 @@ func (t *table[T]) scan(rows *models.Rows, lead int, into func(lead []sql.RawByt
 					return 0, fmt.Errorf("load %s.%s: %w", t.res.Name, c.name, err)
 				}
 				if c.json {
-					n += len(raw)
+					n += heldBytes(row.FieldByIndex(c.index))
 				}
 				continue
 			}
@@ -468,6 +468,46 @@ func (t *table[T]) scan(rows *models.Rows, lead int, into func(lead []sql.RawByt
 		return 0, fmt.Errorf("load %s: %w", t.res.Name, err)
 	}
 	return size, nil
+}
+
+// heldBytes is what a decoded value holds outside its own struct field:
+// string bytes, slices' arrays, pointed-to values, map entries (as their
+// keys' and values' sizes, without the map's own overhead), recursively.
+func heldBytes(v reflect.Value) int {
+	switch v.Kind() {
+	case reflect.String:
+		return v.Len()
+	case reflect.Pointer:
+		if v.IsNil() {
+			return 0
+		}
+		return int(v.Type().Elem().Size()) + heldBytes(v.Elem())
+	case reflect.Slice:
+		n := v.Cap() * int(v.Type().Elem().Size())
+		for i := range v.Len() {
+			n += heldBytes(v.Index(i))
+		}
+		return n
+	case reflect.Struct:
+		n := 0
+		for i := range v.NumField() {
+			n += heldBytes(v.Field(i))
+		}
+		return n
+	case reflect.Map:
+		n := v.Len() * int(v.Type().Key().Size()+v.Type().Elem().Size())
+		for it := v.MapRange(); it.Next(); {
+			n += heldBytes(it.Key()) + heldBytes(it.Value())
+		}
+		return n
+	case reflect.Interface:
+		if v.IsNil() {
+			return 0
+		}
+		e := v.Elem()
+		return int(e.Type().Size()) + heldBytes(e)
+	}
+	return 0
 }
 
 // span is where one column's value lies in its row's string.
