@@ -145,7 +145,7 @@ func writeUser(w *xmldoc.Writer, opts Options, snap *TenantSnapshot, e *Extensio
 		w.Param("param", "reverse-auth-pass", e.SIPSecret)
 	}
 	writeVoicemailParams(w, naming.VoicemailStorageDir(opts.MediaDir, snap.Tenant.Tenant, e.Name), e.VoicemailEnabled, e.VoicemailPIN, []string{firstNonEmpty(e.VoicemailEmail, e.Email)}, e.VoicemailAttachAudio, e.VoicemailDeleteAfterEmail)
-	maxReg := e.MaxRegistrations
+	maxReg := int(e.MaxRegistrations)
 	if maxReg <= 0 {
 		maxReg = 5
 	}
@@ -254,7 +254,7 @@ func ringSeconds(e *Extension) int {
 	if e.RingSeconds < 5 || e.RingSeconds > 300 {
 		return 30
 	}
-	return e.RingSeconds
+	return int(e.RingSeconds)
 }
 
 // internalCallerID splits the display form `"Name" <1001>`; the default is

@@ -35,6 +35,16 @@ type column struct {
 	name  string
 	index []int // field path in T
 	set   func(v reflect.Value, raw []byte, t *tableCtx) error
+	// text, set for string columns (plain or sealed), gives the value's
+	// bytes, which join the row's one string (scan) instead of set
+	// allocating each value alone.
+	text func(raw []byte, t *tableCtx) ([]byte, error)
+	// enum maps each declared value of an enumerated string column to one
+	// shared copy: rows hold a reference, not bytes of their own.
+	enum map[string]string
+	// json marks a column holding JSON text (objects, lists); the bytes
+	// its decoded value holds are counted by heldBytes.
+	json bool
 }
 
 // tableCtx is what decoders need beyond the bytes.
@@ -66,7 +76,8 @@ func newTable[T any](reg *models.Registry, sealer *models.Sealer, resource strin
 			if err != nil {
 				return fmt.Errorf("renderer field %s.%s (json %q): %w", typ, sf.Name, name, err)
 			}
-			t.cols = append(t.cols, column{name: name, index: index, set: set})
+			text, enum := textOf(res, name)
+			t.cols = append(t.cols, column{name: name, index: index, set: set, text: text, enum: enum, json: isJSON(res, name)})
 		}
 		return nil
 	}
@@ -135,6 +146,51 @@ func decoderFor(res *models.Resource, name string, gt reflect.Type) (func(reflec
 		return setFloat, nil
 	}
 	return setJSON, nil
+}
+
+// textOf says how a column's value joins its row's string (scan): as
+// stored for a plain string or time, opened for a sealed secret; nil for
+// any other column. enum is set for a string with declared values.
+// decoderFor has checked the Go field is a string in those cases.
+func textOf(res *models.Resource, name string) (func([]byte, *tableCtx) ([]byte, error), map[string]string) {
+	f := res.Field(name)
+	if name == "id" || f == nil {
+		return nil, nil
+	}
+	if f.Secret == models.Encrypted {
+		return openText, nil
+	}
+	if f.Secret != models.NotSecret || f.Type != models.String && f.Type != models.Time {
+		return nil, nil
+	}
+	var enum map[string]string
+	if len(f.Enum) > 0 {
+		enum = make(map[string]string, len(f.Enum))
+		for _, v := range f.Enum {
+			enum[v] = v
+		}
+	}
+	return plainText, enum
+}
+
+// isJSON reports whether decoderFor reads the column as JSON text.
+func isJSON(res *models.Resource, name string) bool {
+	f := res.Field(name)
+	if name == "id" || f == nil || f.Secret != models.NotSecret {
+		return false
+	}
+	switch f.Type {
+	case models.String, models.Time, models.Int, models.Bool, models.Number:
+		return false
+	}
+	return true
+}
+
+func plainText(raw []byte, _ *tableCtx) ([]byte, error) { return raw, nil }
+
+func openText(raw []byte, t *tableCtx) ([]byte, error) {
+	plain, err := t.sealer.Open(string(raw))
+	return []byte(plain), err
 }
 
 // fits reports whether Go type gt can hold the declared field f, looking
@@ -260,6 +316,10 @@ func setInt(v reflect.Value, raw []byte, _ *tableCtx) error {
 	if err != nil {
 		return err
 	}
+	if v.OverflowInt(n) {
+		// A narrow field (a compact model's int32) must not wrap silently.
+		return fmt.Errorf("%d does not fit %s", n, v.Type())
+	}
 	v.SetInt(n)
 	return nil
 }
@@ -334,8 +394,17 @@ func (t *table[T]) queryLimit(ctx context.Context, db models.Querier, where stri
 // scan decodes every row of rows (and closes them): its first lead
 // columns are handed to into as they are (a bulk read's tenant id), which
 // returns where the row's other columns are decoded to; sized, when not
-// nil, is then told the bytes those took. scan returns the bytes of every
-// row's columns. Rows are decoded in place, not copied.
+// nil, is then told the bytes the row holds beyond its struct. scan
+// returns the sum of those. Rows are decoded in place, not copied.
+//
+// A tenant model holds every row it reads, so rows are kept compact: the
+// string columns of a row (secrets opened) share one string, a single
+// allocation instead of one per non-empty value, and an enumerated
+// column's value is the one shared copy of it (column.enum). A row's
+// bytes are then exactly that string's length plus what its object and
+// list columns decoded to (heldBytes: a forward setting's 35 bytes of JSON
+// hold one usually empty destination); numbers and flags live in the
+// struct, which the callers count.
 func (t *table[T]) scan(rows *models.Rows, lead int, into func(lead []sql.RawBytes) (*T, error), sized func(n int)) (int, error) {
 	defer rows.Close()
 	raws := make([]sql.RawBytes, lead+len(t.cols))
@@ -345,6 +414,8 @@ func (t *table[T]) scan(rows *models.Rows, lead int, into func(lead []sql.RawByt
 	}
 	size := 0
 	ctxv := &tableCtx{sealer: t.sealer}
+	var text []byte  // the row's string columns, one after the other
+	var spans []span // where each column's value is in text
 	for rows.Next() {
 		if err := rows.Scan(dest...); err != nil {
 			return 0, fmt.Errorf("load %s: %w", t.res.Name, err)
@@ -355,15 +426,38 @@ func (t *table[T]) scan(rows *models.Rows, lead int, into func(lead []sql.RawByt
 		}
 		row := reflect.ValueOf(v).Elem()
 		n := 0
+		text, spans = text[:0], spans[:0]
 		for i, c := range t.cols {
 			raw := raws[lead+i]
-			n += len(raw)
-			if raw == nil {
+			if len(raw) == 0 && (c.text != nil || raw == nil) {
+				continue // NULL, or an empty string: the zero value
+			}
+			if c.text == nil {
+				if err := c.set(row.FieldByIndex(c.index), raw, ctxv); err != nil {
+					return 0, fmt.Errorf("load %s.%s: %w", t.res.Name, c.name, err)
+				}
+				if c.json {
+					n += heldBytes(row.FieldByIndex(c.index))
+				}
 				continue
 			}
-			if err := c.set(row.FieldByIndex(c.index), raw, ctxv); err != nil {
+			if shared, ok := c.enum[string(raw)]; ok {
+				row.FieldByIndex(c.index).SetString(shared)
+				continue
+			}
+			b, err := c.text(raw, ctxv)
+			if err != nil {
 				return 0, fmt.Errorf("load %s.%s: %w", t.res.Name, c.name, err)
 			}
+			spans = append(spans, span{col: i, from: len(text), to: len(text) + len(b)})
+			text = append(text, b...)
+		}
+		if len(text) > 0 {
+			all := string(text)
+			for _, sp := range spans {
+				row.FieldByIndex(t.cols[sp.col].index).SetString(all[sp.from:sp.to])
+			}
+			n += len(all)
 		}
 		size += n
 		if sized != nil {
@@ -375,6 +469,49 @@ func (t *table[T]) scan(rows *models.Rows, lead int, into func(lead []sql.RawByt
 	}
 	return size, nil
 }
+
+// heldBytes is what a decoded value holds outside its own struct field:
+// string bytes, slices' arrays, pointed-to values, map entries (as their
+// keys' and values' sizes, without the map's own overhead), recursively.
+func heldBytes(v reflect.Value) int {
+	switch v.Kind() {
+	case reflect.String:
+		return v.Len()
+	case reflect.Pointer:
+		if v.IsNil() {
+			return 0
+		}
+		return int(v.Type().Elem().Size()) + heldBytes(v.Elem())
+	case reflect.Slice:
+		n := v.Cap() * int(v.Type().Elem().Size())
+		for i := range v.Len() {
+			n += heldBytes(v.Index(i))
+		}
+		return n
+	case reflect.Struct:
+		n := 0
+		for i := range v.NumField() {
+			n += heldBytes(v.Field(i))
+		}
+		return n
+	case reflect.Map:
+		n := v.Len() * int(v.Type().Key().Size()+v.Type().Elem().Size())
+		for it := v.MapRange(); it.Next(); {
+			n += heldBytes(it.Key()) + heldBytes(it.Value())
+		}
+		return n
+	case reflect.Interface:
+		if v.IsNil() {
+			return 0
+		}
+		e := v.Elem()
+		return int(e.Type().Size()) + heldBytes(e)
+	}
+	return 0
+}
+
+// span is where one column's value lies in its row's string.
+type span struct{ col, from, to int }
 
 // stmt prepares "SELECT ... WHERE where ORDER BY id" once per clause (the
 // driver re-prepares it per connection as needed), which on MySQL saves a

@@ -33,8 +33,9 @@ type Config struct {
 	// Allow, when set, lists the networks whose TCP peers may fetch. With
 	// neither credentials nor Allow only loopback peers may fetch.
 	Allow []*net.IPNet
-	// ModelBytes bounds the tenant models held in memory, counted as the
-	// bytes their rows took plus their structs (default 96 MiB; the
+	// ModelBytes bounds the tenant models held in memory, counted as what
+	// their rows hold: their structs, their strings and what their JSON
+	// columns decoded to (scan.go; default 96 MiB; the
 	// application gives seven eighths of SWITCHBOARD_XML_CACHE_MAX_BYTES);
 	// least recently used tenants go first.
 	ModelBytes int
