@@ -17,20 +17,21 @@ run: build
 TEST_PARALLEL ?= 4
 
 # The test command. With MySQL configured (SWITCHBOARD_TEST_MYSQL_URL, and
-# Redis by SWITCHBOARD_TEST_REDIS_URL; .ci/run sets both), three passes run
-# side by side, each on databases of its own (SWITCHBOARD_TEST_DB_SUFFIX,
-# Redis database numbers), so no server of one pass hears another's changes:
-#   - every package with the race detector, on MySQL and Redis;
+# Redis by SWITCHBOARD_TEST_REDIS_URL; .ci/run sets both), passes run on
+# databases of their own (SWITCHBOARD_TEST_DB_SUFFIX, Redis database
+# numbers), so no server of one pass hears another's changes. Side by side:
+#   - every package with the race detector, on MySQL and Redis; the
+#     longest package (routes) in a process of its own from the start, so
+#     it does not wait for its turn behind the others;
 #   - the tests that run per backend again without it, on SQLite
 #     (storetest's SWITCHBOARD_TEST_BACKENDS and PerBackendOnly): SQLite is C
 #     translated to Go, which the race detector slows most and which holds
-#     no goroutines of ours; beside them, on MySQL, the browser tests and
-#     the tests that hit a race inside eslgo v1.5.2 (both skipped under
-#     -race);
+#     no goroutines of ours;
 #   - the Redis Cluster pass (test-cluster).
+# Then, alone, on MySQL without -race: the browser tests (Chromium timed
+# out when it ran beside the passes above on a loaded machine), the tests
+# that hit a race inside eslgo v1.5.2, and the client generation.
 # Without MySQL, every package runs with -race on SQLite, then those tests.
-# The -race pass waits on ejabberd, Kannel and chromium for minutes, which
-# leaves the CPU to the others. Their output follows the -race pass's.
 #
 # The packages with tests that run once per backend (storetest, apptest):
 # the SQLite pass runs only those, and in them skips the tests that run on
@@ -60,18 +61,21 @@ test:
 	redis_db() { printf '%s' "$$SWITCHBOARD_TEST_REDIS_URL" | sed -E "s#^(redis://[^/]*)(/[0-9]*)?\$$#\\1/$$1#"; }; \
 	( SWITCHBOARD_TEST_BACKENDS=sqlite SWITCHBOARD_TEST_PER_BACKEND_ONLY=1 SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 1)" \
 	  $(GO) test -count=1 -timeout 20m -parallel $(TEST_PARALLEL) $(PER_BACKEND_PACKAGES) >$$logs/sqlite 2>&1; echo $$? >$$logs/sqlite.rc ) & \
-	( SWITCHBOARD_TEST_BACKENDS=mysql SWITCHBOARD_TEST_DB_SUFFIX=norace SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 2)" \
-	  $(GO) test -count=1 -timeout 20m -run $(NORACE_TESTS) $(NORACE_PACKAGES) >$$logs/norace 2>&1; echo $$? >$$logs/norace.rc ) & \
 	( SWITCHBOARD_TEST_DB_SUFFIX=cluster $(MAKE) --no-print-directory test-cluster >$$logs/cluster 2>&1; echo $$? >$$logs/cluster.rc ) & \
-	echo "make test: every package with -race on MySQL and Redis (the SQLite pass, the non-race tests and the Redis Cluster pass run beside it; their output comes after)"; \
-	SWITCHBOARD_TEST_BACKENDS=mysql $(GO) test -race -count=1 -timeout 30m -parallel $(TEST_PARALLEL) -skip $(RACE_SKIP) ./...; race=$$?; \
+	( SWITCHBOARD_TEST_BACKENDS=mysql SWITCHBOARD_TEST_DB_SUFFIX=routes SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 3)" \
+	  $(GO) test -race -count=1 -timeout 30m -parallel $(TEST_PARALLEL) -skip $(RACE_SKIP) ./internal/web/routes >$$logs/routes 2>&1; echo $$? >$$logs/routes.rc ) & \
+	echo "make test: every package with -race on MySQL and Redis (the longest, routes, from the start in a process of its own; the SQLite pass and the Redis Cluster pass run beside it; their output comes after)"; \
+	SWITCHBOARD_TEST_BACKENDS=mysql $(GO) test -race -count=1 -timeout 30m -parallel $(TEST_PARALLEL) -skip $(RACE_SKIP) $$($(GO) list ./... | grep -v '/internal/web/routes$$'); race=$$?; \
 	wait; \
+	cat $$logs/routes; routes=$$(cat $$logs/routes.rc); \
 	echo "make test: the per-backend tests without -race on SQLite"; cat $$logs/sqlite; \
-	echo "make test: the browser tests, the tests that hit a race inside eslgo v1.5.2, and the client generation, without -race on MySQL"; cat $$logs/norace; \
 	cat $$logs/cluster; \
-	sqlite=$$(cat $$logs/sqlite.rc); norace=$$(cat $$logs/norace.rc); cluster=$$(cat $$logs/cluster.rc); rm -rf $$logs; \
-	echo "make test: exit codes: -race on MySQL $$race, SQLite $$sqlite, non-race tests $$norace, Redis Cluster $$cluster"; \
-	[ $$race -eq 0 ] && [ $$sqlite -eq 0 ] && [ $$norace -eq 0 ] && [ $$cluster -eq 0 ]
+	echo "make test: once the passes above are done (Chromium starved beside them on a loaded machine), the browser tests, the tests that hit a race inside eslgo v1.5.2, and the client generation, without -race on MySQL"; \
+	SWITCHBOARD_TEST_BACKENDS=mysql SWITCHBOARD_TEST_DB_SUFFIX=norace SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 2)" \
+	  $(GO) test -count=1 -timeout 20m -run $(NORACE_TESTS) $(NORACE_PACKAGES); norace=$$?; \
+	sqlite=$$(cat $$logs/sqlite.rc); cluster=$$(cat $$logs/cluster.rc); rm -rf $$logs; \
+	echo "make test: exit codes: -race on MySQL $$race, routes -race $$routes, SQLite $$sqlite, Redis Cluster $$cluster, browser and non-race tests $$norace"; \
+	[ $$race -eq 0 ] && [ $$routes -eq 0 ] && [ $$sqlite -eq 0 ] && [ $$norace -eq 0 ] && [ $$cluster -eq 0 ]
 
 # The Redis-touching tests once more on a Redis Cluster named by
 # SWITCHBOARD_TEST_REDIS_CLUSTER_URL (redis+cluster://h1:7000,…; .ci/run
