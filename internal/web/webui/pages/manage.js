@@ -12,15 +12,23 @@
   const csrfHeader = meta('csrf-header') || 'X-CSRF-Token';
   const csrfToken = meta('csrf-token');
 
-  async function api(method, url, body) {
+  // api sends a request with the session (cookie and CSRF header); body
+  // is sent as JSON, or as it is with the content type given. An answer
+  // that never came is a status 0 with a reason a person reads.
+  async function api(method, url, body, type) {
     const headers = { Accept: 'application/json' };
     if (method !== 'GET') headers[csrfHeader] = csrfToken;
     const opt = { method, headers, credentials: 'same-origin' };
     if (body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      opt.body = JSON.stringify(body);
+      headers['Content-Type'] = type || 'application/json';
+      opt.body = type ? body : JSON.stringify(body);
     }
-    const r = await fetch(url, opt);
+    let r;
+    try {
+      r = await fetch(url, opt);
+    } catch (e) {
+      return { status: 0, ok: false, data: { error: 'The server could not be reached.' }, total: 0 };
+    }
     const text = await r.text();
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch (e) { data = { error: text }; }
@@ -33,7 +41,7 @@
       if (v === undefined || v === null || v === false) continue;
       if (k === 'text') e.textContent = v; else e.setAttribute(k, v === true ? '' : v);
     }
-    for (const k of kids) if (k) e.append(k);
+    for (const k of kids) if (k !== null && k !== undefined && k !== false) e.append(k);
     return e;
   };
 
@@ -452,7 +460,8 @@
     });
   }
 
-  // The per-resource touches (manage_touches.js) write with the same helpers.
+  // The per-resource touches (manage_touches.js) and the tools (tools.js)
+  // write with the same helpers.
   window.switchboardManage = { api, el };
 
   document.addEventListener('DOMContentLoaded', () => {
