@@ -1,6 +1,7 @@
 package routes_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/chromedp/chromedp"
@@ -70,5 +71,50 @@ func TestBrowserManagerKeyboardOnly(t *testing.T) {
 	tab.Run(chromedp.KeyEvent(kb.Enter))
 	tab.WaitJS(`location.pathname.endsWith('/extensions/')`)
 	s.Do(t, "GET", "/api/tenants/"+tenant+"/extensions/3001", s.Key, nil).Expect(t, 404)
+	tab.NoErrors()
+}
+
+// A queue's agents with the keyboard alone: the agent to add chosen in
+// its list, the level typed, Enter adds; Enter on an agent's Remove
+// removes. After each change the page is read again with the focus on the
+// queue's agents and the change said, not back at the top of the page.
+func TestBrowserQueueAgentsKeyboardOnly(t *testing.T) {
+	s := managerEnv(t)
+	tenant := s.Tenant(t, "kqueue")
+	e := newExamples(t, s, tenant)
+	queue := e.object(resourceByNameT("queues"))
+	api := "/api/tenants/" + tenant + "/agents/"
+	ann := s.Do(t, "POST", api, s.Key, map[string]any{"name": "Ann Agent", "agent_number": "501",
+		"queues": []any{map[string]any{"queue_id": queue["id"], "level": 1, "position": 1}}}).Expect(t, 201).Map(t)
+	bob := s.Do(t, "POST", api, s.Key, map[string]any{"name": "Bob Agent", "agent_number": "502"}).Expect(t, 201).Map(t)
+	tab := browsertest.New(t).Tab(t)
+	browserSignIn(tab, s, createAdmin(t, s, "tenant_admin", []string{tenant}))
+	tab.Run(chromedp.Navigate(fmt.Sprintf("%s/tenants/%s/queues/%v", s.URL, tenant, queue["id"])))
+	tab.WaitJS(`!!document.getElementById('queue-agent-add')`)
+
+	tab.TabTo(`#add-agent`, 120)
+	tab.Run(chromedp.KeyEvent("Bob"))
+	tab.TabTo(`#add-level`, 3)
+	tab.Run(chromedp.KeyEvent(kb.End), chromedp.KeyEvent("\b2"))
+	tab.TabTo(`#queue-agent-add button[type=submit]`, 5)
+	tab.Run(chromedp.KeyEvent(kb.Enter))
+	tab.WaitText("#queue-agents", "Bob Agent")
+	tab.WaitText("#queue-agents-result", "Bob Agent added to this queue")
+	inAgents := `document.querySelector('[data-touch="queue-agents"]').contains(document.activeElement)`
+	tab.WaitJS(inAgents)
+	got := s.Do(t, "GET", fmt.Sprintf("%s%v", api, bob["id"]), s.Key, nil).Expect(t, 200).Map(t)
+	if tiers, _ := got["queues"].([]any); len(tiers) != 1 || fmt.Sprint(tiers[0].(map[string]any)["level"]) != "2" {
+		t.Fatalf("Bob's tiers after the add by keyboard: %v", got["queues"])
+	}
+
+	tab.TabTo(fmt.Sprintf(`button[data-remove-agent="%s%v"]`, api, ann["id"]), 20)
+	tab.Run(chromedp.KeyEvent(kb.Enter))
+	tab.WaitText("#queue-agents-result", "Ann Agent removed from this queue")
+	tab.WaitJS(inAgents)
+	got = s.Do(t, "GET", fmt.Sprintf("%s%v", api, ann["id"]), s.Key, nil).Expect(t, 200).Map(t)
+	if tiers, _ := got["queues"].([]any); len(tiers) != 0 {
+		t.Fatalf("Ann's tiers after the remove by keyboard: %v", got["queues"])
+	}
+	tab.Axe("a queue's agents after a change", browsertest.BestPractice)
 	tab.NoErrors()
 }
