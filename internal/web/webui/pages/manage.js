@@ -76,11 +76,13 @@
     return id;
   }
   // searchPicker asks the API for the objects matching what is typed
-  // into input, when its picker's first page did not hold them all.
-  function searchPicker(input, p) {
+  // into input, when its picker's first page did not hold them all; picked is
+  // the picker, or a function answering the input's picker of the moment.
+  function searchPicker(input, picked) {
     let timer = 0, asked = '';
     input.addEventListener('input', () => {
-      const dl = document.getElementById(input.getAttribute('list'));
+      const p = typeof picked === 'function' ? picked() : picked;
+      const dl = p && document.getElementById(input.getAttribute('list'));
       if (!dl || dl.dataset.more !== '1') return;
       clearTimeout(timer);
       timer = setTimeout(async () => {
@@ -189,6 +191,16 @@
       case 'destination': {
         const t = scalar({ kind: 'enum', enum: spec.enum }, value ? value.type : undefined, `${name}: type`);
         const target = scalar({ kind: 'text' }, value ? value.target : undefined, `${name}: target`);
+        // The target offers the tenant's objects of the chosen type.
+        const targets = spec.targets || {};
+        const offer = () => {
+          const p = targets[t.node.value];
+          if (p) target.node.setAttribute('list', datalistFor(p)); else target.node.removeAttribute('list');
+          if (p) target.node.setAttribute('autocomplete', 'off'); else target.node.removeAttribute('autocomplete');
+        };
+        searchPicker(target.node, () => targets[t.node.value]);
+        t.node.addEventListener('change', offer);
+        offer();
         box.append(el('span', { class: 'dest' }, t.node, target.node));
         return () => {
           const type = t.read();
