@@ -60,6 +60,15 @@
     if (!ch || !ch.id || ended.has(ch.id)) return;
     var old = channels.get(ch.id);
     if (old && (old.last_seq || 0) > (ch.last_seq || 0)) return;
+    // A call that came in outside any tenant (a DID call in the public
+    // dialplan) takes an id of its tenant when it enters one: the same
+    // channel (node and UUID) under its first id is gone, not a second call.
+    channels.forEach(function (o, id) {
+      if (id !== ch.id && ch.uuid && o.uuid === ch.uuid && o.node === ch.node) {
+        ended.add(id);
+        channels.delete(id);
+      }
+    });
     channels.set(ch.id, ch);
     if (ch.tenant) directory(ch.tenant);
     schedule();
