@@ -123,6 +123,27 @@ func submitForm(tab *browsertest.Tab) {
 	tab.Run(chromedp.Evaluate(`window.__submitted = location.href; document.querySelector('#object-form button[type=submit]').click(); true`, nil))
 }
 
+// createFromForm opens a create form, fills it with body, submits it,
+// passes the secrets shown once, and returns the path of the new object's
+// page.
+func createFromForm(tab *browsertest.Tab, form string, body map[string]any) string {
+	tab.T.Helper()
+	tab.Run(chromedp.Navigate(form))
+	fillForm(tab, body)
+	submitForm(tab)
+	tab.WaitJS(`(() => { const s = document.getElementById('secrets'), f = document.getElementById('form-error');
+		return location.href !== window.__submitted || (s && !s.hidden) || (f && !f.hidden) })()`)
+	var shown bool
+	tab.Eval(`(() => { const s = document.getElementById('secrets'); return !!s && !s.hidden })()`, &shown)
+	if shown {
+		tab.Run(chromedp.Click(`#secrets-done`, chromedp.ByQuery))
+	}
+	tab.WaitJS(`!location.pathname.endsWith('/new')`)
+	var path string
+	tab.Eval(`location.pathname`, &path)
+	return path
+}
+
 // Every resource of the registry through its pages in one browser: create
 // from the form, see it, change it, delete it, and a refused form showing
 // the API's reason beside its field. Accessibility is checked on each kind
@@ -190,19 +211,7 @@ func managerResource(t *testing.T, tab *browsertest.Tab, s *apptest.Server, e *e
 	tab.WaitJS(fmt.Sprintf(`document.querySelector('#f-%s-err').textContent.length > 0`, bad))
 	axe(tab, "form", "a create form with a refusal")
 	// The create.
-	tab.Run(chromedp.Navigate(pages + "new"))
-	fillForm(tab, body)
-	submitForm(tab)
-	tab.WaitJS(`(() => { const s = document.getElementById('secrets'), f = document.getElementById('form-error');
-		return location.href !== window.__submitted || (s && !s.hidden) || (f && !f.hidden) })()`)
-	var shown bool
-	tab.Eval(`(() => { const s = document.getElementById('secrets'); return !!s && !s.hidden })()`, &shown)
-	if shown {
-		tab.Run(chromedp.Click(`#secrets-done`, chromedp.ByQuery))
-	}
-	tab.WaitJS(`!location.pathname.endsWith('/new')`)
-	var path string
-	tab.Eval(`location.pathname`, &path)
+	path := createFromForm(tab, pages+"new", body)
 	axe(tab, "view", "an object's page")
 	// The list links the new object.
 	tab.Run(chromedp.Navigate(pages))

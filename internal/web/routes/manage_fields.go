@@ -42,6 +42,9 @@ type fieldSpec struct {
 	Props    []fieldSpec `json:"props,omitempty"`
 	// Item is the kind of a list's items (text or number).
 	Item string `json:"item,omitempty"`
+	// Targets are a destination's pickers by type: the objects a target
+	// of that type names (models.DestinationRef), where they are listed.
+	Targets map[string]*picker `json:"targets,omitempty"`
 }
 
 // picker offers the objects a reference may name, read from the API's
@@ -118,6 +121,18 @@ func specOf(f *models.Field, tenant string, scope models.Scope) fieldSpec {
 		if len(sp.Enum) == 0 {
 			sp.Enum = models.DestinationTypes()
 		}
+		for _, typ := range sp.Enum {
+			res, col, ok := models.DestinationRef(typ)
+			if !ok {
+				continue
+			}
+			if p := pickerFor(resourceByName(res), col, tenant, scope); p != nil {
+				if sp.Targets == nil {
+					sp.Targets = map[string]*picker{}
+				}
+				sp.Targets[typ] = p
+			}
+		}
 	default:
 		sp.Kind = kindJSON
 	}
@@ -133,6 +148,15 @@ func pickerOf(f *models.Field, tenant string, scope models.Scope) *picker {
 		return nil
 	}
 	target := resourceByName(f.Ref)
+	if target == nil {
+		return nil
+	}
+	return pickerFor(target, f.RefColumn(target), tenant, scope)
+}
+
+// pickerFor offers target's objects by their column col, when they can
+// be listed from where the form is.
+func pickerFor(target *models.Resource, col, tenant string, scope models.Scope) *picker {
 	if target == nil || target.Singleton || target.Custom() || (target.Scope == models.TenantScope && scope != models.TenantScope) {
 		return nil
 	}
@@ -141,9 +165,9 @@ func pickerOf(f *models.Field, tenant string, scope models.Scope) *picker {
 		lbl = lf.Name
 	}
 	if target.Listing != nil && len(target.Listing.Search) > 0 {
-		return &picker{List: apiCollection(target, tenant) + "?limit=" + itoa(pickerPage), Value: f.RefColumn(target), Label: lbl, Search: true}
+		return &picker{List: apiCollection(target, tenant) + "?limit=" + itoa(pickerPage), Value: col, Label: lbl, Search: true}
 	}
-	return &picker{List: apiCollection(target, tenant) + "?limit=" + itoa(int64(maxLimit)), Value: f.RefColumn(target), Label: lbl}
+	return &picker{List: apiCollection(target, tenant) + "?limit=" + itoa(int64(maxLimit)), Value: col, Label: lbl}
 }
 
 // formFields are a form's fields: on create every writable one, on edit

@@ -10,23 +10,6 @@ import (
 	"github.com/switchboard/switchboard/internal/web/webui/browsertest"
 )
 
-// tabTo presses Tab until the focused element matches sel, as a person
-// without a mouse moves through a page; it fails when sel is not reached
-// within limit presses (not in the tab order, or hidden).
-func tabTo(tab *browsertest.Tab, sel string, limit int) {
-	tab.T.Helper()
-	match := fmt.Sprintf(`document.activeElement && document.activeElement.matches(%q)`, sel)
-	for i := 0; i < limit; i++ {
-		var on bool
-		tab.Eval(match, &on)
-		if on {
-			return
-		}
-		tab.Run(chromedp.KeyEvent(kb.Tab))
-	}
-	tab.T.Fatalf("%q not reached with %d presses of Tab\npage: %s", sel, limit, tab.PageText())
-}
-
 // An operator without a mouse signs in, finds the extensions, creates
 // one, reads its secrets once, edits it and deletes it, with Tab, typing
 // and Enter alone; what the API then answers is what the keys did
@@ -38,28 +21,28 @@ func TestBrowserManagerKeyboardOnly(t *testing.T) {
 	name := createAdmin(t, s, "tenant_admin", []string{tenant})
 
 	tab.Run(chromedp.Navigate(s.URL + "/login"))
-	tabTo(tab, `input[name="username"]`, 20)
+	tab.TabTo(`input[name="username"]`, 20)
 	tab.Run(chromedp.KeyEvent(name))
-	tabTo(tab, `input[name="password"]`, 5)
+	tab.TabTo(`input[name="password"]`, 5)
 	tab.Run(chromedp.KeyEvent(adminPassword), chromedp.KeyEvent(kb.Enter))
 	tab.WaitText("body", "Sign out")
 
 	tab.Run(chromedp.Navigate(s.URL + "/tenants/" + tenant + "/"))
-	tabTo(tab, `a[href$="/tenants/`+tenant+`/extensions/"]`, 120)
+	tab.TabTo(`a[href$="/tenants/`+tenant+`/extensions/"]`, 120)
 	tab.Run(chromedp.KeyEvent(kb.Enter))
 	tab.WaitJS(`location.pathname.endsWith('/extensions/')`)
-	tabTo(tab, `a[href$="/extensions/new"]`, 120)
+	tab.TabTo(`a[href$="/extensions/new"]`, 120)
 	tab.Run(chromedp.KeyEvent(kb.Enter))
 
 	// The create form: the number and a first name typed, Enter sends it.
 	tab.WaitJS(`document.querySelector('#object-form') && document.querySelector('#object-form').dataset.ready === '1'`)
-	tabTo(tab, `#f-name`, 60)
+	tab.TabTo(`#f-name`, 60)
 	tab.Run(chromedp.KeyEvent("3001"))
-	tabTo(tab, `#f-first_name`, 10)
+	tab.TabTo(`#f-first_name`, 10)
 	tab.Run(chromedp.KeyEvent("Kay"), chromedp.KeyEvent(kb.Enter))
 	// The secrets are shown once, with the way on in reach.
 	tab.WaitJS(`(() => { const s = document.getElementById('secrets'); return s && !s.hidden })()`)
-	tabTo(tab, `#secrets-done`, 30)
+	tab.TabTo(`#secrets-done`, 30)
 	tab.Run(chromedp.KeyEvent(kb.Enter))
 	tab.WaitJS(`location.pathname.endsWith('/extensions/3001')`)
 	var ext map[string]any
@@ -69,10 +52,10 @@ func TestBrowserManagerKeyboardOnly(t *testing.T) {
 	}
 
 	// Edit: the first name replaced, Enter saves.
-	tabTo(tab, `a.button[href$="/extensions/3001/edit"]`, 120)
+	tab.TabTo(`a.button[href$="/extensions/3001/edit"]`, 120)
 	tab.Run(chromedp.KeyEvent(kb.Enter))
 	tab.WaitJS(`document.querySelector('#object-form') && document.querySelector('#object-form').dataset.ready === '1'`)
-	tabTo(tab, `#f-first_name`, 60)
+	tab.TabTo(`#f-first_name`, 60)
 	tab.Run(chromedp.KeyEvent("\b\b\b"), chromedp.KeyEvent("Kim"), chromedp.KeyEvent(kb.Enter))
 	tab.WaitJS(`location.pathname.endsWith('/extensions/3001')`)
 	tab.WaitText("main", "Kim")
@@ -82,11 +65,56 @@ func TestBrowserManagerKeyboardOnly(t *testing.T) {
 	}
 
 	// Delete: the confirmation takes the focus; Enter confirms.
-	tabTo(tab, `button[data-delete]`, 120)
+	tab.TabTo(`button[data-delete]`, 120)
 	tab.Run(chromedp.KeyEvent(kb.Enter))
 	tab.WaitJS(`document.activeElement && document.activeElement.textContent.startsWith('Yes, delete')`)
 	tab.Run(chromedp.KeyEvent(kb.Enter))
 	tab.WaitJS(`location.pathname.endsWith('/extensions/')`)
 	s.Do(t, "GET", "/api/tenants/"+tenant+"/extensions/3001", s.Key, nil).Expect(t, 404)
+	tab.NoErrors()
+}
+
+// A queue's agents with the keyboard alone: the agent to add chosen in
+// its list, the level typed, Enter adds; Enter on an agent's Remove
+// removes. After each change the page is read again with the focus on the
+// queue's agents and the change said, not back at the top of the page.
+func TestBrowserQueueAgentsKeyboardOnly(t *testing.T) {
+	s := managerEnv(t)
+	tenant := s.Tenant(t, "kqueue")
+	e := newExamples(t, s, tenant)
+	queue := e.object(resourceByNameT("queues"))
+	api := "/api/tenants/" + tenant + "/agents/"
+	ann := s.Do(t, "POST", api, s.Key, map[string]any{"name": "Ann Agent", "agent_number": "501",
+		"queues": []any{map[string]any{"queue_id": queue["id"], "level": 1, "position": 1}}}).Expect(t, 201).Map(t)
+	bob := s.Do(t, "POST", api, s.Key, map[string]any{"name": "Bob Agent", "agent_number": "502"}).Expect(t, 201).Map(t)
+	tab := browsertest.New(t).Tab(t)
+	browserSignIn(tab, s, createAdmin(t, s, "tenant_admin", []string{tenant}))
+	tab.Run(chromedp.Navigate(fmt.Sprintf("%s/tenants/%s/queues/%v", s.URL, tenant, queue["id"])))
+	tab.WaitJS(`!!document.getElementById('queue-agent-add')`)
+
+	tab.TabTo(`#add-agent`, 120)
+	tab.Run(chromedp.KeyEvent("Bob"))
+	tab.TabTo(`#add-level`, 3)
+	tab.Run(chromedp.KeyEvent(kb.End), chromedp.KeyEvent("\b2"))
+	tab.TabTo(`#queue-agent-add button[type=submit]`, 5)
+	tab.Run(chromedp.KeyEvent(kb.Enter))
+	tab.WaitText("#queue-agents", "Bob Agent")
+	tab.WaitText("#queue-agents-result", "Bob Agent added to this queue")
+	inAgents := `document.querySelector('[data-touch="queue-agents"]').contains(document.activeElement)`
+	tab.WaitJS(inAgents)
+	got := s.Do(t, "GET", fmt.Sprintf("%s%v", api, bob["id"]), s.Key, nil).Expect(t, 200).Map(t)
+	if tiers, _ := got["queues"].([]any); len(tiers) != 1 || fmt.Sprint(tiers[0].(map[string]any)["level"]) != "2" {
+		t.Fatalf("Bob's tiers after the add by keyboard: %v", got["queues"])
+	}
+
+	tab.TabTo(fmt.Sprintf(`button[data-remove-agent="%s%v"]`, api, ann["id"]), 20)
+	tab.Run(chromedp.KeyEvent(kb.Enter))
+	tab.WaitText("#queue-agents-result", "Ann Agent removed from this queue")
+	tab.WaitJS(inAgents)
+	got = s.Do(t, "GET", fmt.Sprintf("%s%v", api, ann["id"]), s.Key, nil).Expect(t, 200).Map(t)
+	if tiers, _ := got["queues"].([]any); len(tiers) != 0 {
+		t.Fatalf("Ann's tiers after the remove by keyboard: %v", got["queues"])
+	}
+	tab.Axe("a queue's agents after a change", browsertest.BestPractice)
 	tab.NoErrors()
 }

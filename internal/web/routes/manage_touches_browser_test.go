@@ -214,3 +214,36 @@ func TestBrowserQueueAgents(t *testing.T) {
 	}
 	tab.NoErrors()
 }
+
+// An IVR option's target is a picker of the tenant's objects of the
+// option's type: choosing "queue" offers the tenant's queues by number
+// and name, "extension" its extensions, "hangup" nothing (the types and
+// what they name come from models.DestinationRef).
+func TestBrowserIVROptionTargetPicker(t *testing.T) {
+	s := managerEnv(t)
+	tenant := s.Tenant(t, "tpick")
+	s.Do(t, "POST", "/api/tenants/"+tenant+"/queues/", s.Key, map[string]any{"name": "support", "number": "600"}).Expect(t, 201)
+	s.Do(t, "POST", "/api/tenants/"+tenant+"/extensions/", s.Key, map[string]any{"name": "1001", "first_name": "Ann"}).Expect(t, 201)
+	tab := browsertest.New(t).Tab(t)
+	browserSignIn(tab, s, createAdmin(t, s, "tenant_admin", []string{tenant}))
+	tab.Run(chromedp.Navigate(s.URL + "/tenants/" + tenant + "/ivr_menus/new"))
+	tab.WaitJS(`document.querySelector('#object-form') && document.querySelector('#object-form').dataset.ready === '1'`)
+	tab.Run(chromedp.Click(`.field[data-name="options"] table.rows + button`, chromedp.ByQuery))
+	dest := `.field[data-name="options"] table.rows tbody tr:last-child .dest`
+	choose := func(typ string) {
+		tab.Run(chromedp.SetValue(dest+" select", typ, chromedp.ByQuery))
+		tab.Eval(fmt.Sprintf(`document.querySelector(%q).dispatchEvent(new Event('change', {bubbles: true})); true`, dest+" select"), nil)
+	}
+	offers := func(value, label string) string {
+		return fmt.Sprintf(`(() => { const i = document.querySelector(%q); const dl = i.list;
+			return !!dl && [...dl.options].some(o => o.value === %q && o.label.includes(%q)) })()`, dest+" input", value, label)
+	}
+	choose("queue")
+	tab.WaitJS(offers("600", "support"))
+	choose("extension")
+	tab.WaitJS(offers("1001", "1001"))
+	choose("hangup")
+	tab.WaitJS(fmt.Sprintf(`!document.querySelector(%q).hasAttribute('list')`, dest+" input"))
+	tab.Axe("an IVR form's option with its target picker", browsertest.BestPractice)
+	tab.NoErrors()
+}

@@ -1,12 +1,14 @@
 package webui_test
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 
 	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
 	"github.com/switchboard/switchboard/internal/web/webui/browsertest"
@@ -167,5 +169,109 @@ func TestBrowserDashboardFits(t *testing.T) {
 	if wide {
 		t.Error("at 390 px the page scrolls sideways")
 	}
+	b.noPageErrors()
+}
+
+// focused waits until the focused element matches sel: where a dialog
+// put the focus, or gave it back.
+func (b *browser) focused(sel string) {
+	b.t.Helper()
+	b.run(chromedp.Poll(fmt.Sprintf(`document.activeElement && document.activeElement.matches(%q)`, sel), nil,
+		chromedp.WithPollingInterval(20*time.Millisecond)))
+}
+
+// tabTo moves the focus to sel with Tab alone (browsertest.TabTo).
+func (b *browser) tabTo(sel string, limit int) {
+	b.t.Helper()
+	ctx, cancel := context.WithTimeout(b.ctx, b.step)
+	defer cancel()
+	browsertest.TabTo(b.t, ctx, sel, limit)
+}
+
+// The dashboard's hang-up and transfer dialogs with the keyboard alone
+// (issue 26: every flow works with the keyboard alone): each control is
+// reached with Tab, acted on with Enter or typing; Escape closes a dialog
+// and sends nothing; Tab stays inside an open dialog; closing gives the
+// focus back to the call's button, or to the list when the call ended.
+func TestBrowserDashboardKeyboardOnly(t *testing.T) {
+	e := startPagesEnv(t)
+	tenant := e.tenant[0]
+	e.Do(t, "PUT", "/api/tenants/"+tenant+"/extensions/1002", e.Key, map[string]any{"first_name": "Bob", "last_name": "Jones"}).Expect(t, 200)
+	b := newBrowser(t, 20*time.Second)
+	e.signInTenantAdmin(b)
+	b.run(chromedp.Navigate(e.URL+"/dashboard/calls"), chromedp.WaitVisible(`#sb-stream[data-state="live"]`, chromedp.ByQuery))
+	a, err := e.fs.CreateChannel(fakefs.ChannelSpec{CIDNum: "+442071838750", Dest: "1001", Context: tenant, Answer: true,
+		Vars: []fakefs.Header{{Name: "sb_tenant", Value: tenant}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	line := callLine(e.channelID(t, a))
+	hangup, transfer := line+` button[data-action="hangup"]`, line+` button[data-action="transfer"]`
+	b.run(chromedp.WaitVisible(hangup, chromedp.ByQuery))
+
+	// Hang up: Enter opens the confirmation with the focus on its answer;
+	// Escape closes it, nothing is sent, the focus is back on the button.
+	b.tabTo(hangup, 40)
+	b.run(chromedp.KeyEvent(kb.Enter))
+	b.run(chromedp.WaitVisible(`#sb-confirm[open]`, chromedp.ByQuery))
+	b.focused(`#sb-confirm-ok`)
+	b.run(chromedp.KeyEvent(kb.Escape), chromedp.WaitNotPresent(`#sb-confirm[open]`, chromedp.ByQuery))
+	b.focused(hangup)
+	// Tab cycles inside the open dialog: ten presses never leave it.
+	b.run(chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`#sb-confirm[open]`, chromedp.ByQuery))
+	for i := 0; i < 10; i++ {
+		b.run(chromedp.KeyEvent(kb.Tab))
+		var inside bool
+		b.run(chromedp.Evaluate(`document.getElementById('sb-confirm').contains(document.activeElement)`, &inside))
+		if !inside {
+			t.Fatalf("Tab press %d left the open hang-up dialog", i+1)
+		}
+	}
+	b.tabTo(`#sb-confirm button[value="cancel"]`, 5)
+	b.run(chromedp.KeyEvent(kb.Enter), chromedp.WaitNotPresent(`#sb-confirm[open]`, chromedp.ByQuery))
+	b.focused(hangup)
+	if cmds := e.fs.Commands(); strings.Contains(strings.Join(cmds, "\n"), "uuid_kill") {
+		t.Fatalf("a cancelled hang-up sent %q", cmds)
+	}
+
+	// Transfer: Escape cancels; typing a name and picking the match with
+	// Tab and Enter sends the call there.
+	b.tabTo(transfer, 5)
+	b.run(chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`#sb-transfer[open]`, chromedp.ByQuery))
+	b.focused(`#sb-transfer-to`)
+	b.run(chromedp.KeyEvent(kb.Escape), chromedp.WaitNotPresent(`#sb-transfer[open]`, chromedp.ByQuery))
+	b.focused(transfer)
+	b.run(chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`#sb-transfer[open]`, chromedp.ByQuery))
+	b.focused(`#sb-transfer-to`)
+	b.run(chromedp.KeyEvent("bob"))
+	b.tabTo(`#sb-transfer-list button[data-extension="1002"]`, 5)
+	b.run(chromedp.KeyEvent(kb.Enter))
+	b.focused(`#sb-transfer-ok`)
+	b.run(chromedp.KeyEvent(kb.Enter))
+	if got, want := e.waitCommand(t, "api uuid_transfer"), "api uuid_transfer "+a+" 1002 XML "+tenant; got != want {
+		t.Errorf("transfer sent %q, want %q", got, want)
+	}
+	// The button is busy until the API answered.
+	b.focused(transfer + `:not([aria-disabled])`)
+	// A number typed and Enter: the transfer goes there (Enter in the
+	// field is the dialog's Transfer, not its Cancel).
+	b.run(chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`#sb-transfer[open]`, chromedp.ByQuery))
+	b.focused(`#sb-transfer-to`)
+	b.run(chromedp.KeyEvent("1001"), chromedp.KeyEvent(kb.Enter))
+	if got, want := e.waitCommand(t, "api uuid_transfer"), "api uuid_transfer "+a+" 1001 XML "+tenant; got != want {
+		t.Errorf("transfer sent %q, want %q", got, want)
+	}
+
+	// Hang up confirmed with Enter: the call ends and the focus, whose
+	// button left with it, is on the list of calls, not lost.
+	b.tabTo(hangup, 10)
+	b.run(chromedp.KeyEvent(kb.Enter), chromedp.WaitVisible(`#sb-confirm[open]`, chromedp.ByQuery))
+	b.focused(`#sb-confirm-ok`)
+	b.run(chromedp.KeyEvent(kb.Enter))
+	if got := e.waitCommand(t, "api uuid_kill"); got != "api uuid_kill "+a {
+		t.Errorf("hang-up sent %q, want uuid_kill of %s", got, a)
+	}
+	b.run(chromedp.WaitNotPresent(line, chromedp.ByQuery))
+	b.focused(`#sb-calls`)
 	b.noPageErrors()
 }

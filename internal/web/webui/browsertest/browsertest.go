@@ -23,6 +23,7 @@ import (
 	"github.com/chromedp/cdproto/log"
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
+	"github.com/chromedp/chromedp/kb"
 )
 
 // AxeEnv names a directory whose node_modules hold axe-core
@@ -208,6 +209,42 @@ func (tab *Tab) WaitText(sel, want string) {
 func (tab *Tab) Eval(expr string, out any) {
 	tab.T.Helper()
 	tab.Run(chromedp.Evaluate(expr, out))
+}
+
+// TabTo presses Tab in the page of ctx (a chromedp context) until the
+// focused element matches the CSS selector sel, as a person without a
+// mouse moves through a page; it fails the test when sel is not reached
+// within limit presses (not in the tab order, hidden, or outside a modal
+// dialog that holds the focus).
+func TabTo(t testing.TB, ctx context.Context, sel string, limit int) {
+	t.Helper()
+	match := fmt.Sprintf(`document.activeElement && document.activeElement.matches(%q)`, sel)
+	for i := 0; i <= limit; i++ {
+		var on bool
+		if err := chromedp.Run(ctx, chromedp.Evaluate(match, &on)); err != nil {
+			t.Fatalf("browser: %v", err)
+		}
+		if on {
+			return
+		}
+		if i == limit {
+			break
+		}
+		if err := chromedp.Run(ctx, chromedp.KeyEvent(kb.Tab)); err != nil {
+			t.Fatalf("browser: press Tab: %v", err)
+		}
+	}
+	var focused string
+	_ = chromedp.Run(ctx, chromedp.Evaluate(`document.activeElement ? document.activeElement.outerHTML.slice(0, 200) : 'nothing'`, &focused))
+	t.Fatalf("%q not reached with %d presses of Tab (focus ends on %s)", sel, limit, focused)
+}
+
+// TabTo is TabTo in the tab's page.
+func (tab *Tab) TabTo(sel string, limit int) {
+	tab.T.Helper()
+	ctx, cancel := context.WithTimeout(tab.Ctx, tab.Step)
+	defer cancel()
+	TabTo(tab.T, ctx, sel, limit)
 }
 
 // NoErrors fails the test when a page threw, logged an error or had

@@ -12,15 +12,23 @@
   const csrfHeader = meta('csrf-header') || 'X-CSRF-Token';
   const csrfToken = meta('csrf-token');
 
-  async function api(method, url, body) {
+  // api sends a request with the session (cookie and CSRF header); body
+  // is sent as JSON, or as it is with the content type given. An answer
+  // that never came is a status 0 with a reason a person reads.
+  async function api(method, url, body, type) {
     const headers = { Accept: 'application/json' };
     if (method !== 'GET') headers[csrfHeader] = csrfToken;
     const opt = { method, headers, credentials: 'same-origin' };
     if (body !== undefined) {
-      headers['Content-Type'] = 'application/json';
-      opt.body = JSON.stringify(body);
+      headers['Content-Type'] = type || 'application/json';
+      opt.body = type ? body : JSON.stringify(body);
     }
-    const r = await fetch(url, opt);
+    let r;
+    try {
+      r = await fetch(url, opt);
+    } catch (e) {
+      return { status: 0, ok: false, data: { error: 'The server could not be reached.' }, total: 0 };
+    }
     const text = await r.text();
     let data = null;
     try { data = text ? JSON.parse(text) : null; } catch (e) { data = { error: text }; }
@@ -33,7 +41,7 @@
       if (v === undefined || v === null || v === false) continue;
       if (k === 'text') e.textContent = v; else e.setAttribute(k, v === true ? '' : v);
     }
-    for (const k of kids) if (k) e.append(k);
+    for (const k of kids) if (k !== null && k !== undefined && k !== false) e.append(k);
     return e;
   };
 
@@ -68,11 +76,13 @@
     return id;
   }
   // searchPicker asks the API for the objects matching what is typed
-  // into input, when its picker's first page did not hold them all.
-  function searchPicker(input, p) {
+  // into input, when its picker's first page did not hold them all; picked is
+  // the picker, or a function answering the input's picker of the moment.
+  function searchPicker(input, picked) {
     let timer = 0, asked = '';
     input.addEventListener('input', () => {
-      const dl = document.getElementById(input.getAttribute('list'));
+      const p = typeof picked === 'function' ? picked() : picked;
+      const dl = p && document.getElementById(input.getAttribute('list'));
       if (!dl || dl.dataset.more !== '1') return;
       clearTimeout(timer);
       timer = setTimeout(async () => {
@@ -181,6 +191,16 @@
       case 'destination': {
         const t = scalar({ kind: 'enum', enum: spec.enum }, value ? value.type : undefined, `${name}: type`);
         const target = scalar({ kind: 'text' }, value ? value.target : undefined, `${name}: target`);
+        // The target offers the tenant's objects of the chosen type.
+        const targets = spec.targets || {};
+        const offer = () => {
+          const p = targets[t.node.value];
+          if (p) target.node.setAttribute('list', datalistFor(p)); else target.node.removeAttribute('list');
+          if (p) target.node.setAttribute('autocomplete', 'off'); else target.node.removeAttribute('autocomplete');
+        };
+        searchPicker(target.node, () => targets[t.node.value]);
+        t.node.addEventListener('change', offer);
+        offer();
         box.append(el('span', { class: 'dest' }, t.node, target.node));
         return () => {
           const type = t.read();
@@ -452,7 +472,8 @@
     });
   }
 
-  // The per-resource touches (manage_touches.js) write with the same helpers.
+  // The per-resource touches (manage_touches.js) and the tools (tools.js)
+  // write with the same helpers.
   window.switchboardManage = { api, el };
 
   document.addEventListener('DOMContentLoaded', () => {

@@ -41,10 +41,21 @@
 
   // A queue's agents: adding one appends this queue to its tiers
   // (agents' queues), removing one drops it; both are a PUT of the agent.
+  // The page is then read again; what changed is said there, with the
+  // focus on the agents, where the keyboard was (not the page's top).
+  const doneKey = 'switchboard:queue-agents';
   function queueAgents(box) {
     const queue = Number(box.dataset.queue);
     const out = document.getElementById('queue-agents-result');
-    const change = async (agentAPI, edit, what) => {
+    const said = sessionStorage.getItem(doneKey);
+    if (said) {
+      sessionStorage.removeItem(doneKey);
+      out.replaceChildren(el('p', { text: said }));
+      const heading = box.querySelector('h2');
+      heading.setAttribute('tabindex', '-1');
+      heading.focus();
+    }
+    const change = async (agentAPI, edit, what, done) => {
       out.replaceChildren();
       const got = await api('GET', agentAPI);
       let r = got;
@@ -53,6 +64,7 @@
         r = await api('PUT', agentAPI, { queues });
       }
       if (r.ok) {
+        sessionStorage.setItem(doneKey, `${got.data.name || got.data.agent_number} ${done}.`);
         location.reload();
         return;
       }
@@ -61,7 +73,7 @@
       out.replaceChildren(el('p', { class: 'error', text: `${what}: ${msg}` }));
     };
     for (const b of box.querySelectorAll('button[data-remove-agent]')) {
-      b.addEventListener('click', () => change(b.dataset.removeAgent, (qs) => qs, 'Not removed'));
+      b.addEventListener('click', () => change(b.dataset.removeAgent, (qs) => qs, 'Not removed', 'removed from this queue'));
     }
     const form = document.getElementById('queue-agent-add');
     if (!form) return;
@@ -72,7 +84,7 @@
     form.addEventListener('submit', (ev) => {
       ev.preventDefault();
       const tier = { queue_id: queue, level: num('add-level'), position: num('add-position') };
-      change(document.getElementById('add-agent').value, (qs) => qs.concat([tier]), 'Not added');
+      change(document.getElementById('add-agent').value, (qs) => qs.concat([tier]), 'Not added', 'added to this queue');
     });
   }
 

@@ -60,6 +60,15 @@
     if (!ch || !ch.id || ended.has(ch.id)) return;
     var old = channels.get(ch.id);
     if (old && (old.last_seq || 0) > (ch.last_seq || 0)) return;
+    // A call that came in outside any tenant (a DID call in the public
+    // dialplan) takes an id of its tenant when it enters one: the same
+    // channel (node and UUID) under its first id is gone, not a second call.
+    channels.forEach(function (o, id) {
+      if (id !== ch.id && ch.uuid && o.uuid === ch.uuid && o.node === ch.node) {
+        ended.add(id);
+        channels.delete(id);
+      }
+    });
     channels.set(ch.id, ch);
     if (ch.tenant) directory(ch.tenant);
     schedule();
@@ -231,6 +240,7 @@
     var shown = inTenant.filter(function (c) { return matches(c, q); });
     shown.sort(function (a, b) { return String(since(a.first)).localeCompare(String(since(b.first))) || a.key.localeCompare(b.key); });
 
+    var had = focusedCall();
     var keep = new Map();
     var lines = shown.map(function (c) {
       var li = callLine(c);
@@ -243,6 +253,9 @@
       if (list.children[i] !== li) list.insertBefore(li, list.children[i] || null);
     });
     while (list.children.length > lines.length) list.removeChild(list.lastChild);
+    // A line redrawn or gone took the focused button with it: the focus
+    // goes to the same button of the call's new line, or to the list.
+    if (had && !list.contains(document.activeElement)) focusCall(had.key, had.action);
 
     var n = inTenant.length;
     total.textContent = (shown.length === n ? n : shown.length + ' of ' + n) + (n === 1 ? ' call' : ' calls');
@@ -335,21 +348,46 @@
     return li;
   }
 
+  // A button is busy (not disabled, which would drop the keyboard's
+  // focus) until what it started is done: a second press meanwhile does
+  // nothing.
   function button(label, action, name, run) {
     var b = el('button', { type: 'button', 'data-action': action, 'aria-label': name }, label);
     b.addEventListener('click', function () {
-      b.disabled = true;
-      Promise.resolve(run()).finally(function () { b.disabled = false; });
+      if (b.getAttribute('aria-disabled') === 'true') return;
+      b.setAttribute('aria-disabled', 'true');
+      Promise.resolve(run()).finally(function () { b.removeAttribute('aria-disabled'); });
     });
     return b;
   }
 
-  // modal opens a dialog and resolves with its form's returnValue.
+  // focusedCall names the call button that has the focus: its call's key
+  // and its action.
+  function focusedCall() {
+    var f = document.activeElement;
+    if (!f || !list.contains(f)) return null;
+    var found = null;
+    items.forEach(function (it, key) { if (it.li.contains(f)) found = { key: key, action: f.getAttribute('data-action') }; });
+    return found;
+  }
+
+  // focusCall puts the focus on the call's button for action, or on the
+  // list when the call has left it.
+  function focusCall(key, action) {
+    var it = items.get(key);
+    var b = it && it.li.isConnected ? it.li.querySelector('button[data-action="' + action + '"]') : null;
+    (b || list).focus();
+  }
+
+  // modal opens a dialog and resolves with its form's returnValue; when it
+  // closes, the focus goes back to the call's button that opened it.
   function modal(dialog, focus) {
+    var opener = focusedCall();
     return new Promise(function (resolve) {
       dialog.returnValue = '';
       var closed = function () {
         dialog.removeEventListener('close', closed);
+        if (opener) focusCall(opener.key, opener.action);
         resolve(dialog.returnValue);
       };
       dialog.addEventListener('close', closed);
@@ -358,7 +396,26 @@
     });
   }
 
+  // trapTab keeps Tab inside an open dialog: past its last control the
+  // focus goes round to its first (a modal dialog makes the page inert,
+  // but Tab would still leave for the browser's own controls).
+  function trapTab(dialog) {
+    dialog.addEventListener('keydown', function (ev) {
+      if (ev.key !== 'Tab') return;
+      var all = Array.from(dialog.querySelectorAll('button, input, select, textarea, a[href]')).filter(function (x) {
+        return !x.disabled && x.getClientRects().length > 0;
+      });
+      if (!all.length) return;
+      var first = all[0], last = all[all.length - 1];
+      if (ev.shiftKey ? document.activeElement === first : document.activeElement === last) {
+        ev.preventDefault();
+        (ev.shiftKey ? last : first).focus();
+      }
+    });
+  }
+
   var confirmDialog = document.getElementById('sb-confirm');
+  trapTab(confirmDialog);
   function confirmHangup(c) {
     document.getElementById('sb-confirm-title').textContent = 'Hang up the call?';
     document.getElementById('sb-confirm-text').textContent = 'This ends the ' + c.title + (c.where ? ' (' + c.where + ')' : '') + ' for everyone on it.';
@@ -366,6 +423,7 @@
   }
 
   var transferDialog = document.getElementById('sb-transfer');
+  trapTab(transferDialog);
   var transferTo = document.getElementById('sb-transfer-to');
   var picks = document.getElementById('sb-transfer-list');
   var pickTenant = '';
@@ -394,6 +452,13 @@
     });
   }
   transferTo.addEventListener('input', showPicks);
+  // Enter in the field transfers: the form's first button, which the
+  // browser would press, is Cancel.
+  transferTo.addEventListener('keydown', function (ev) {
+    if (ev.key !== 'Enter') return;
+    ev.preventDefault();
+    document.getElementById('sb-transfer-form').requestSubmit(document.getElementById('sb-transfer-ok'));
+  });
 
   function askTransfer(c) {
     pickTenant = c.tenant;

@@ -1,44 +1,14 @@
 // The configuration manager's tools: the routing trace, the call and
 // recording reports, a webhook's delivery log and the imports. Each page
 // is rendered by the server with the API route it is about (data-api);
-// this script calls that route with the session (cookie and CSRF header)
+// this script calls that route with the session (manage.js's api helper)
 // and shows the answer. It holds no rule of its own: what the API refuses
 // is shown with the API's reason, beside its field when it names one.
 'use strict';
 (() => {
-  const meta = (n) => { const m = document.querySelector(`meta[name="${n}"]`); return m ? m.content : ''; };
-  const csrfHeader = meta('csrf-header') || 'X-CSRF-Token';
-  const csrfToken = meta('csrf-token');
-
-  async function api(method, url, body, type) {
-    const headers = { Accept: 'application/json' };
-    const opt = { method, headers, credentials: 'same-origin' };
-    if (method !== 'GET') headers[csrfHeader] = csrfToken;
-    if (body !== undefined) {
-      headers['Content-Type'] = type || 'application/json';
-      opt.body = type ? body : JSON.stringify(body);
-    }
-    let r;
-    try {
-      r = await fetch(url, opt);
-    } catch (e) {
-      return { status: 0, ok: false, data: { error: 'The server could not be reached.' }, total: 0 };
-    }
-    const text = await r.text();
-    let data = null;
-    try { data = text ? JSON.parse(text) : null; } catch (e) { data = { error: text }; }
-    return { status: r.status, ok: r.ok, data, total: Number(r.headers.get('X-Total-Count') || 0) };
-  }
-
-  const el = (tag, attrs, ...kids) => {
-    const e = document.createElement(tag);
-    for (const [k, v] of Object.entries(attrs || {})) {
-      if (v === undefined || v === null || v === false) continue;
-      if (k === 'text') e.textContent = v; else e.setAttribute(k, v === true ? '' : v);
-    }
-    for (const k of kids) if (k !== null && k !== undefined && k !== false) e.append(k);
-    return e;
-  };
+  // The pages' layout loads manage.js first: its request and element
+  // helpers are the tools' too.
+  const { api, el } = window.switchboardManage;
 
   const errBox = document.getElementById('tool-error');
   const showError = (msg) => {
