@@ -30,6 +30,7 @@
 //
 //	sb:gw:<gateway>     hash, node -> State JSON
 //	sb:gwnode:<node>    set of the gateways the node reported
+//	sb:gwgone:<node>:<gateway>  when the node deleted it (µs), kept 10 minutes
 package gwstate
 
 import (
@@ -164,6 +165,20 @@ func (s *Store) Apply(ctx context.Context, e esl.Event, ask func(ctx context.Con
 		if err != nil {
 			return err
 		}
+		if old == nil {
+			// eslgo hands each event to its own goroutine and the
+			// dispatcher's reorder window is short: on a loaded host the
+			// DOWN that killgw fires before gateway_delete can come after
+			// it, and would bring the deleted gateway back for good (seen
+			// in CI). A state older than the gateway's deletion is stale.
+			gone, err := s.deletedAt(ctx, e.Node, gw)
+			if err != nil {
+				return err
+			}
+			if !gone.IsZero() && !st.Since.After(gone) {
+				return nil
+			}
+		}
 		if old != nil {
 			st.Profile = old.Profile
 			if old.Condition == st.Condition {
@@ -181,7 +196,11 @@ func (s *Store) Apply(ctx context.Context, e esl.Event, ask func(ctx context.Con
 		st.UpdatedAt = s.now().UTC()
 		return s.put(ctx, st)
 	case DeleteSubclass:
-		return s.remove(ctx, e.Node, gw)
+		var at time.Time
+		if us, err := strconv.ParseInt(e.Get("Event-Date-Timestamp"), 10, 64); err == nil && us > 0 {
+			at = time.UnixMicro(us)
+		}
+		return s.removeAt(ctx, e.Node, gw, at)
 	case AddSubclass:
 		if ask == nil {
 			return nil
@@ -367,13 +386,42 @@ func (s *Store) put(ctx context.Context, st State) error {
 }
 
 func (s *Store) remove(ctx context.Context, node, gateway string) error {
+	return s.removeAt(ctx, node, gateway, time.Time{})
+}
+
+// goneFor is how long a deleted gateway's deletion time is kept: far
+// longer than any event could lag behind the gateway_delete.
+const goneFor = 10 * time.Minute
+
+func (s *Store) goneKey(node, gateway string) string { return s.prefix + "gwgone:" + node + ":" + gateway }
+
+// removeAt forgets a gateway of node; a deletion the node dated (at) is
+// remembered for goneFor, so a state event fired before it and handed
+// over after it is ignored.
+func (s *Store) removeAt(ctx context.Context, node, gateway string, at time.Time) error {
 	_, err := s.rdb.TxPipelined(ctx, func(p redis.Pipeliner) error {
 		p.HDel(ctx, s.gwKey(gateway), node)
 		p.SRem(ctx, s.nodeKey(node), gateway)
+		if !at.IsZero() {
+			p.Set(ctx, s.goneKey(node, gateway), at.UnixMicro(), goneFor)
+		}
 		return nil
 	})
 	if err != nil {
 		return fmt.Errorf("gateway %s on %s: %w", gateway, node, err)
 	}
 	return nil
+}
+
+// deletedAt is when node last deleted gateway, zero when that is not
+// remembered.
+func (s *Store) deletedAt(ctx context.Context, node, gateway string) (time.Time, error) {
+	us, err := s.rdb.Get(ctx, s.goneKey(node, gateway)).Int64()
+	if err == redis.Nil {
+		return time.Time{}, nil
+	}
+	if err != nil {
+		return time.Time{}, fmt.Errorf("gateway %s deletion on %s: %w", gateway, node, err)
+	}
+	return time.UnixMicro(us), nil
 }

@@ -176,3 +176,34 @@ func TestStore(t *testing.T) {
 		t.Error("a snapshot from an error reply")
 	}
 }
+
+// A killed gateway's DOWN, fired before its gateway_delete but handed
+// over after it (eslgo runs each event in a goroutine of its own; seen in
+// CI on a loaded host), does not bring it back; a state dated after the
+// deletion (the gateway was added again) does.
+func TestStateOlderThanTheDeletionIsIgnored(t *testing.T) {
+	ctx := context.Background()
+	rdb := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
+	s := New(rdb, "sb:test:")
+	at := time.Date(2026, 11, 28, 12, 0, 0, 0, time.UTC)
+	if err := s.Apply(ctx, stateEvent("fs1", "carrier", "REGED", "UP", at), nil); err != nil {
+		t.Fatal(err)
+	}
+	down := stateEvent("fs1", "carrier", "DOWN", "DOWN", at.Add(time.Millisecond))
+	del := esl.NewEvent("fs1", map[string]string{"Event-Name": "CUSTOM", "Event-Subclass": DeleteSubclass, "Gateway": "carrier",
+		"profile-name": "external", "Event-Date-Timestamp": strconv.FormatInt(at.Add(2*time.Millisecond).UnixMicro(), 10)}, "")
+	for _, e := range []esl.Event{del, down} {
+		if err := s.Apply(ctx, e, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if g, _ := s.Gateway(ctx, "carrier"); len(g) != 0 {
+		t.Fatalf("the late DOWN brought the deleted gateway back: %+v", g)
+	}
+	if err := s.Apply(ctx, stateEvent("fs1", "carrier", "UNREGED", "DOWN", at.Add(time.Second)), nil); err != nil {
+		t.Fatal(err)
+	}
+	if g, _ := s.Gateway(ctx, "carrier"); len(g) != 1 || g[0].Condition != Trying {
+		t.Fatalf("the gateway added again: %+v", g)
+	}
+}
