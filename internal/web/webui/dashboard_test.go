@@ -107,6 +107,10 @@ func TestBrowserDashboard(t *testing.T) {
 	b.waitText("#sb-confirm-text", "call from +442071838750 to Ann Smith (1001)")
 	browsertest.CheckAxe(t, b.ctx, "the dashboard's hang-up confirmation")
 	b.run(chromedp.Click(`#sb-confirm button[value="cancel"]`, chromedp.ByQuery), chromedp.WaitNotPresent(`#sb-confirm[open]`, chromedp.ByQuery))
+	// The button stays busy (aria-disabled) until the dialog's close event
+	// is handled, a moment after the dialog is gone; a press before that
+	// does nothing (seen in CI on a loaded host).
+	b.run(chromedp.WaitNotPresent(line+` button[data-action="hangup"][aria-disabled]`, chromedp.ByQuery))
 	b.run(chromedp.Click(line+` button[data-action="hangup"]`, chromedp.ByQuery), chromedp.WaitVisible(`#sb-confirm[open]`, chromedp.ByQuery))
 	b.run(chromedp.Click(`#sb-confirm-ok`, chromedp.ByQuery))
 	if got := e.waitCommand(t, "api uuid_kill"); got != "api uuid_kill "+a {
