@@ -393,7 +393,9 @@ func (s *Store) remove(ctx context.Context, node, gateway string) error {
 // longer than any event could lag behind the gateway_delete.
 const goneFor = 10 * time.Minute
 
-func (s *Store) goneKey(node, gateway string) string { return s.prefix + "gwgone:" + node + ":" + gateway }
+func (s *Store) goneKey(node, gateway string) string {
+	return s.prefix + "gwgone:" + node + ":" + gateway
+}
 
 // removeAt forgets a gateway of node; a deletion the node dated (at) is
 // remembered for goneFor, so a state event fired before it and handed
