@@ -27,6 +27,7 @@
   var announcer = document.getElementById('sb-announce');
 
   var channels = new Map(); // id → channel
+  var idOf = new Map(); // node + ' ' + uuid → the channel's current id
   var items = new Map(); // call key → {sig, li}: the lines on the page
   var ended = new Set(); // ids seen ending: a late list answer must not bring them back
   // The tenants offered in the filter: a scoped administrator's all along,
@@ -52,6 +53,7 @@
   document.addEventListener('sb-signed-out', function () {
     sources.forEach(function (es) { es.close(); });
     channels.clear();
+    idOf.clear();
     render();
     streamState('down', 'signed out');
   });
@@ -63,12 +65,16 @@
     // A call that came in outside any tenant (a DID call in the public
     // dialplan) takes an id of its tenant when it enters one: the same
     // channel (node and UUID) under its first id is gone, not a second call.
-    channels.forEach(function (o, id) {
-      if (id !== ch.id && ch.uuid && o.uuid === ch.uuid && o.node === ch.node) {
-        ended.add(id);
-        channels.delete(id);
+    if (ch.uuid) {
+      var leg = ch.node + ' ' + ch.uuid, first = idOf.get(leg);
+      if (first && first !== ch.id) {
+        var prior = channels.get(first);
+        if (prior && (prior.last_seq || 0) > (ch.last_seq || 0)) return; // a late word of the first id
+        ended.add(first);
+        channels.delete(first);
       }
-    });
+      idOf.set(leg, ch.id);
+    }
     channels.set(ch.id, ch);
     if (ch.tenant) directory(ch.tenant);
     schedule();
@@ -78,6 +84,7 @@
     if (!ch || !ch.id) return;
     ended.add(ch.id);
     channels.delete(ch.id);
+    if (ch.uuid && idOf.get(ch.node + ' ' + ch.uuid) === ch.id) idOf.delete(ch.node + ' ' + ch.uuid);
     schedule();
   }
 
