@@ -80,17 +80,8 @@ func TestBrowserManagerKeyboardOnly(t *testing.T) {
 // queue's agents and the change said, not back at the top of the page.
 func TestBrowserQueueAgentsKeyboardOnly(t *testing.T) {
 	s := managerEnv(t)
-	tenant := s.Tenant(t, "kqueue")
-	e := newExamples(t, s, tenant)
-	queue := e.object(resourceByNameT("queues"))
-	api := "/api/tenants/" + tenant + "/agents/"
-	ann := s.Do(t, "POST", api, s.Key, map[string]any{"name": "Ann Agent", "agent_number": "501",
-		"queues": []any{map[string]any{"queue_id": queue["id"], "level": 1, "position": 1}}}).Expect(t, 201).Map(t)
-	bob := s.Do(t, "POST", api, s.Key, map[string]any{"name": "Bob Agent", "agent_number": "502"}).Expect(t, 201).Map(t)
-	tab := browsertest.New(t).Tab(t)
-	browserSignIn(tab, s, createAdmin(t, s, "tenant_admin", []string{tenant}))
-	tab.Run(chromedp.Navigate(fmt.Sprintf("%s/tenants/%s/queues/%v", s.URL, tenant, queue["id"])))
-	tab.WaitJS(`!!document.getElementById('queue-agent-add')`)
+	q := openQueueAgents(t, s, "kqueue")
+	api, ann, bob, tab := q.api, q.ann, q.bob, q.tab
 
 	tab.TabTo(`#add-agent`, 120)
 	tab.Run(chromedp.KeyEvent("Bob"))

@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 
+	"github.com/switchboard/switchboard/internal/app/apptest"
 	"github.com/switchboard/switchboard/internal/media/mediatest"
 	"github.com/switchboard/switchboard/internal/web/webui/browsertest"
 )
@@ -161,18 +162,8 @@ func TestBrowserIVROptionsTable(t *testing.T) {
 // added from the page is in the queue by the API, one removed is not.
 func TestBrowserQueueAgents(t *testing.T) {
 	s := managerEnv(t)
-	tenant := s.Tenant(t, "tqueue")
-	e := newExamples(t, s, tenant)
-	queue := e.object(resourceByNameT("queues"))
-	api := "/api/tenants/" + tenant + "/agents/"
-	ann := s.Do(t, "POST", api, s.Key, map[string]any{"name": "Ann Agent", "agent_number": "501", "status": "available",
-		"queues": []any{map[string]any{"queue_id": queue["id"], "level": 2, "position": 3}}}).Expect(t, 201).Map(t)
-	bob := s.Do(t, "POST", api, s.Key, map[string]any{"name": "Bob Agent", "agent_number": "502"}).Expect(t, 201).Map(t)
-	tab := browsertest.New(t).Tab(t)
-	browserSignIn(tab, s, createAdmin(t, s, "tenant_admin", []string{tenant}))
-	page := fmt.Sprintf("%s/tenants/%s/queues/%v", s.URL, tenant, queue["id"])
-	tab.Run(chromedp.Navigate(page))
-	tab.WaitJS(`!!document.getElementById('queue-agents')`)
+	q := openQueueAgents(t, s, "tqueue")
+	queue, api, ann, bob, tab := q.queue, q.api, q.ann, q.bob, q.tab
 	var rows [][]string
 	agentRows := `[...document.querySelectorAll('#queue-agents tbody tr')].map(r => [...r.cells].slice(0, 5).map(c => c.innerText.trim()))`
 	tab.Eval(agentRows, &rows)
@@ -246,4 +237,29 @@ func TestBrowserIVROptionTargetPicker(t *testing.T) {
 	tab.WaitJS(fmt.Sprintf(`!document.querySelector(%q).hasAttribute('list')`, dest+" input"))
 	tab.Axe("an IVR form's option with its target picker", browsertest.BestPractice)
 	tab.NoErrors()
+}
+
+// queueAgents is a queue's page open in a tenant administrator's tab,
+// with two of the tenant's agents: Ann in the queue (available, level 2,
+// position 3) and Bob not.
+type queueAgents struct {
+	tenant, api, page string
+	queue, ann, bob   map[string]any
+	tab               *browsertest.Tab
+}
+
+func openQueueAgents(t *testing.T, s *apptest.Server, prefix string) queueAgents {
+	t.Helper()
+	q := queueAgents{tenant: s.Tenant(t, prefix)}
+	q.queue = newExamples(t, s, q.tenant).object(resourceByNameT("queues"))
+	q.api = "/api/tenants/" + q.tenant + "/agents/"
+	q.ann = s.Do(t, "POST", q.api, s.Key, map[string]any{"name": "Ann Agent", "agent_number": "501", "status": "available",
+		"queues": []any{map[string]any{"queue_id": q.queue["id"], "level": 2, "position": 3}}}).Expect(t, 201).Map(t)
+	q.bob = s.Do(t, "POST", q.api, s.Key, map[string]any{"name": "Bob Agent", "agent_number": "502"}).Expect(t, 201).Map(t)
+	q.tab = browsertest.New(t).Tab(t)
+	browserSignIn(q.tab, s, createAdmin(t, s, "tenant_admin", []string{q.tenant}))
+	q.page = fmt.Sprintf("%s/tenants/%s/queues/%v", s.URL, q.tenant, q.queue["id"])
+	q.tab.Run(chromedp.Navigate(q.page))
+	q.tab.WaitJS(`!!document.getElementById('queue-agents') && !!document.getElementById('queue-agent-add')`)
+	return q
 }
