@@ -173,9 +173,6 @@ func (c *coldSet) randomCall(xmlURL string, r *rand.Rand) request {
 // mod_xml_curl does with its timeout parameter). No request starts after
 // until (0: none), so at a million users a mode lasts as long as the others.
 func loadN(ctx context.Context, name string, workers, n int, timeout, until time.Duration, pick func(i int) request) result {
-	client := newClient(workers)
-	client.Timeout = timeout
-	defer client.CloseIdleConnections()
 	var next atomic.Int64
 	var mu sync.Mutex
 	res := result{name: name}
@@ -186,6 +183,8 @@ func loadN(ctx context.Context, name string, workers, n int, timeout, until time
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			conn := newWireConn(timeout)
+			defer conn.close()
 			lat := make([]time.Duration, 0, n/workers+1)
 			errs, timeouts := 0, 0
 			for ctx.Err() == nil && (until == 0 || time.Now().Before(deadline)) {
@@ -193,8 +192,9 @@ func loadN(ctx context.Context, name string, workers, n int, timeout, until time
 				if i >= n {
 					break
 				}
+				r := pick(i)
 				t0 := time.Now()
-				if err := do(ctx, client, pick(i)); err != nil {
+				if err := conn.do(r); err != nil {
 					var ne net.Error
 					if errors.As(err, &ne) && ne.Timeout() {
 						timeouts++

@@ -117,8 +117,6 @@ func do(ctx context.Context, c *http.Client, r request) error {
 // load runs workers keep-alive clients for d, each sending pick(worker, n)
 // in a loop, and collects every latency.
 func load(ctx context.Context, name string, workers int, d time.Duration, pick func(worker, n int) request) result {
-	client := newClient(workers)
-	defer client.CloseIdleConnections()
 	var mu sync.Mutex
 	res := result{name: name}
 	deadline := time.Now().Add(d)
@@ -128,11 +126,14 @@ func load(ctx context.Context, name string, workers int, d time.Duration, pick f
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			conn := newWireConn(10 * time.Second)
+			defer conn.close()
 			lat := make([]time.Duration, 0, 1<<14)
 			errs := 0
 			for n := 0; time.Now().Before(deadline) && ctx.Err() == nil; n++ {
+				r := pick(w, n)
 				t0 := time.Now()
-				if err := do(ctx, client, pick(w, n)); err != nil {
+				if err := conn.do(r); err != nil {
 					errs++
 					mu.Lock()
 					if res.firstErr == "" {
