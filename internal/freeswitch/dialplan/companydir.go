@@ -92,15 +92,14 @@ func (p *planner) companyDirectoryActions(cd *CompanyDirectory) []action {
 func directoryDomain(snap *TenantSnapshot) []byte {
 	t := snap.Tenant.Tenant
 	announce := snap.CompanyDirectory == nil || snap.CompanyDirectory.AnnounceExtension
-	w := xmldoc.NewWriter(256 + 256*len(snap.Extensions))
+	w := xmldoc.NewWriter(256 + 256*snap.ExtensionCount())
 	xmldoc.OpenSection(w, "directory")
 	w.Raw("<domain")
 	w.Attr("name", naming.DirectoryDomain(t))
 	w.Raw(">\n<groups>\n<group")
 	w.Attr("name", t)
 	w.Raw(">\n<users>\n")
-	for i := range snap.Extensions {
-		e := &snap.Extensions[i]
+	for e := range snap.eachExtension() {
 		name := sanitizeName(e.FirstName + " " + e.LastName)
 		if !e.Enabled || !e.DirectoryVisible || !validNumber(e.Name) || name == "" {
 			continue

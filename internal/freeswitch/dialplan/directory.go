@@ -97,13 +97,12 @@ func directoryGroup(opts Options, req xmlcurl.Request, snap *TenantSnapshot) []b
 	if snap == nil || !snap.Tenant.Enabled || !strings.EqualFold(group, snap.Tenant.Tenant) || !validTenant(snap.Tenant.Tenant) {
 		return xmldoc.NotFound()
 	}
-	w := xmldoc.NewWriter(256 + 64*len(snap.Extensions))
+	w := xmldoc.NewWriter(256 + 64*snap.ExtensionCount())
 	openDomain(w, opts)
 	w.Raw("<groups>\n<group")
 	w.Attr("name", snap.Tenant.Tenant)
 	w.Raw(">\n<users>\n")
-	for i := range snap.Extensions {
-		e := &snap.Extensions[i]
+	for e := range snap.eachExtension() {
 		if !e.Enabled || !validNumber(e.Name) {
 			continue
 		}

@@ -151,8 +151,7 @@ func directDialExpr(snap *TenantSnapshot, m *IVRMenu) (string, int) {
 	}
 	var nums []string
 	longest := 0
-	for i := range snap.Extensions {
-		x := &snap.Extensions[i]
+	for x := range snap.eachExtension() {
 		if !x.Enabled || !validNumber(x.Name) || taken[x.Name] {
 			continue
 		}

@@ -6,7 +6,18 @@ import (
 	"sort"
 )
 
+// extension returns the extension named name, nil when there is none. From
+// a packed snapshot it is a copy of its own.
 func (s *TenantSnapshot) extension(name string) *Extension {
+	if p := s.packed(); p != nil {
+		i, ok := p.find(name)
+		if !ok {
+			return nil
+		}
+		x := new(Extension)
+		p.unpack(i, x)
+		return x
+	}
 	if s.prepared != nil && s.prepared.extensions != nil {
 		byName := s.prepared.extensions
 		i, ok := slices.BinarySearchFunc(byName, name, func(j int32, name string) int {
@@ -103,20 +114,33 @@ func (s *TenantSnapshot) sortedOutbound() []*OutboundRoute {
 // snapIndex is what Prepare computes once for a snapshot that many renders
 // share.
 type snapIndex struct {
+	// packed holds the extensions (packed.go) when they could be packed;
+	// the snapshot's Extensions is then nil.
+	packed *packedExtensions
 	// extensions are the positions in Extensions ordered by name (the
-	// first of equal names first), nil when Extensions was not indexed:
-	// 4 bytes an extension where a map took some 30 (a tenant model keeps
-	// one per tenant).
+	// first of equal names first) when they are held as structs, nil when
+	// Extensions was not indexed.
 	extensions []int32
 	outbound   []*OutboundRoute // enabled, by priority, patterns compiled
 }
 
-// Prepare indexes the snapshot for repeated renders: extensions by name,
-// the enabled outbound routes by priority with their patterns compiled. A
-// prepared snapshot must not be modified afterwards; concurrent renders may
-// share it. Use Bind for per-render trunks or extensions.
+// Prepare indexes the snapshot for repeated renders: its extensions packed
+// and indexed by name (Extensions is then nil: read them through
+// ExtensionCount, ExtensionNamed and ExtensionList), the enabled outbound
+// routes by priority with their patterns compiled. A prepared snapshot
+// must not be modified afterwards; concurrent renders may share it. Use
+// Bind for per-render trunks or extensions.
 func (s *TenantSnapshot) Prepare() {
-	ix := &snapIndex{extensions: indexByName(s.Extensions)}
+	ix := &snapIndex{}
+	switch {
+	case s.Extensions == nil && s.packed() != nil:
+		ix.packed = s.packed() // prepared before
+	default:
+		ix.packed, ix.extensions = indexExtensions(s.Extensions)
+		if ix.packed != nil {
+			s.Extensions = nil
+		}
+	}
 	for i := range s.OutboundRoutes {
 		r := &s.OutboundRoutes[i]
 		for j := range r.Patterns {
@@ -128,15 +152,19 @@ func (s *TenantSnapshot) Prepare() {
 	s.prepared = ix
 }
 
-// indexByName orders the positions of exts by name, equal names in
-// their order in exts (a lookup finds the first).
-func indexByName(exts []Extension) []int32 {
+// indexExtensions packs exts, or when they cannot be packed orders their
+// positions by name, equal names in their order in exts (a lookup finds
+// the first).
+func indexExtensions(exts []Extension) (*packedExtensions, []int32) {
+	if p, ok := packExtensions(exts); ok {
+		return p, nil
+	}
 	byName := make([]int32, len(exts))
 	for i := range byName {
 		byName[i] = int32(i)
 	}
 	slices.SortStableFunc(byName, func(a, b int32) int { return cmp.Compare(exts[a].Name, exts[b].Name) })
-	return byName
+	return nil, byName
 }
 
 // Bind returns a shallow copy of a (prepared) snapshot with the tenant's
@@ -150,7 +178,7 @@ func (s *TenantSnapshot) Bind(trunks []SIPTrunk, extensions []Extension) *Tenant
 		c.Extensions = extensions
 		if c.prepared != nil {
 			ix := *c.prepared
-			ix.extensions = nil
+			ix.packed, ix.extensions = nil, nil
 			c.prepared = &ix
 		}
 	}
@@ -164,25 +192,58 @@ func (s *TenantSnapshot) Bind(trunks []SIPTrunk, extensions []Extension) *Tenant
 func (s *TenantSnapshot) WithExtensions(extensions []Extension) *TenantSnapshot {
 	c := *s
 	c.Extensions = extensions
-	ix := &snapIndex{extensions: indexByName(extensions)}
+	ix := &snapIndex{}
+	ix.packed, ix.extensions = indexExtensions(extensions)
+	if ix.packed != nil {
+		c.Extensions = nil
+	}
 	if s.prepared != nil {
 		ix.outbound = s.prepared.outbound
 	} else {
+		c.prepared = nil
 		ix.outbound = c.sortedOutbound()
 	}
 	c.prepared = ix
 	return &c
 }
 
-// ShareIndex makes a prepared snapshot use the extension index of from, a
-// prepared snapshot holding the very same extensions (one slice), instead
-// of its own: a tenant model's directory and routing parts then index
-// their extensions once. Otherwise nothing changes. Call it before the
-// snapshot is shared.
+// WithExtensionsOf returns a prepared copy of a prepared snapshot holding
+// the extensions of from (shared, not copied) instead of its own: the
+// routing part of a tenant model updated with its directory part.
+func (s *TenantSnapshot) WithExtensionsOf(from *TenantSnapshot) *TenantSnapshot {
+	c := *s
+	c.Extensions = from.Extensions
+	ix := &snapIndex{}
+	if from.prepared != nil {
+		ix.packed, ix.extensions = from.prepared.packed, from.prepared.extensions
+	} else {
+		ix.packed, ix.extensions = indexExtensions(c.Extensions)
+		if ix.packed != nil {
+			c.Extensions = nil
+		}
+	}
+	if s.prepared != nil {
+		ix.outbound = s.prepared.outbound
+	} else {
+		c.prepared = nil
+		ix.outbound = c.sortedOutbound()
+	}
+	c.prepared = ix
+	return &c
+}
+
+// ShareIndex makes a prepared snapshot hold the extensions of from, a
+// prepared snapshot built from the very same extensions (s was given
+// from's Extensions after from was prepared), instead of its own: a tenant
+// model's directory and routing parts then hold and index their extensions
+// once. Otherwise nothing changes. Call it before the snapshot is shared.
 func (s *TenantSnapshot) ShareIndex(from *TenantSnapshot) {
-	if s.prepared == nil || from == nil || from.prepared == nil || from.prepared.extensions == nil ||
+	if s.prepared == nil || from == nil || from.prepared == nil ||
 		len(s.Extensions) != len(from.Extensions) || len(s.Extensions) > 0 && &s.Extensions[0] != &from.Extensions[0] {
 		return
 	}
-	s.prepared.extensions = from.prepared.extensions
+	if from.prepared.packed == nil && from.prepared.extensions == nil {
+		return
+	}
+	s.prepared.packed, s.prepared.extensions = from.prepared.packed, from.prepared.extensions
 }

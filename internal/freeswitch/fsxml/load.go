@@ -236,6 +236,10 @@ func (s *Service) buildTenant(ctx context.Context, name string) (*tenantModel, e
 		}
 	}
 	snap.Prepare()
+	if m.allExtensions {
+		// What the model holds of them, packed, rather than the rows read.
+		weights[0] = snap.ExtensionBytes()
+	}
 	m.snap, m.weight, m.extWeight = snap, 1+weights[0]+weights[1]+weights[2]+mohWeight, weights[0]
 	return m, nil
 }
@@ -272,7 +276,7 @@ func (s *Service) updateTenant(ctx context.Context, tenant string, old tenantEnt
 				// found") and not kept, so the patch runs again once the
 				// database answers.
 				stats.degraded.Add(1)
-				d := s.mergeExtensions(old.m, names, nil, 0)
+				d := s.mergeExtensions(old.m, names, nil)
 				d.degraded = true
 				return nil, &degradedModel{m: d}
 			}
@@ -294,7 +298,7 @@ func (s *Service) patchExtensions(ctx context.Context, m *tenantModel, names []s
 		n.routing.Store(m.routing.Load())
 		return n, nil
 	}
-	fresh, size, err := s.extensionsNamed(ctx, m, names...)
+	fresh, _, err := s.extensionsNamed(ctx, m, names...)
 	if err != nil {
 		return nil, err
 	}
@@ -302,8 +306,8 @@ func (s *Service) patchExtensions(ctx context.Context, m *tenantModel, names []s
 		// An extension now names a class the model did not read.
 		return s.buildTenant(ctx, m.snap.Tenant.Tenant)
 	}
-	n := s.mergeExtensions(m, names, fresh, size)
-	if len(n.snap.Extensions) > s.modelExtensions {
+	n := s.mergeExtensions(m, names, fresh)
+	if n.snap.ExtensionCount() > s.modelExtensions {
 		// Grown past what a model holds: read it as a large tenant.
 		return s.buildTenant(ctx, m.snap.Tenant.Tenant)
 	}
@@ -311,10 +315,10 @@ func (s *Service) patchExtensions(ctx context.Context, m *tenantModel, names []s
 }
 
 // mergeExtensions is m with the named extensions replaced by fresh (the
-// rows read again, size bytes): each kept in its place when it still
+// rows read again): each kept in its place when it still
 // exists, dropped when it does not (or was not read: fresh nil), added at
 // the end when it is new.
-func (s *Service) mergeExtensions(m *tenantModel, names []string, fresh []dialplan.Extension, size int) *tenantModel {
+func (s *Service) mergeExtensions(m *tenantModel, names []string, fresh []dialplan.Extension) *tenantModel {
 	n := &tenantModel{id: m.id, allExtensions: m.allExtensions, weight: m.weight, extWeight: m.extWeight}
 	changed := make(map[string]*dialplan.Extension, len(names))
 	for _, name := range names {
@@ -323,7 +327,7 @@ func (s *Service) mergeExtensions(m *tenantModel, names []string, fresh []dialpl
 	for i := range fresh {
 		changed[fresh[i].Name] = &fresh[i]
 	}
-	old := m.snap.Extensions
+	old := m.snap.ExtensionList()
 	exts := make([]dialplan.Extension, 0, len(old)+len(fresh))
 	for i := range old {
 		x, ok := changed[old[i].Name]
@@ -340,17 +344,11 @@ func (s *Service) mergeExtensions(m *tenantModel, names []string, fresh []dialpl
 			exts = append(exts, fresh[i])
 		}
 	}
-	// The rows' bytes, estimated for the ones kept.
-	if len(old) > 0 {
-		n.extWeight = m.extWeight * (len(exts) - len(fresh)) / len(old)
-	}
-	n.extWeight = max(n.extWeight, 0) + size
-	n.weight = m.weight - m.extWeight + n.extWeight
 	n.snap = m.snap.WithExtensions(exts)
+	n.extWeight = n.snap.ExtensionBytes()
+	n.weight = m.weight - m.extWeight + n.extWeight
 	if r := m.routing.Load(); r != nil {
-		full := r.WithExtensions(exts)
-		full.ShareIndex(n.snap)
-		n.routing.Store(full)
+		n.routing.Store(r.WithExtensionsOf(n.snap))
 	}
 	return n
 }
@@ -550,10 +548,8 @@ func (s *Service) UserVariables(ctx context.Context, tenant, ext string) ([][2]s
 		return nil, fmt.Errorf("user variables %s@%s: %w", ext, tenant, err)
 	}
 	if snap != nil {
-		for i := range snap.Extensions {
-			if snap.Extensions[i].Name == ext {
-				return dialplan.UserVariables(snap, &snap.Extensions[i]), nil
-			}
+		if x := snap.ExtensionNamed(ext); x != nil {
+			return dialplan.UserVariables(snap, x), nil
 		}
 	}
 	return nil, fmt.Errorf("user variables %s@%s: %w", ext, tenant, models.ErrNotFound)

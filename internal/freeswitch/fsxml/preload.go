@@ -423,6 +423,9 @@ func (r *bulkRows) model(row *tenantRow, holdsExts bool) *tenantModel {
 		w[3] = mohWeight
 	}
 	snap.Prepare()
+	if holdsExts {
+		w[0] = snap.ExtensionBytes() // what the model holds of them, packed
+	}
 	full := &dialplan.TenantSnapshot{Tenant: snap.Tenant, Extensions: snap.Extensions,
 		EmergencyLocations: snap.EmergencyLocations, SpecialMailboxes: snap.SpecialMailboxes, MusicOnHold: moh}
 	full.InboundRoutes, w[4] = r.inbound.of(id)

@@ -41,12 +41,8 @@ func (s *Service) TraceTenant(ctx context.Context, tenant, from, to string, at t
 		"Caller-Caller-ID-Number":   {from},
 		"variable_sb_tenant":        {tenant},
 	}
-	if snap != nil {
-		for _, x := range snap.Extensions {
-			if x.Name == from {
-				form.Set("variable_sb_ext", from) // the caller is one of ours
-			}
-		}
+	if snap != nil && snap.ExtensionNamed(from) != nil {
+		form.Set("variable_sb_ext", from) // the caller is one of ours
 	}
 	if ext, ok := dialplan.DirectedPickupTarget(snap, to); ok {
 		snap = s.withRinging(ctx, snap, ext)
