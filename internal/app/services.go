@@ -105,8 +105,8 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		MOHDefaultDir: cfg.Media.MOHDefaultDir,
 		MediaURL:      cfg.Media.NodeURL,
 		MediaKey:      st.Sealer().Derive("fs-media-url"),
-		ModelBytes:    cfg.XMLCacheBytes - cfg.XMLCacheBytes/8,
-		DocBytes:      cfg.XMLCacheBytes / 8,
+		ModelBytes:    cfg.XMLCacheBytes - cfg.XMLCacheBytes/32,
+		DocBytes:      cfg.XMLCacheBytes / 32,
 		Preload:       cfg.XMLPreload,
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)

@@ -24,7 +24,11 @@ import (
 // current one reaches half the shard's budget it becomes the old one (the
 // previous old one is dropped), so entries not asked for during a whole
 // rotation go, and entries of superseded configuration generations with
-// them.
+// them. An entry found in the old generation moves to the current one: a
+// working set up to half the budget stays whole across rotations (without
+// the move, every hot document was rendered again every second rotation).
+// An entry counts what it takes in memory: its key, its document's
+// allocation and the map's share (entryOverhead).
 type localDocs struct {
 	shards [docShards]docShard
 	seed   maphash.Seed
@@ -104,10 +108,16 @@ func (l *localDocs) size() int {
 func (sh *docShard) oldBytes() int {
 	n := 0
 	for k, v := range sh.old {
-		n += len(k) + len(v)
+		n += entryBytes(k, v)
 	}
 	return n
 }
+
+// entryOverhead is what a map entry takes besides its key's and its
+// document's bytes: the key's and the slice's headers and the map's slot.
+const entryOverhead = 16 + 24 + 8
+
+func entryBytes(key string, doc []byte) int { return len(key) + cap(doc) + entryOverhead }
 
 // variants are the key suffixes a document may be stored under: plain,
 // per caller ('c'), per minute ('t'), or both. Whether a render reads the
@@ -123,24 +133,42 @@ func (l *localDocs) get(base []byte, lk lookup) []byte {
 	var buf [256]byte
 	sh := l.shard(base)
 	sh.mu.RLock()
-	defer sh.mu.RUnlock()
 	if doc := sh.cur[string(base)]; doc != nil {
+		sh.mu.RUnlock()
 		return doc
 	}
 	if doc := sh.old[string(base)]; doc != nil {
+		sh.mu.RUnlock()
+		sh.promote(string(base))
 		return doc
 	}
 	for _, flags := range variants[1:] {
 		k := append(buf[:0], base...)
 		k = appendVariant(k, flags, lk)
 		if doc := sh.cur[string(k)]; doc != nil {
+			sh.mu.RUnlock()
 			return doc
 		}
 		if doc := sh.old[string(k)]; doc != nil {
+			sh.mu.RUnlock()
+			sh.promote(string(k))
 			return doc
 		}
 	}
+	sh.mu.RUnlock()
 	return nil
+}
+
+// promote moves an entry of the old generation to the current one.
+func (sh *docShard) promote(key string) {
+	sh.mu.Lock()
+	defer sh.mu.Unlock()
+	doc, ok := sh.old[key]
+	if !ok {
+		return // rotated out or promoted meanwhile
+	}
+	delete(sh.old, key)
+	sh.store(key, doc)
 }
 
 func appendVariant(b []byte, flags string, lk lookup) []byte {
@@ -162,12 +190,22 @@ func (l *localDocs) put(base []byte, flags string, lk lookup, doc []byte) {
 	sh := l.shard(base)
 	sh.mu.Lock()
 	defer sh.mu.Unlock()
-	if _, ok := sh.cur[key]; ok || len(key)+len(doc) > sh.max/2 {
-		return // a document over a generation's budget is not kept at all
+	if _, ok := sh.cur[key]; ok {
+		return
 	}
-	if sh.bytes+len(key)+len(doc) > sh.max/2 {
+	sh.store(key, doc)
+}
+
+// store adds an entry to the current generation, rotating first when it
+// would not fit. A document over a generation's budget is not kept at all.
+func (sh *docShard) store(key string, doc []byte) {
+	n := entryBytes(key, doc)
+	if n > sh.max/2 {
+		return
+	}
+	if sh.bytes+n > sh.max/2 {
 		sh.old, sh.cur, sh.bytes = sh.cur, map[string][]byte{}, 0
 	}
 	sh.cur[key] = doc
-	sh.bytes += len(key) + len(doc)
+	sh.bytes += n
 }

@@ -34,17 +34,20 @@ type Config struct {
 	// neither credentials nor Allow only loopback peers may fetch.
 	Allow []*net.IPNet
 	// ModelBytes bounds the tenant models held in memory, counted as what
-	// their rows hold: their structs, their strings and what their JSON
-	// columns decoded to (scan.go; default 96 MiB; the
-	// application gives seven eighths of SWITCHBOARD_XML_CACHE_MAX_BYTES);
-	// least recently used tenants go first.
+	// they hold: the extensions packed (dialplan's packed.go), the other
+	// rows' structs, strings and what their JSON columns decoded to
+	// (scan.go; default 96 MiB; the application gives 31/32 of
+	// SWITCHBOARD_XML_CACHE_MAX_BYTES); least recently used tenants go
+	// first.
 	ModelBytes int
 	// Preload reads every tenant's model in the background once memory
 	// can be trusted after the service starts, and again after a reset
 	// (preload.go), instead of one tenant at a time on first use.
 	Preload bool
-	// DocBytes bounds the rendered documents held in memory (default 32
-	// MiB; the application gives an eighth of SWITCHBOARD_XML_CACHE_MAX_BYTES).
+	// DocBytes bounds the rendered documents held in memory (default 8
+	// MiB; the application gives 1/32 of SWITCHBOARD_XML_CACHE_MAX_BYTES):
+	// a hit saves one render, some tens of microseconds, so the documents
+	// asked for again and again are worth keeping, not every one rendered.
 	DocBytes int
 	// DefaultTimezone applies when neither schedule nor tenant names a zone.
 	DefaultTimezone string
@@ -154,7 +157,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		cfg.ModelBytes = 96 << 20
 	}
 	if cfg.DocBytes <= 0 {
-		cfg.DocBytes = 32 << 20
+		cfg.DocBytes = 8 << 20
 	}
 	if log == nil {
 		log = slog.Default()

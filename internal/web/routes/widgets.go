@@ -6,10 +6,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"regexp"
 	"slices"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/gofiber/fiber/v2"
 	"github.com/google/uuid"
@@ -38,9 +39,22 @@ func (r *callRoutes) widgetRoutes() []Route {
 	}
 }
 
-// visitorNameRe is what a visitor may give as a name: it becomes part of
-// the caller id name the destination sees.
-var visitorNameRe = regexp.MustCompile(`^[\p{L}\p{N} .-]{0,40}$`)
+// validVisitorName reports whether s is what a visitor may give as a name
+// (it becomes part of the caller id name the destination sees): at most 40
+// letters, digits, spaces, dots and hyphens. A loop over the unicode
+// tables, not the equivalent regular expression: compiled, its \p{L} and
+// \p{N} classes held some 2 MB of every process's heap.
+func validVisitorName(s string) bool {
+	if !utf8.ValidString(s) || utf8.RuneCountInString(s) > 40 {
+		return false
+	}
+	for _, r := range s {
+		if !unicode.IsLetter(r) && !unicode.IsNumber(r) && r != ' ' && r != '.' && r != '-' {
+			return false
+		}
+	}
+	return true
+}
 
 // widget loads an enabled widget by public id with its tenant.
 func (r *callRoutes) widget(c *fiber.Ctx) (models.Owner, models.Record, error) {
@@ -227,7 +241,7 @@ func visitorNumber(in widgetCallRequest, w, tenant models.Record) (string, error
 // widget asks for one) and answers the validation error of fields plus the
 // name's, if any.
 func visitorName(in widgetCallRequest, w models.Record, fields map[string]string) error {
-	if !visitorNameRe.MatchString(in.Name) {
+	if !validVisitorName(in.Name) {
 		fields["name"] = "at most 40 letters, digits, spaces, dots and hyphens"
 	} else if ask, _ := w["ask_name"].(bool); ask && strings.TrimSpace(in.Name) == "" {
 		fields["name"] = "required by this widget"
