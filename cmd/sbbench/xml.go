@@ -320,7 +320,7 @@ func startServer(ctx context.Context, b *backend, log *slog.Logger) (string, fun
 		return "", nil, err
 	}
 	// As serve does (the server's child process has only this one).
-	app.SetMemoryLimit(cfg, os.Getenv)
+	_, _ = app.SetMemoryLimit(cfg, os.Getenv)
 	fapp, stop, err := app.Build(ctx, cfg, b.st, b.rdb, log)
 	if err != nil {
 		return "", nil, err

@@ -218,7 +218,7 @@ var settings = []setting{
 			return nil
 		}},
 	{name: "SWITCHBOARD_XML_CACHE_MAX_BYTES", def: "256MiB",
-		doc: "memory the `/fs/xml` cache may hold, as it counts it: 31/32 for tenant models (least recently used tenants go first; a typical user takes some 140 bytes), 1/32 for rendered documents (the ones asked for again and again; 8 MiB by default); a size in bytes or with `KiB`, `MiB`, `GiB` (at least `1MiB`). The default holds every model of a million users; a bound below what the tenants fetched need makes models be read again and again (see BENCHMARKS.md). Unless `GOMEMLIMIT` is set, `serve` gives the Go runtime a soft memory limit of twice this bound (at least 256 MiB), so a full cache does not let the heap grow to twice what is live",
+		doc: "memory the `/fs/xml` cache may hold, as it counts it: 31/32 for tenant models (least recently used tenants go first; a typical user takes some 140 bytes), 1/32 for rendered documents (the ones asked for again and again; 8 MiB by default); a size in bytes or with `KiB`, `MiB`, `GiB` (at least `1MiB`). The default holds every model of a million users; a bound below what the tenants fetched need makes models be read again and again (see BENCHMARKS.md). Unless `GOMEMLIMIT` is set, `serve` gives the Go runtime a soft memory limit of twice this bound (at least 256 MiB), and unless `GOGC` is set, a collector target of 50 (the heap grows half again over what is live between collections, not twice): resident memory is then about 1.5 times the cache held, plus some 60 MiB of program and binary",
 		set: func(c *Config, v string) error {
 			n, err := parseSize(v)
 			if err != nil || n < 1<<20 {

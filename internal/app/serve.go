@@ -29,8 +29,8 @@ func serve(ctx context.Context, env Env) error {
 	cfg.Lifecycle = NewLifecycle()
 	log := newLogger(cfg, env.Stderr)
 	slog.SetDefault(log)
-	if limit := SetMemoryLimit(cfg, env.Getenv); limit > 0 {
-		log.Info("go memory limit", "bytes", limit, "from", "SWITCHBOARD_XML_CACHE_MAX_BYTES")
+	if limit, gc := SetMemoryLimit(cfg, env.Getenv); limit > 0 || gc > 0 {
+		log.Info("go runtime tuned for the XML cache", "memory_limit_bytes", limit, "gc_percent", gc, "from", "SWITCHBOARD_XML_CACHE_MAX_BYTES")
 	}
 	st, err := openStore(ctx, cfg)
 	if err != nil {
@@ -175,18 +175,28 @@ func serveMetrics(addr string, m *metrics.Metrics, log *slog.Logger) (func(), er
 	}, nil
 }
 
-// SetMemoryLimit gives the Go runtime a soft memory limit derived from the
-// XML cache bound unless GOMEMLIMIT sets one: twice
-// SWITCHBOARD_XML_CACHE_MAX_BYTES, at least 256 MiB. The cache is most of
-// a large installation's heap; without a limit the collector lets the
-// heap grow to twice what is live (GOGC=100), so at a million users the
-// process would take twice its cache and more. It returns the limit set
-// (0: GOMEMLIMIT rules).
-func SetMemoryLimit(cfg Config, getenv func(string) string) int64 {
-	if getenv("GOMEMLIMIT") != "" {
-		return 0
+// gcPercent is the collector's target (GOGC) serve sets: the heap may grow
+// half again over what is live between collections, not twice (Go's
+// default of 100). Most of a replica's heap is the XML cache, whose models
+// and documents hold no pointers for the collector to follow, so the more
+// frequent collections cost little CPU (see BENCHMARKS.md, issue 28).
+const gcPercent = 50
+
+// SetMemoryLimit tunes the Go runtime for a replica whose heap is mostly
+// the XML cache: unless GOGC is set, a collector target of gcPercent;
+// unless GOMEMLIMIT is set, a soft memory limit of twice
+// SWITCHBOARD_XML_CACHE_MAX_BYTES, at least 256 MiB, so a full cache at a
+// million users does not let the heap grow past its bound's room. It
+// returns the limit set (0: GOMEMLIMIT rules) and the target (0: GOGC
+// rules).
+func SetMemoryLimit(cfg Config, getenv func(string) string) (limit int64, gc int) {
+	if getenv("GOGC") == "" {
+		debug.SetGCPercent(gcPercent)
+		gc = gcPercent
 	}
-	limit := max(2*int64(cfg.XMLCacheBytes), 256<<20)
-	debug.SetMemoryLimit(limit)
-	return limit
+	if getenv("GOMEMLIMIT") == "" {
+		limit = max(2*int64(cfg.XMLCacheBytes), 256<<20)
+		debug.SetMemoryLimit(limit)
+	}
+	return limit, gc
 }
