@@ -13,17 +13,20 @@ import (
 	"github.com/switchboard/switchboard/internal/models"
 )
 
-// openAPIDoc is the document, built and checked at start and rendered on
-// first request (most processes, and every test server, never ask).
+// openAPIDoc is the document, built and rendered on first request: most
+// processes, and most test servers, never ask, and built it held some 4
+// MB of maps for the life of every process (issue 28). Once rendered only
+// its JSON is kept. Its declarations are checked as it is built (clashing
+// names, unknown schemas: programming errors), which every test that
+// checks answers against the document does.
 type openAPIDoc struct {
-	doc        obj
 	json, yaml func() []byte
 }
 
-func newOpenAPIDoc(doc obj) *openAPIDoc {
-	d := &openAPIDoc{doc: doc}
+func newOpenAPIDoc(build func() obj) *openAPIDoc {
+	d := &openAPIDoc{}
 	d.json = sync.OnceValue(func() []byte {
-		js, err := json.Marshal(d.doc)
+		js, err := json.Marshal(build())
 		if err != nil {
 			panic(fmt.Sprintf("openapi: %v", err)) // built from our own literals: a bug, not input
 		}
@@ -43,11 +46,15 @@ func newOpenAPIDoc(doc obj) *openAPIDoc {
 
 type obj = map[string]any
 
-// openAPIDocument builds the OpenAPI 3.1 document from the same route
-// table that registers the routes and from the registry's fields, so it
-// can never list a route the server does not serve. The HTTP tests check
-// every request and answer against it (app/apptest/contract.go).
+// openAPIDocument is the OpenAPI 3.1 document of the same route table that
+// registers the routes and of the registry's fields, so it can never list
+// a route the server does not serve. The HTTP tests check every request
+// and answer against it (app/apptest/contract.go).
 func openAPIDocument(routes []Route, resources []*models.Resource, baseURL string, extra map[string]any) *openAPIDoc {
+	return newOpenAPIDoc(func() obj { return buildOpenAPIDocument(routes, resources, baseURL, extra) })
+}
+
+func buildOpenAPIDocument(routes []Route, resources []*models.Resource, baseURL string, extra map[string]any) obj {
 	schemas := obj{
 		"Error": obj{"type": "object", "required": []string{"error", "code"}, "additionalProperties": false, "properties": obj{
 			"error":  obj{"type": "string", "description": "what went wrong, for people"},
@@ -140,7 +147,7 @@ func openAPIDocument(routes []Route, resources []*models.Resource, baseURL strin
 			},
 		},
 	}
-	return newOpenAPIDoc(doc)
+	return doc
 }
 
 // openAPIPath turns a Fiber path into an OpenAPI one: :name becomes
