@@ -2,6 +2,7 @@ package fsxml
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"sync"
 	"time"
@@ -85,20 +86,9 @@ func (s *Service) preloadAll(ctx context.Context) (int, error) {
 	if err != nil {
 		return 0, err
 	}
-	var counts []struct {
-		Tenant int64 `db:"tenant_id"`
-		N      int   `db:"n"`
-	}
-	if err := db.SelectContext(ctx, &counts, "SELECT tenant_id, COUNT(*) AS n FROM extensions GROUP BY tenant_id"); err != nil {
-		return 0, err
-	}
-	exts := make(map[int64]int, len(counts))
-	for _, c := range counts {
-		exts[c.Tenant] = c.N
-	}
-	if err := s.preloadPlatform(ctx); err != nil {
-		return 0, err
-	}
+	// Fetches wait for their tenant's batch from here on: the tenant list
+	// is all the preloader needs (each batch counts its own extensions),
+	// so no fetch of the first moments builds its model alone.
 	p := &s.preloader
 	p.begin(ts)
 	// The tenants fetches wait for are read by a loop of their own, never
@@ -106,22 +96,25 @@ func (s *Service) preloadAll(ctx context.Context) (int, error) {
 	demand := make(chan struct{})
 	go func() {
 		defer close(demand)
-		s.preloadWanted(ctx, exts)
+		s.preloadWanted(ctx)
 	}()
 	defer func() {
 		p.end()
 		<-demand
 	}()
+	if err := s.preloadPlatform(ctx); err != nil {
+		return 0, err
+	}
 	done := 0
 	for {
 		if _, weight := s.models.tenants.stats(); weight >= s.models.tenants.max/4*preloadShare {
 			return done, nil
 		}
-		batch := p.next(false, exts, s.modelExtensions)
+		batch := p.next(false)
 		if len(batch) == 0 {
 			return done, nil
 		}
-		n, err := s.preloadBatch(ctx, batch, exts, false)
+		n, err := s.preloadBatch(ctx, batch, false)
 		p.loaded(batch)
 		done += n
 		if err != nil {
@@ -132,7 +125,7 @@ func (s *Service) preloadAll(ctx context.Context) (int, error) {
 
 // preloadWanted reads the tenants fetches wait for, as they ask, until
 // the preload ends.
-func (s *Service) preloadWanted(ctx context.Context, exts map[int64]int) {
+func (s *Service) preloadWanted(ctx context.Context) {
 	p := &s.preloader
 	for {
 		select {
@@ -141,11 +134,11 @@ func (s *Service) preloadWanted(ctx context.Context, exts map[int64]int) {
 			return
 		}
 		for {
-			batch := p.next(true, exts, s.modelExtensions)
+			batch := p.next(true)
 			if len(batch) == 0 {
 				break
 			}
-			_, err := s.preloadBatch(ctx, batch, exts, true)
+			_, err := s.preloadBatch(ctx, batch, true)
 			p.loaded(batch)
 			if err != nil {
 				// Its fetches build their models themselves.
@@ -198,13 +191,13 @@ func (p *preloader) end() {
 	p.rows, p.left, p.done, p.wanted = nil, nil, nil, nil
 }
 
-// next takes the next batch, up to preloadTenants or preloadExtensions:
-// the tenants fetches asked for (wanted), or the others in order.
-func (p *preloader) next(wanted bool, exts map[int64]int, modelExtensions int) []tenantRow {
+// next takes the next batch, up to preloadTenants: the tenants fetches
+// asked for (wanted), or the others in order. (preloadBatch splits a
+// batch holding more than preloadExtensions extensions.)
+func (p *preloader) next(wanted bool) []tenantRow {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	var batch []tenantRow
-	held := 0
 	take := func(key string) {
 		i, ok := p.left[key]
 		if !ok {
@@ -215,16 +208,12 @@ func (p *preloader) next(wanted bool, exts map[int64]int, modelExtensions int) [
 			p.done[key] = make(chan struct{})
 		}
 		batch = append(batch, p.rows[i])
-		if n := exts[p.rows[i].ID]; n <= modelExtensions {
-			held += n
-		}
 	}
-	full := func() bool { return len(batch) >= preloadTenants || held >= preloadExtensions }
-	for wanted && len(p.wanted) > 0 && !full() {
+	for wanted && len(p.wanted) > 0 && len(batch) < preloadTenants {
 		take(p.wanted[0])
 		p.wanted = p.wanted[1:]
 	}
-	for !wanted && p.cursor < len(p.rows) && !full() {
+	for !wanted && p.cursor < len(p.rows) && len(batch) < preloadTenants {
 		take(lowerASCII(p.rows[p.cursor].Tenant.Tenant))
 		p.cursor++
 	}
@@ -236,11 +225,21 @@ func (p *preloader) loaded(batch []tenantRow) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	for i := range batch {
-		key := lowerASCII(batch[i].Tenant.Tenant)
-		if ch := p.done[key]; ch != nil {
-			close(ch)
-			delete(p.done, key)
-		}
+		p.releaseLocked(lowerASCII(batch[i].Tenant.Tenant))
+	}
+}
+
+// release releases the fetches waiting for key's model.
+func (p *preloader) release(key string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.releaseLocked(key)
+}
+
+func (p *preloader) releaseLocked(key string) {
+	if ch := p.done[key]; ch != nil {
+		close(ch)
+		delete(p.done, key)
 	}
 }
 
@@ -272,6 +271,9 @@ func (p *preloader) wait(key string) <-chan struct{} {
 // preloadPlatform builds the platform model and remembers every DID in
 // it, so the first call to each DID reads nothing.
 func (s *Service) preloadPlatform(ctx context.Context) error {
+	if s.cfg.preloadHook != nil {
+		s.cfg.preloadHook(ctx)
+	}
 	p, err := s.platformModel(ctx, s.gens.current(""))
 	if err != nil {
 		return err
@@ -296,54 +298,121 @@ func (s *Service) preloadPlatform(ctx context.Context) error {
 
 // preloadBatch reads the models of the tenants ts (those the cache does
 // not hold already) with one query per table and stores them (as used
-// when fetches wait for them, else as not used yet); exts are the
-// tenants' extension counts. It returns the models stored.
-func (s *Service) preloadBatch(ctx context.Context, ts []tenantRow, exts map[int64]int, wanted bool) (int, error) {
+// when fetches wait for them, else as not used yet). Tenants holding more
+// than preloadExtensions extensions together are read in parts, each
+// part's fetches released once it is stored. It returns the models
+// stored.
+func (s *Service) preloadBatch(ctx context.Context, ts []tenantRow, wanted bool) (int, error) {
 	stats.preloadBatches.Add(1)
-	type pending struct {
-		row *tenantRow
-		key string
-		g   gens
-	}
-	var todo []pending
-	var ids, small []int64
+	var todo []pendingModel
+	var ids []int64
 	for i := range ts {
 		key := lowerASCII(ts[i].Tenant.Tenant)
 		g := s.gens.current(key)
 		if e, ok := s.models.tenants.peek(key); ok && e.epoch == g.epoch && e.gen >= g.tgen {
 			continue
 		}
-		todo = append(todo, pending{row: &ts[i], key: key, g: g})
+		todo = append(todo, pendingModel{row: &ts[i], key: key, g: g})
 		ids = append(ids, ts[i].ID)
-		if exts[ts[i].ID] <= s.modelExtensions {
-			small = append(small, ts[i].ID)
-		}
 	}
 	if len(todo) == 0 {
 		return 0, nil
 	}
+	counts, err := s.extensionCounts(ctx, ids, wanted)
+	if err != nil {
+		return 0, err
+	}
+	stored := 0
+	for len(todo) > 0 {
+		part, held := 0, 0
+		for ; part < len(todo); part++ {
+			n := counts[todo[part].row.ID]
+			if n > s.modelExtensions {
+				continue // its extensions are not read
+			}
+			if part > 0 && held+n > preloadExtensions {
+				break
+			}
+			held += n
+		}
+		n, err := s.preloadPart(ctx, todo[:part], counts, wanted)
+		stored += n
+		if err != nil {
+			return stored, err
+		}
+		for _, p := range todo[:part] {
+			s.preloader.release(p.key)
+		}
+		todo = todo[part:]
+	}
+	return stored, nil
+}
+
+// pendingModel is a tenant a preload batch reads, with the generations
+// current before its queries.
+type pendingModel struct {
+	row *tenantRow
+	key string
+	g   gens
+}
+
+// extensionCounts counts the extensions of the tenants ids, in one
+// query under a preload slot.
+func (s *Service) extensionCounts(ctx context.Context, ids []int64, wanted bool) (map[int64]int, error) {
+	release := s.preloadSlots.acquire(wanted)
+	defer release()
+	args := make([]any, len(ids))
+	for i, id := range ids {
+		args[i] = id
+	}
+	var counts []struct {
+		Tenant int64 `db:"tenant_id"`
+		N      int   `db:"n"`
+	}
+	q := "SELECT tenant_id, COUNT(*) AS n FROM extensions WHERE tenant_id IN (?" + strings.Repeat(",?", len(ids)-1) + ") GROUP BY tenant_id"
+	if err := s.st.Querier().SelectContext(ctx, &counts, q, args...); err != nil {
+		return nil, fmt.Errorf("count extensions: %w", err)
+	}
+	out := make(map[int64]int, len(counts))
+	for _, c := range counts {
+		out[c.Tenant] = c.N
+	}
+	return out, nil
+}
+
+// preloadPart reads and stores the models of todo, whose extension
+// counts are exts, with one query per table.
+func (s *Service) preloadPart(ctx context.Context, todo []pendingModel, exts map[int64]int, wanted bool) (int, error) {
+	var ids, small []int64
+	for _, p := range todo {
+		ids = append(ids, p.row.ID)
+		if exts[p.row.ID] <= s.modelExtensions {
+			small = append(small, p.row.ID)
+		}
+	}
 	db, t := s.st.Querier(), s.tables
 	var r bulkRows
 	g, gctx := errgroup.WithContext(ctx)
-	bulk(g, gctx, db, s.preloadSlots, t.extensions, small, &r.extensions)
-	bulk(g, gctx, db, s.preloadSlots, t.emergency, ids, &r.emergency)
-	bulk(g, gctx, db, s.preloadSlots, t.mailboxes, ids, &r.mailboxes)
-	bulk(g, gctx, db, s.preloadSlots, t.moh, ids, &r.moh)
-	bulk(g, gctx, db, s.preloadSlots, t.inbound, ids, &r.inbound)
-	bulk(g, gctx, db, s.preloadSlots, t.outbound, ids, &r.outbound)
-	bulk(g, gctx, db, s.preloadSlots, t.schedules, ids, &r.schedules)
-	bulk(g, gctx, db, s.preloadSlots, t.conditions, ids, &r.conditions)
-	bulk(g, gctx, db, s.preloadSlots, t.features, ids, &r.features)
-	bulk(g, gctx, db, s.preloadSlots, t.prompts, ids, &r.prompts)
-	bulk(g, gctx, db, s.preloadSlots, t.hunts, ids, &r.hunts)
-	bulk(g, gctx, db, s.preloadSlots, t.rooms, ids, &r.rooms)
-	bulk(g, gctx, db, s.preloadSlots, t.menus, ids, &r.menus)
-	bulk(g, gctx, db, s.preloadSlots, t.queues, ids, &r.queues)
-	bulk(g, gctx, db, s.preloadSlots, t.agents, ids, &r.agents)
-	bulk(g, gctx, db, s.preloadSlots, t.pickups, ids, &r.pickups)
-	bulk(g, gctx, db, s.preloadSlots, t.endpoints, ids, &r.endpoints)
-	bulk(g, gctx, db, s.preloadSlots, t.directory, ids, &r.directory)
-	bulk(g, gctx, db, s.preloadSlots, t.officeMode, ids, &r.officeMode)
+	slots := func() func() { return s.preloadSlots.acquire(wanted) }
+	bulk(g, gctx, db, slots, t.extensions, small, &r.extensions)
+	bulk(g, gctx, db, slots, t.emergency, ids, &r.emergency)
+	bulk(g, gctx, db, slots, t.mailboxes, ids, &r.mailboxes)
+	bulk(g, gctx, db, slots, t.moh, ids, &r.moh)
+	bulk(g, gctx, db, slots, t.inbound, ids, &r.inbound)
+	bulk(g, gctx, db, slots, t.outbound, ids, &r.outbound)
+	bulk(g, gctx, db, slots, t.schedules, ids, &r.schedules)
+	bulk(g, gctx, db, slots, t.conditions, ids, &r.conditions)
+	bulk(g, gctx, db, slots, t.features, ids, &r.features)
+	bulk(g, gctx, db, slots, t.prompts, ids, &r.prompts)
+	bulk(g, gctx, db, slots, t.hunts, ids, &r.hunts)
+	bulk(g, gctx, db, slots, t.rooms, ids, &r.rooms)
+	bulk(g, gctx, db, slots, t.menus, ids, &r.menus)
+	bulk(g, gctx, db, slots, t.queues, ids, &r.queues)
+	bulk(g, gctx, db, slots, t.agents, ids, &r.agents)
+	bulk(g, gctx, db, slots, t.pickups, ids, &r.pickups)
+	bulk(g, gctx, db, slots, t.endpoints, ids, &r.endpoints)
+	bulk(g, gctx, db, slots, t.directory, ids, &r.directory)
+	bulk(g, gctx, db, slots, t.officeMode, ids, &r.officeMode)
 	if err := g.Wait(); err != nil {
 		return 0, err
 	}
@@ -367,13 +436,12 @@ type grouped[T any] struct {
 func (g grouped[T]) of(id int64) ([]T, int) { return g.rows[id], g.bytes[id] }
 
 // bulk starts reading table's rows of the tenants ids into out.
-// Its query holds one of slots while it runs: both preload loops share
-// them, so the preload never takes every pooled connection from the API
-// and the change poll.
-func bulk[T any](g *errgroup.Group, ctx context.Context, db models.Querier, slots chan struct{}, table *table[T], ids []int64, out *grouped[T]) {
+// Its query holds one of the preload slots (slot takes it and returns its
+// release) while it runs: both preload loops share them, so the preload
+// never takes every pooled connection from the API and the change poll.
+func bulk[T any](g *errgroup.Group, ctx context.Context, db models.Querier, slot func() func(), table *table[T], ids []int64, out *grouped[T]) {
 	g.Go(func() (err error) {
-		slots <- struct{}{}
-		defer func() { <-slots }()
+		defer slot()()
 		out.rows, out.bytes, err = table.byTenants(ctx, db, ids)
 		return err
 	})
@@ -457,4 +525,84 @@ func (r *bulkRows) model(row *tenantRow, holdsExts bool) *tenantModel {
 		m.weight += n
 	}
 	return m
+}
+
+// preloadSlots bound the preload's queries running at once. The
+// background loop's take at most half the pooled connections, so the API
+// and the change poll keep theirs; the queries of the batches fetches
+// wait for may take one more than half, and take the next free slot
+// before any of the background's: a fetch waits for its own batch's
+// queries, not for a queue of the background's.
+type preloadSlots struct {
+	mu           sync.Mutex
+	max, maxRest int // slots in all, and for the background
+	used, rest   int // taken in all, and by the background
+	// Waiters, oldest first: urgent ones (batches fetches wait for), and
+	// the background's.
+	urgentWait, restWait []chan struct{}
+}
+
+// newPreloadSlots bounds the preload's queries for a pool of conns
+// connections.
+func newPreloadSlots(conns int) *preloadSlots {
+	rest := max(conns/2, 1)
+	return &preloadSlots{max: min(rest+1, max(conns-1, 1)), maxRest: rest}
+}
+
+// acquire takes a slot (first in line when urgent) and returns its
+// release.
+func (q *preloadSlots) acquire(urgent bool) func() {
+	q.mu.Lock()
+	if q.free(urgent) && (urgent || len(q.urgentWait) == 0) {
+		q.take(urgent)
+		q.mu.Unlock()
+	} else {
+		ch := make(chan struct{})
+		if urgent {
+			q.urgentWait = append(q.urgentWait, ch)
+		} else {
+			q.restWait = append(q.restWait, ch)
+		}
+		q.mu.Unlock()
+		<-ch // the slot was taken for us by release
+	}
+	if urgent {
+		return q.releaseUrgent
+	}
+	return q.releaseRest
+}
+
+func (q *preloadSlots) free(urgent bool) bool {
+	return q.used < q.max && (urgent || q.rest < q.maxRest)
+}
+
+func (q *preloadSlots) take(urgent bool) {
+	q.used++
+	if !urgent {
+		q.rest++
+	}
+}
+
+func (q *preloadSlots) releaseUrgent() { q.release(true) }
+func (q *preloadSlots) releaseRest()   { q.release(false) }
+
+// release frees a slot and hands what is free to the oldest urgent
+// waiters, then to the oldest others.
+func (q *preloadSlots) release(urgent bool) {
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.used--
+	if !urgent {
+		q.rest--
+	}
+	for len(q.urgentWait) > 0 && q.free(true) {
+		q.take(true)
+		close(q.urgentWait[0])
+		q.urgentWait = q.urgentWait[1:]
+	}
+	for len(q.urgentWait) == 0 && len(q.restWait) > 0 && q.free(false) {
+		q.take(false)
+		close(q.restWait[0])
+		q.restWait = q.restWait[1:]
+	}
 }

@@ -108,3 +108,107 @@ func TestPreloadAnswersAsOnDemandBuilds(t *testing.T) {
 		}
 	})
 }
+
+// Issue 28: a fetch that arrives while a preload has only read the tenant
+// list (here: while it reads the platform model) waits for a batch of its
+// tenant instead of reading the tenant's model itself. Before, the
+// preload first counted every tenant's extensions and read the platform
+// model, and the fetches of those first moments after a restart each
+// built their model with some twenty queries, beside the preload's.
+func TestFetchWaitsForPreloadFromItsStart(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		tenant := storetest.Name("prestart")
+		seedTenant(t, st, tenant, map[string]any{"name": "1000", "sip_secret": "Secret-1000-abcdef", "callerid": "Ann <1000>"})
+		rdb := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
+		defer rdb.Close()
+		var built atomic.Int64
+		var platform atomic.Bool
+		release := make(chan struct{})
+		defer close(release)
+		svc := New(st, rdb, Config{Domain: "sip.test", Preload: true,
+			buildHook: func(context.Context, string) { built.Add(1) },
+			preloadHook: func(ctx context.Context) {
+				platform.Store(true)
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}}, nil)
+		defer svc.Close()
+		wait.Until(t, 10*time.Second, "the preload reading the platform model", platform.Load)
+
+		raw, err := readCapture("009")
+		if err != nil {
+			t.Fatal(err)
+		}
+		type answer struct {
+			doc []byte
+			err error
+		}
+		got := make(chan answer, 1)
+		go func() {
+			doc, err := svc.Fetch(ctx, fakefs.FormWith(raw, "user", "1000-"+tenant, "domain", "sip.test", "key_value", "sip.test"))
+			got <- answer{doc, err}
+		}()
+		var a answer
+		select {
+		case a = <-got:
+		case <-time.After(10 * time.Second):
+			t.Fatal("the fetch waits for the whole preload")
+		}
+		if a.err != nil {
+			t.Fatal(a.err)
+		}
+		if !strings.Contains(string(a.doc), `<user id="1000-`+tenant+`"`) {
+			t.Errorf("the fetch answers\n%s", a.doc)
+		}
+		if n := built.Load(); n != 0 {
+			t.Errorf("the fetch read its tenant's model itself (%d builds), want it read by a preload batch", n)
+		}
+	})
+}
+
+// Issue 28: a query of a batch fetches wait for takes the next free
+// preload slot before the background loop's queries, queued first or
+// not, and one slot more than the background may hold.
+func TestPreloadSlotsPutFetchesFirst(t *testing.T) {
+	q := newPreloadSlots(4) // SQLite's pool: the background takes 2, fetches' batches one more
+	take := func(urgent bool) chan func() {
+		ch := make(chan func(), 1)
+		go func() { ch <- q.acquire(urgent) }()
+		return ch
+	}
+	waiting := func(urgent, rest int) func() bool {
+		return func() bool {
+			q.mu.Lock()
+			defer q.mu.Unlock()
+			return len(q.urgentWait) == urgent && len(q.restWait) == rest
+		}
+	}
+	got := func(ch chan func(), what string) func() {
+		t.Helper()
+		select {
+		case release := <-ch:
+			return release
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: no slot", what)
+			return nil
+		}
+	}
+	bg1, bg2 := got(take(false), "background 1"), got(take(false), "background 2")
+	bg3 := take(false)
+	wait.Until(t, 10*time.Second, "the third background query waiting", waiting(0, 1))
+	u1 := got(take(true), "a fetch's query, beside two of the background")
+	u2 := take(true)
+	wait.Until(t, 10*time.Second, "a second fetch's query waiting", waiting(1, 1))
+
+	bg1()
+	got(u2, "the fetch's query queued after the background's")
+	if len(bg3) != 0 {
+		t.Fatal("the background query queued first took the slot a fetch waits for")
+	}
+	u1()
+	got(bg3, "the background query, once no fetch waits")
+	bg2()
+}

@@ -76,6 +76,9 @@ type Config struct {
 	modelExtensions int
 	// buildHook, when set (tests only), becomes Service.buildHook.
 	buildHook func(ctx context.Context, tenant string)
+	// preloadHook, when set (tests only), runs when a preload starts to
+	// read the platform model, right after the tenant list.
+	preloadHook func(ctx context.Context)
 }
 
 // Service renders and caches FreeSWITCH XML. It is safe for concurrent use.
@@ -132,8 +135,8 @@ type Service struct {
 	preloading, preloadAgain, preloadStarted atomic.Bool
 	preloader                                preloader
 	// preloadSlots bound the preload's queries running at once (half the
-	// SQLite pool; on MySQL as many as model builds).
-	preloadSlots chan struct{}
+	// pool, one more for the batches fetches wait for).
+	preloadSlots *preloadSlots
 
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
@@ -180,7 +183,7 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		modelExtensions: cfg.modelExtensions,
 		buildHook:       cfg.buildHook,
 		buildSlots:      make(chan struct{}, buildParallelism(st)),
-		preloadSlots:    make(chan struct{}, buildParallelism(st)/2),
+		preloadSlots:    newPreloadSlots(buildParallelism(st)),
 		st:              st,
 		rdb:             rdb,
 		cfg:             cfg,
