@@ -190,38 +190,30 @@ func (s *TenantSnapshot) Bind(trunks []SIPTrunk, extensions []Extension) *Tenant
 // routes' compiled patterns included): a model updated after an extension
 // changed. The original is not modified.
 func (s *TenantSnapshot) WithExtensions(extensions []Extension) *TenantSnapshot {
-	c := *s
-	c.Extensions = extensions
-	ix := &snapIndex{}
-	ix.packed, ix.extensions = indexExtensions(extensions)
-	if ix.packed != nil {
-		c.Extensions = nil
+	packed, byName := indexExtensions(extensions)
+	if packed != nil {
+		extensions = nil
 	}
-	if s.prepared != nil {
-		ix.outbound = s.prepared.outbound
-	} else {
-		c.prepared = nil
-		ix.outbound = c.sortedOutbound()
-	}
-	c.prepared = ix
-	return &c
+	return s.withExtensions(extensions, packed, byName)
 }
 
 // WithExtensionsOf returns a prepared copy of a prepared snapshot holding
-// the extensions of from (shared, not copied) instead of its own: the
-// routing part of a tenant model updated with its directory part.
+// the extensions of from, a prepared snapshot, (shared, not copied)
+// instead of its own: the routing part of a tenant model updated with its
+// directory part.
 func (s *TenantSnapshot) WithExtensionsOf(from *TenantSnapshot) *TenantSnapshot {
-	c := *s
-	c.Extensions = from.Extensions
-	ix := &snapIndex{}
-	if from.prepared != nil {
-		ix.packed, ix.extensions = from.prepared.packed, from.prepared.extensions
-	} else {
-		ix.packed, ix.extensions = indexExtensions(c.Extensions)
-		if ix.packed != nil {
-			c.Extensions = nil
-		}
+	if from.prepared == nil {
+		return s.WithExtensions(from.Extensions)
 	}
+	return s.withExtensions(from.Extensions, from.prepared.packed, from.prepared.extensions)
+}
+
+// withExtensions is a prepared copy of s with these extensions, packed or
+// indexed by name, and s's outbound routes.
+func (s *TenantSnapshot) withExtensions(exts []Extension, packed *packedExtensions, byName []int32) *TenantSnapshot {
+	c := *s
+	c.Extensions = exts
+	ix := &snapIndex{packed: packed, extensions: byName}
 	if s.prepared != nil {
 		ix.outbound = s.prepared.outbound
 	} else {
