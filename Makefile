@@ -68,12 +68,18 @@ test:
 	$(GO) mod tidy -diff
 	$(GO) build ./...
 	$(GO) vet ./...
+	@# Compile every test package once with the race detector (and, with
+	@# MySQL, once without) before the passes: started side by side on a
+	@# stale cache, each go test compiled the packages it shares with the
+	@# others (all of internal/ under routes) at the same time.
+	$(GO) list -test -export -race ./... >/dev/null
 	@if [ -z "$$SWITCHBOARD_TEST_MYSQL_URL" ]; then \
 	  echo "make test: SWITCHBOARD_TEST_MYSQL_URL unset: every package with -race on SQLite, then the tests -race skips"; \
 	  $(GO) test -race -count=1 -timeout 20m -parallel $(TEST_PARALLEL) -skip $(RACE_SKIP) ./... && \
 	  $(GO) test -count=1 -timeout 20m -run '^($(NORACE_NAMES))$$|^($(BROWSER_TESTS))' ./internal/freeswitch/esl/... $(BROWSER_PACKAGES); \
 	  exit $$?; \
 	fi; \
+	$(GO) list -test -export ./... >/dev/null || exit 1; \
 	logs=$$(mktemp -d); \
 	redis_db() { printf '%s' "$$SWITCHBOARD_TEST_REDIS_URL" | sed -E "s#^(redis://[^/]*)(/[0-9]*)?\$$#\\1/$$1#"; }; \
 	( SWITCHBOARD_TEST_BACKENDS=sqlite SWITCHBOARD_TEST_PER_BACKEND_ONLY=1 SWITCHBOARD_TEST_REDIS_URL="$$(redis_db 1)" \
