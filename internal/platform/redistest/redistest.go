@@ -23,6 +23,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/switchboard/switchboard/internal/platform/redisurl"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // EnvURL is the variable naming the test Redis.
@@ -148,24 +149,19 @@ func StartCluster(tb testing.TB) string {
 	if out, err := exec.Command("redis-cli", append(args, "--cluster-yes")...).CombinedOutput(); err != nil {
 		tb.Fatalf("redis-cli --cluster create: %v\n%s", err, out)
 	}
-	url := "redis+cluster://" + strings.Join(addrs, ",")
-	rdb, err := redisurl.Open(url)
-	if err != nil {
-		tb.Fatal(err)
+	// Every node must see every slot assigned before a test writes: asked
+	// through the cluster client, one node saying cluster_state:ok was
+	// taken for the whole cluster, and on a loaded machine a write that
+	// reached a node still learning the slots failed with CLUSTERDOWN.
+	for _, a := range addrs {
+		node := redis.NewClient(&redis.Options{Addr: a})
+		tb.Cleanup(func() { _ = node.Close() })
+		wait.Until(tb, 20*time.Second, "cluster_state:ok on "+a, func() bool {
+			info, _ := node.ClusterInfo(context.Background()).Result()
+			return strings.Contains(info, "cluster_state:ok")
+		})
 	}
-	defer rdb.Close()
-	deadline := time.Now().Add(20 * time.Second)
-	for {
-		info, err := rdb.(*redis.ClusterClient).ClusterInfo(context.Background()).Result()
-		if err == nil && strings.Contains(info, "cluster_state:ok") {
-			break
-		}
-		if time.Now().After(deadline) {
-			tb.Fatalf("cluster not ready: %v %s", err, info)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
-	return url
+	return "redis+cluster://" + strings.Join(addrs, ",")
 }
 
 // freeClusterPort finds a port that is free together with the cluster bus
