@@ -47,7 +47,7 @@ func benchCDRImport(ctx context.Context, args []string) error {
 		return err
 	}
 	svc := &media.Service{Store: b.st, Lib: &media.Library{Root: dir}}
-	job, err := svc.CreateCDRJob(ctx, owner, media.FormatJSONL, src)
+	job, err := svc.CreateCDRJob(ctx, owner, media.FormatJSONL, src, "sbbench")
 	if err != nil {
 		return err
 	}

@@ -45,18 +45,19 @@ func (c importCDRsCmd) Run(rc *runCtx) error {
 			}
 		}
 		svc := &media.Service{Store: st, Lib: &media.Library{Root: cfg.Media.Dir}}
+		host, _ := os.Hostname()
+		owner := fmt.Sprintf("cli:%s:%d", host, os.Getpid())
 		job, err := svc.UnfinishedJob(rc.ctx, o, src)
 		switch {
 		case err == nil:
 			fmt.Fprintf(rc.env.Stderr, "resuming import job %d after row %d\n", job.ID, job.RowsDone)
 		case errors.Is(err, models.ErrNotFound):
-			if job, err = svc.CreateCDRJob(rc.ctx, o, format, src); err != nil {
+			if job, err = svc.CreateCDRJob(rc.ctx, o, format, src, owner); err != nil {
 				return err
 			}
 		default:
 			return err
 		}
-		host, _ := os.Hostname()
 		bar := progressbar.NewOptions64(job.SourceBytes,
 			progressbar.OptionSetWriter(rc.env.Stderr),
 			progressbar.OptionSetDescription(fmt.Sprintf("job %d", job.ID)),
@@ -66,7 +67,6 @@ func (c importCDRsCmd) Run(rc *runCtx) error {
 			progressbar.OptionOnCompletion(func() { fmt.Fprintln(rc.env.Stderr) }),
 		)
 		_ = bar.Set64(job.ByteOffset)
-		owner := fmt.Sprintf("cli:%s:%d", host, os.Getpid())
 		var rowsDone int64
 		err = svc.RunJob(rc.ctx, job.ID, owner, func(j media.Job) { rowsDone = j.RowsDone; _ = bar.Set64(j.ByteOffset) })
 		if err != nil && rc.ctx.Err() != nil {

@@ -79,8 +79,13 @@ var ErrLeased = errors.New("the import job is being run elsewhere")
 const jobColumns = "id, tenant_id, tenant, kind, format, source, source_bytes, status, byte_offset, rows_done, created_rows, duplicate_rows, failed_rows, conflict_rows, error, created_at, updated_at, finished_at"
 
 // CreateCDRJob records a job over a file already in place (spooled upload
-// or, from the command line, the operator's file).
-func (s *Service) CreateCDRJob(ctx context.Context, o models.Owner, format, source string) (Job, error) {
+// or, from the command line, the operator's file). With an owner (the
+// runner about to run it) the job starts leased by that owner: created
+// unleased, any replica's resume round could take it before its creator
+// did, and a replica that took it while shutting down kept it for a
+// lease's length (seen in CI: a test's job stayed at row 0 for 30 s).
+// Without one, the next resume round of any replica runs it.
+func (s *Service) CreateCDRJob(ctx context.Context, o models.Owner, format, source, owner string) (Job, error) {
 	if format != FormatCSV && format != FormatJSONL {
 		return Job{}, fmt.Errorf("import format %q: must be csv or jsonl", format)
 	}
@@ -88,9 +93,13 @@ func (s *Service) CreateCDRJob(ctx context.Context, o models.Owner, format, sour
 	if err != nil {
 		return Job{}, fmt.Errorf("import source: %w", err)
 	}
-	stamp := models.FormatTime(s.now())
-	res, err := s.Store.Querier().ExecContext(ctx, `INSERT INTO import_jobs (tenant_id, tenant, kind, format, source, source_bytes, status, created_at, updated_at)
-		VALUES (?, ?, 'cdrs', ?, ?, ?, ?, ?, ?)`, o.TenantID, o.Tenant, format, source, st.Size(), JobRunning, stamp, stamp)
+	now := s.now()
+	stamp, leaseUntil := models.FormatTime(now), ""
+	if owner != "" {
+		leaseUntil = models.FormatTime(now.Add(leaseFor))
+	}
+	res, err := s.Store.Querier().ExecContext(ctx, `INSERT INTO import_jobs (tenant_id, tenant, kind, format, source, source_bytes, status, created_at, updated_at, lease_owner, lease_until)
+		VALUES (?, ?, 'cdrs', ?, ?, ?, ?, ?, ?, ?, ?)`, o.TenantID, o.Tenant, format, source, st.Size(), JobRunning, stamp, stamp, owner, leaseUntil)
 	if err != nil {
 		return Job{}, fmt.Errorf("create import job: %w", err)
 	}

@@ -85,7 +85,7 @@ func TestCDRImport100kResumesAfterKillWithoutDuplicates(t *testing.T) {
 		src := writeCDRFile(t, media.FormatJSONL, 100_000)
 		clock := time.Now()
 		svc := &media.Service{Store: st, Lib: &media.Library{Root: t.TempDir()}, Now: func() time.Time { return clock }}
-		job, err := svc.CreateCDRJob(ctx, o, media.FormatJSONL, src)
+		job, err := svc.CreateCDRJob(ctx, o, media.FormatJSONL, src, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -138,7 +138,7 @@ func TestCDRImport100kResumesAfterKillWithoutDuplicates(t *testing.T) {
 		}
 
 		// Importing the same records again: all duplicates, nothing new.
-		again, err := svc.CreateCDRJob(ctx, o, media.FormatJSONL, writeCDRFile(t, media.FormatJSONL, 2000))
+		again, err := svc.CreateCDRJob(ctx, o, media.FormatJSONL, writeCDRFile(t, media.FormatJSONL, 2000), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -159,7 +159,7 @@ func TestCDRImportCSV(t *testing.T) {
 		o := newTenant(t, st)
 		src := writeCDRFile(t, media.FormatCSV, 2500)
 		svc := &media.Service{Store: st, Lib: &media.Library{Root: t.TempDir()}}
-		job, err := svc.CreateCDRJob(ctx, o, media.FormatCSV, src)
+		job, err := svc.CreateCDRJob(ctx, o, media.FormatCSV, src, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -185,7 +185,7 @@ func TestCDRImportEndEmitsSystemEvent(t *testing.T) {
 		ctx := context.Background()
 		o := newTenant(t, st)
 		svc := &media.Service{Store: st, Lib: &media.Library{Root: t.TempDir()}}
-		good, err := svc.CreateCDRJob(ctx, o, media.FormatJSONL, writeCDRFile(t, media.FormatJSONL, 1000))
+		good, err := svc.CreateCDRJob(ctx, o, media.FormatJSONL, writeCDRFile(t, media.FormatJSONL, 1000), "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -196,7 +196,7 @@ func TestCDRImportEndEmitsSystemEvent(t *testing.T) {
 		if err := os.WriteFile(bad, []byte("external_id,colour\nx,red\n"), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		failed, err := svc.CreateCDRJob(ctx, o, media.FormatCSV, bad)
+		failed, err := svc.CreateCDRJob(ctx, o, media.FormatCSV, bad, "")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,7 +245,7 @@ func TestCDRImportConflictIsARowErrorNotADuplicate(t *testing.T) {
 			if err := os.WriteFile(path, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 				t.Fatal(err)
 			}
-			job, err := svc.CreateCDRJob(ctx, o, media.FormatJSONL, path)
+			job, err := svc.CreateCDRJob(ctx, o, media.FormatJSONL, path, "")
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -323,6 +323,41 @@ func TestCDRImportConflictIsARowErrorNotADuplicate(t *testing.T) {
 			sum.Failed[0].Row != 1 || sum.Failed[0].Code != "conflict" || !strings.HasSuffix(sum.Failed[0].Error, "a different direction") ||
 			sum.Failed[1].Row != 3 || sum.Failed[1].Code != "conflict" || !strings.HasSuffix(sum.Failed[1].Error, "a different hangup_cause") {
 			t.Fatalf("synchronous import %+v", sum)
+		}
+	})
+}
+
+// A job created by a runner is that runner's from the start: another
+// replica's resume round, which runs every unfinished job whose lease has
+// lapsed, does not take it in the moment before its creator runs it (seen
+// in CI: a replica that took an upload's job while shutting down kept it
+// for a lease's length, and the upload stayed at row 0). A job created
+// with no runner is any replica's.
+func TestNewJobBelongsToItsRunner(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		o := newTenant(t, st)
+		svc := &media.Service{Store: st, Lib: &media.Library{Root: t.TempDir()}}
+		mine, err := svc.CreateCDRJob(ctx, o, media.FormatCSV, writeCDRFile(t, media.FormatCSV, 10), "replica-a")
+		if err != nil {
+			t.Fatal(err)
+		}
+		anyones, err := svc.CreateCDRJob(ctx, o, media.FormatCSV, writeCDRFile(t, media.FormatCSV, 10), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		svc.ResumeJobs(ctx, "replica-b")
+		if j, _ := svc.JobByID(ctx, o, mine.ID); j.Status != media.JobRunning || j.RowsDone != 0 {
+			t.Fatalf("another replica ran replica-a's new job: %+v", j)
+		}
+		if j, _ := svc.JobByID(ctx, o, anyones.ID); j.Status != media.JobDone {
+			t.Fatalf("a job with no runner was not resumed: %+v", j)
+		}
+		if err := svc.RunJob(ctx, mine.ID, "replica-a", nil); err != nil {
+			t.Fatal(err)
+		}
+		if j, _ := svc.JobByID(ctx, o, mine.ID); j.Status != media.JobDone || j.RowsDone != 10 {
+			t.Fatalf("replica-a's job after its run: %+v", j)
 		}
 	})
 }

@@ -98,7 +98,11 @@ func (s *Service) SpoolCDRs(ctx context.Context, o models.Owner, format string, 
 	if err := os.Rename(tmp.Name(), final); err != nil {
 		return Job{}, fmt.Errorf("import spool: %w", err)
 	}
-	j, err := s.CreateCDRJob(ctx, o, format, final)
+	owner := "" // no runner here: the next resume round of any replica runs it
+	if s.run != nil {
+		owner = s.run.owner // Launch runs it next
+	}
+	j, err := s.CreateCDRJob(ctx, o, format, final, owner)
 	if err != nil {
 		os.Remove(final)
 	}
