@@ -58,6 +58,17 @@ func benchXML(ctx context.Context, args []string) error {
 		return err
 	}
 	defer b.close()
+	// The server keeps its models across the restart modes' restarts, as
+	// a replica stopped by SIGTERM does (SWITCHBOARD_XML_SNAPSHOT): in a
+	// file of this run, unless the caller names one (or "off").
+	if os.Getenv("SWITCHBOARD_XML_SNAPSHOT") == "" {
+		dir, err := os.MkdirTemp("", "sbbench-models-")
+		if err != nil {
+			return err
+		}
+		defer os.RemoveAll(dir)
+		os.Setenv("SWITCHBOARD_XML_SNAPSHOT", filepath.Join(dir, "xml-models"))
+	}
 	fmt.Printf("backend: %s\n", b.name)
 	t0 := time.Now()
 	if err := seed(ctx, b.st); err != nil {
@@ -310,7 +321,7 @@ func startServer(ctx context.Context, b *backend, log *slog.Logger) (string, fun
 		"SWITCHBOARD_RATE_LIMIT":   "0", // the benchmark measures the XML path, not the limiter
 	}
 	// The XML cache's settings pass through, for runs at other bounds.
-	for _, k := range []string{"SWITCHBOARD_XML_CACHE_MAX_BYTES", "SWITCHBOARD_XML_PRELOAD"} {
+	for _, k := range []string{"SWITCHBOARD_XML_CACHE_MAX_BYTES", "SWITCHBOARD_XML_PRELOAD", "SWITCHBOARD_XML_SNAPSHOT"} {
 		if v := os.Getenv(k); v != "" {
 			env[k] = v
 		}

@@ -60,7 +60,10 @@ type Config struct {
 	XMLCacheBytes int
 	// XMLPreload reads every tenant's XML model in the background at
 	// start (SWITCHBOARD_XML_PRELOAD).
-	XMLPreload   bool
+	XMLPreload bool
+	// XMLSnapshot is the file the XML models are kept in across a
+	// restart; "" when not kept (SWITCHBOARD_XML_SNAPSHOT).
+	XMLSnapshot  string
 	TwilioURL    string // SWITCHBOARD_TWILIO_URL
 	MetaURL      string // SWITCHBOARD_META_URL
 	BodyLimit    int
@@ -235,6 +238,26 @@ var settings = []setting{
 				return errors.New("must be true or false")
 			}
 			c.XMLPreload = b
+			return nil
+		}},
+	{name: "SWITCHBOARD_XML_SNAPSHOT", shown: "beside a SQLite database (`<file>.xml-models`), else `data/xml-models.sealed`",
+		doc: "file the replica keeps its `/fs/xml` tenant models in when it stops (SIGTERM), so the next start of the same binary answers from them at once instead of reading every tenant again while phones re-register; a model whose tenant changed since (by the outbox) is read afresh, and a file of another release or installation is ignored. Sealed with a key derived from `SWITCHBOARD_SECRET_KEY` (the models hold SIP secrets); `off`: not kept",
+		defOf: func(c *Config) string {
+			if db, ok := strings.CutPrefix(c.DatabaseURL, "sqlite:"); ok {
+				db, _, _ = strings.Cut(db, "?")
+				return db + ".xml-models"
+			}
+			return "data/xml-models.sealed"
+		},
+		set: func(c *Config, v string) error {
+			if v == "off" {
+				c.XMLSnapshot = ""
+				return nil
+			}
+			if strings.TrimSpace(v) == "" {
+				return errors.New("must be a file path, or off")
+			}
+			c.XMLSnapshot = v
 			return nil
 		}},
 	{name: "SWITCHBOARD_SHUTDOWN_DRAIN", def: "5s",

@@ -108,6 +108,7 @@ func newXMLService(s *services, cfg Config, st *models.Store, rdb redis.Universa
 		ModelBytes:    cfg.XMLCacheBytes - cfg.XMLCacheBytes/32,
 		DocBytes:      cfg.XMLCacheBytes / 32,
 		Preload:       cfg.XMLPreload,
+		SnapshotPath:  cfg.XMLSnapshot,
 	}, log)
 	s.stops = append(s.stops, s.xml.Close)
 	s.web.XML = s.xml

@@ -272,6 +272,37 @@ func (s *Store) OutboxHead(ctx context.Context) (int64, error) {
 	return next - 1, nil
 }
 
+// OutboxScopesAfter returns the scopes (lower-case tenants, "" for the
+// platform) of every change with an id above after, for a cache that knew
+// everything up to after and must tell what moved since. complete is
+// false when it cannot be told: changes after after were pruned already,
+// or the outbox is behind after (another or a restored database).
+func (s *Store) OutboxScopesAfter(ctx context.Context, after int64) (scopes map[string]bool, complete bool, err error) {
+	head, err := s.OutboxHead(ctx)
+	if err != nil {
+		return nil, false, err
+	}
+	if head < after {
+		return nil, false, nil
+	}
+	var rows []struct {
+		Tenant string `db:"tenant"`
+		Low    int64  `db:"low"`
+	}
+	// Ids are handed out without gaps (outbox_seq), so the changes after
+	// after are all there when the lowest one is after+1.
+	if err := s.db.SelectContext(ctx, &rows, "SELECT tenant, MIN(id) AS low FROM outbox WHERE id > ? GROUP BY tenant", after); err != nil {
+		return nil, false, fmt.Errorf("outbox scopes: %w", s.dialect.translate(err))
+	}
+	scopes = make(map[string]bool, len(rows))
+	low := head + 1
+	for _, r := range rows {
+		scopes[strings.ToLower(r.Tenant)] = true
+		low = min(low, r.Low)
+	}
+	return scopes, low == after+1 || head == after, nil
+}
+
 // OutboxHeads returns, per tenant ("" for platform changes), the highest
 // change id above after still in the outbox, and the highest id overall.
 func (s *Store) OutboxHeads(ctx context.Context, after int64) (map[string]int64, int64, error) {

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -183,6 +184,8 @@ func StartReplica(t testing.TB, e Env, env map[string]string, outboxGroup string
 		"SWITCHBOARD_AUTH_FAILURE_LIMIT": "0",
 		// Uploaded audio goes to the test's own directory.
 		"SWITCHBOARD_MEDIA_DIR": t.TempDir(),
+		// So are the XML models kept across a restart.
+		"SWITCHBOARD_XML_SNAPSHOT": filepath.Join(t.TempDir(), "xml-models"),
 	}
 	getenv := func(k string) string {
 		if v, ok := env[k]; ok {

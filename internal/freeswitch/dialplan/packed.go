@@ -2,6 +2,7 @@ package dialplan
 
 import (
 	"cmp"
+	"errors"
 	"iter"
 	"slices"
 	"strings"
@@ -208,4 +209,77 @@ func (s *TenantSnapshot) ExtensionBytes() int {
 		}
 	}
 	return n
+}
+
+// ExtensionBlocks are a prepared snapshot's packed extensions as three
+// flat blocks, for keeping a model outside the process (fsxml keeps its
+// models in a file across restarts). Records and ByName are the records'
+// and the index's memory as they are: a file is read back only by the
+// binary that wrote it (its reader checks that), so the layout needs no
+// encoding and a million users are restored at the speed of a copy.
+type ExtensionBlocks struct {
+	Text    string
+	Records []byte
+	ByName  []byte
+}
+
+// ExtensionBlocks returns the snapshot's packed extensions; ok is false
+// when it holds them as structs (or holds none).
+func (s *TenantSnapshot) ExtensionBlocks() (b ExtensionBlocks, ok bool) {
+	p := s.packed()
+	if p == nil {
+		return b, false
+	}
+	return ExtensionBlocks{Text: p.text, Records: asBytes(p.records), ByName: asBytes(p.byName)}, true
+}
+
+// SetExtensionBlocks makes blocks from ExtensionBlocks the extensions of
+// an unprepared snapshot without Extensions; Prepare keeps them. The
+// blocks are checked (every string within the text, the index a sorted
+// permutation of the records), so damaged blocks are refused rather than
+// rendered or panicked on.
+func (s *TenantSnapshot) SetExtensionBlocks(b ExtensionBlocks) error {
+	if s.Extensions != nil || s.prepared != nil {
+		return errors.New("extension blocks: the snapshot already holds extensions")
+	}
+	size := int(unsafe.Sizeof(packedExt{}))
+	if len(b.Records) == 0 || len(b.Records)%size != 0 || len(b.ByName) != len(b.Records)/size*4 {
+		return errors.New("extension blocks: sizes do not match")
+	}
+	p := &packedExtensions{text: b.Text, records: make([]packedExt, len(b.Records)/size), byName: make([]int32, len(b.ByName)/4)}
+	copy(asBytes(p.records), b.Records)
+	copy(asBytes(p.byName), b.ByName)
+	for i := range p.records {
+		r := &p.records[i]
+		prev := uint16(0)
+		for _, end := range r.ends {
+			if end < prev {
+				return errors.New("extension blocks: a record's strings overlap")
+			}
+			prev = end
+		}
+		if uint64(r.off)+uint64(prev) > uint64(len(p.text)) {
+			return errors.New("extension blocks: a record's strings lie outside the text")
+		}
+	}
+	seen := make([]bool, len(p.records))
+	for i, j := range p.byName {
+		if j < 0 || int(j) >= len(p.records) || seen[j] {
+			return errors.New("extension blocks: the name index is not a permutation")
+		}
+		seen[j] = true
+		if i > 0 && p.name(p.byName[i-1]) > p.name(j) {
+			return errors.New("extension blocks: the name index is not sorted")
+		}
+	}
+	s.prepared = &snapIndex{packed: p}
+	return nil
+}
+
+// asBytes is the memory of a slice of pointer-free values.
+func asBytes[T packedExt | int32](v []T) []byte {
+	if len(v) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*byte)(unsafe.Pointer(unsafe.SliceData(v))), len(v)*int(unsafe.Sizeof(v[0])))
 }

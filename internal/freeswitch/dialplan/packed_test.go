@@ -138,3 +138,48 @@ func TestUnpackableExtensionsStayStructs(t *testing.T) {
 		t.Fatalf("extension %s not found after Prepare", name)
 	}
 }
+
+// Issue 28: packed extensions copied out as blocks and set into a new
+// snapshot (a model restored from fsxml's file after a restart) are the
+// same extensions, found by name as before; damaged blocks are refused.
+func TestExtensionBlocksRoundTrip(t *testing.T) {
+	orig := loadSnap(t)
+	want := orig.ExtensionList()
+	orig.Prepare()
+	b, ok := orig.ExtensionBlocks()
+	if !ok {
+		t.Fatal("a prepared snapshot gives no blocks")
+	}
+	restored := loadSnap(t)
+	restored.Extensions = nil
+	if err := restored.SetExtensionBlocks(ExtensionBlocks{Text: strings.Clone(b.Text), Records: bytes.Clone(b.Records), ByName: bytes.Clone(b.ByName)}); err != nil {
+		t.Fatal(err)
+	}
+	restored.Prepare()
+	if got := restored.ExtensionList(); !reflect.DeepEqual(got, want) {
+		t.Fatalf("restored extensions\n%+v\nwant\n%+v", got, want)
+	}
+	for _, x := range want {
+		if got := restored.ExtensionNamed(x.Name); got == nil || got.SIPSecret != x.SIPSecret {
+			t.Fatalf("extension %s not found by name after the restore", x.Name)
+		}
+	}
+
+	damage := map[string]func(b *ExtensionBlocks){
+		"text cut short":        func(b *ExtensionBlocks) { b.Text = b.Text[:len(b.Text)-1] },
+		"a record cut short":    func(b *ExtensionBlocks) { b.Records = b.Records[:len(b.Records)-1] },
+		"index of another":      func(b *ExtensionBlocks) { b.ByName = b.ByName[4:] },
+		"index out of range":    func(b *ExtensionBlocks) { copy(b.ByName, []byte{0xff, 0xff, 0xff, 0x7f}) },
+		"index with a repeat":   func(b *ExtensionBlocks) { copy(b.ByName[4:8], b.ByName[0:4]) },
+		"a string past the end": func(b *ExtensionBlocks) { b.Records[len(b.Records)-72+19] = 0xff },
+	}
+	for what, f := range damage {
+		c := ExtensionBlocks{Text: b.Text, Records: bytes.Clone(b.Records), ByName: bytes.Clone(b.ByName)}
+		f(&c)
+		s := loadSnap(t)
+		s.Extensions = nil
+		if err := s.SetExtensionBlocks(c); err == nil {
+			t.Errorf("%s: accepted", what)
+		}
+	}
+}

@@ -271,7 +271,12 @@ func (s *Service) subscribeOnce(ctx context.Context) error {
 	s.note.live.Store(true)
 	if !s.preloadStarted.Swap(true) {
 		s.log.Info("xml cache: change notifications live", "after", time.Since(s.started).Round(time.Millisecond))
-		s.startPreload()
+		// Beside the subscription, which must keep reading: the models
+		// saved by the last process first, then the rest from the database.
+		go func() {
+			s.restoreModels(s.life)
+			s.startPreload()
+		}()
 	}
 	for {
 		v, err := ps.ReceiveTimeout(ctx, pingEvery)

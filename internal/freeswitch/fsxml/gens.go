@@ -143,6 +143,17 @@ func (g *scopeGens) reset() {
 	stats.resets.Add(1)
 }
 
+// all returns the epoch and every scope's generation now.
+func (g *scopeGens) all() (epoch uint64, gens map[string]uint64) {
+	g.mu.RLock()
+	defer g.mu.RUnlock()
+	gens = make(map[string]uint64, len(g.m))
+	for scope, st := range g.m {
+		gens[scope] = st.gen
+	}
+	return g.epoch.Load(), gens
+}
+
 // gens are the generations one fetch's answer is keyed by.
 type gens struct {
 	epoch, pgen, tgen uint64

@@ -59,6 +59,16 @@ func (s *Service) tenantModel(ctx context.Context, tenant string, g gens) (*tena
 	if ok && e.epoch == g.epoch && e.gen == g.tgen {
 		return e.m, nil
 	}
+	if s.restoring.Load() != nil {
+		// The last process's models are being restored: this one is
+		// likely among them.
+		if err := s.waitRestore(ctx); err != nil {
+			return nil, err
+		}
+		if e, ok = s.models.tenants.get(key); ok && e.epoch == g.epoch && e.gen == g.tgen {
+			return e.m, nil
+		}
+	}
 	if ch := s.preloader.wait(key); ch != nil {
 		// A preload runs and will read this tenant next: its batch costs
 		// less than this fetch's own build.
@@ -325,6 +335,17 @@ func (c *weightedLRU[V]) grow(key string, m *tenantModel, delta int) {
 		delete(c.items, bi.key)
 		c.weight -= bi.weight
 	}
+}
+
+// entries returns the entries, the most recently used first.
+func (c *weightedLRU[V]) entries() []lruItem[V] {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	out := make([]lruItem[V], 0, c.order.Len())
+	for el := c.order.Front(); el != nil; el = el.Next() {
+		out = append(out, *el.Value.(*lruItem[V]))
+	}
+	return out
 }
 
 // len and size report the entries and their total weight (for stats).

@@ -13,6 +13,7 @@ import (
 	"context"
 	"log/slog"
 	"net"
+	"os"
 	"sync/atomic"
 	"time"
 
@@ -40,6 +41,10 @@ type Config struct {
 	// SWITCHBOARD_XML_CACHE_MAX_BYTES); least recently used tenants go
 	// first.
 	ModelBytes int
+	// SnapshotPath, when set, is the file the tenant models are kept in
+	// across a restart (snapshot.go): written when the service closes,
+	// restored by the next start of the same binary.
+	SnapshotPath string
 	// Preload reads every tenant's model in the background once memory
 	// can be trusted after the service starts, and again after a reset
 	// (preload.go), instead of one tenant at a time on first use.
@@ -137,6 +142,11 @@ type Service struct {
 	// preloadSlots bound the preload's queries running at once (half the
 	// pool, one more for the batches fetches wait for).
 	preloadSlots *preloadSlots
+	// restoring, while saved models are being restored (snapshot.go), is
+	// closed once they are: fetches wait for it rather than build.
+	restoring atomic.Pointer[chan struct{}]
+	// saved delivers the models read from the snapshot file (nil: none).
+	saved chan *savedModels
 
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
@@ -146,6 +156,9 @@ type Service struct {
 // statements.
 func (s *Service) Close() {
 	s.stopPoll()
+	if err := s.saveModels(); err != nil {
+		s.log.Warn("xml models: not saved for the next start; it reads them from the database", "error", err)
+	}
 	if s.tables != nil {
 		s.tables.close()
 	}
@@ -220,6 +233,13 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		s.keyPrefix = prefix
 		s.channel = prefix + changesChannel
 		s.note.id = newReplicaID()
+		if _, err := os.Stat(cfg.SnapshotPath); cfg.SnapshotPath != "" && err == nil {
+			// Decoded while the server starts; used once memory is trusted.
+			ch := make(chan struct{})
+			s.restoring.Store(&ch)
+			s.saved = make(chan *savedModels, 1)
+			go s.readSaved(cfg.SnapshotPath, s.saved)
+		}
 		go s.pollLoop(pollCtx)
 		go s.subscribe(pollCtx)
 	}

@@ -1,0 +1,154 @@
+package fsxml
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/switchboard/switchboard/internal/freeswitch/esl/fakefs"
+	"github.com/switchboard/switchboard/internal/models"
+	"github.com/switchboard/switchboard/internal/models/storetest"
+)
+
+// builds counts, per tenant, the model reads (directory or routing part)
+// a service made itself.
+type builds struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (b *builds) hook(_ context.Context, tenant string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.n == nil {
+		b.n = map[string]int{}
+	}
+	b.n[strings.ToLower(tenant)]++
+}
+
+func (b *builds) of(tenant string) int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.n[tenant]
+}
+
+// Issue 28: a replica that stops keeps its tenant models in a sealed file,
+// and the next process answers from them without reading those tenants
+// again: the same documents, directory and dialplan (its routing part
+// included), from the first fetch on. A tenant written after the models
+// were saved is read afresh and answers the change. The file holds no SIP
+// secret in clear, and a process whose models are laid out otherwise (or
+// that belongs to another installation) does not use it.
+func TestModelsSurviveARestart(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, st *models.Store) {
+		ctx := context.Background()
+		var tenants []string
+		owners := map[string]models.Owner{}
+		for _, p := range []string{"snapa", "snapb", "snapc"} {
+			name := storetest.Name(p)
+			tenants = append(tenants, name)
+			owners[name] = seedTenant(t, st, name,
+				map[string]any{"name": "1000", "sip_secret": "Secret-1000-" + name, "callerid": "Ann <1000>"},
+				map[string]any{"name": "1001", "sip_secret": "Secret-1001-" + name, "callerid": "Bob <1001>"})
+		}
+		changed := tenants[1]
+		rdb := redis.NewClient(&redis.Options{Addr: miniredis.RunT(t).Addr()})
+		defer rdb.Close()
+		path := filepath.Join(t.TempDir(), "xml-models")
+
+		dir, err := readCapture("009")
+		if err != nil {
+			t.Fatal(err)
+		}
+		call, err := readCapture("011")
+		if err != nil {
+			t.Fatal(err)
+		}
+		bodies := func(tenant, user string) map[string][]byte {
+			return map[string][]byte{
+				"directory": fakefs.FormWith(dir, "user", user+"-"+tenant, "domain", "sip.test", "key_value", "sip.test"),
+				"dialplan": fakefs.FormWith(call, "Caller-Context", tenant, "Hunt-Context", tenant, "Caller-Destination-Number", user,
+					"Hunt-Destination-Number", user, "Caller-Caller-ID-Number", "1000", "Hunt-Caller-ID-Number", "1000"),
+			}
+		}
+		fetchAll := func(svc *Service) map[string]string {
+			t.Helper()
+			docs := map[string]string{}
+			for _, tenant := range tenants {
+				for _, user := range []string{"1000", "1001"} {
+					for what, body := range bodies(tenant, user) {
+						doc, err := svc.Fetch(ctx, body)
+						if err != nil {
+							t.Fatal(err)
+						}
+						docs[what+" "+user+"@"+tenant] = string(doc)
+					}
+				}
+			}
+			return docs
+		}
+
+		first := New(st, rdb, Config{Domain: "sip.test", SnapshotPath: path}, nil)
+		waitLive(t, first)
+		before := fetchAll(first)
+		first.Close()
+		raw, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatalf("no models saved: %v", err)
+		}
+		for _, tenant := range tenants {
+			if bytes.Contains(raw, []byte("Secret-1000-"+tenant)) {
+				t.Fatal("the saved models hold a SIP secret in clear")
+			}
+		}
+
+		// Written while no replica runs: the next one must not answer
+		// from the saved model of this tenant.
+		if _, err := st.Update(ctx, st.Registry().Resource("extensions"), owners[changed], "1001", map[string]any{"callerid": "Carl <1001>"}); err != nil {
+			t.Fatal(err)
+		}
+
+		var b builds
+		second := New(st, rdb, Config{Domain: "sip.test", SnapshotPath: path, buildHook: b.hook}, nil)
+		defer second.Close()
+		waitLive(t, second)
+		after := fetchAll(second)
+		for key, want := range before {
+			got := after[key]
+			if strings.Contains(key, "@"+changed) {
+				continue
+			}
+			if got != want {
+				t.Errorf("%s after the restart answers\n%s\nbefore it\n%s", key, got, want)
+			}
+		}
+		for _, tenant := range tenants {
+			if n := b.of(tenant); tenant != changed && n != 0 {
+				t.Errorf("tenant %s: the restarted replica read its model %d times, want it restored", tenant, n)
+			}
+		}
+		if b.of(changed) == 0 {
+			t.Errorf("tenant %s, changed after the models were saved, was not read again", changed)
+		}
+		if doc := after["directory 1001@"+changed]; !strings.Contains(doc, `name="effective_caller_id_name" value="Carl"`) {
+			t.Errorf("the change made while no replica ran is not served:\n%s", doc)
+		}
+
+		// Models of another layout (here: another model size) are not used.
+		var other builds
+		third := New(st, rdb, Config{Domain: "sip.test", SnapshotPath: path, modelExtensions: 1, buildHook: other.hook}, nil)
+		defer third.Close()
+		waitLive(t, third)
+		fetchUser(t, third, "1000-"+tenants[0])
+		if other.of(tenants[0]) == 0 {
+			t.Error("a replica with another model size used the saved models")
+		}
+	})
+}
