@@ -71,3 +71,36 @@ func TestKeyAndAdminWritesRecordChanges(t *testing.T) {
 		}
 	})
 }
+
+// Issue 28: what changed after an outbox position, by scope, for the XML
+// models a restarted replica restores; not told (complete false) when the
+// changes after it were pruned or the outbox is behind it.
+func TestOutboxScopesAfter(t *testing.T) {
+	st := storetest.Open(t, storetest.SQLite(t)) // rows are deleted: a database of its own
+	ctx := t.Context()
+	head, err := st.OutboxHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := newTenant(t, st)
+	scopes, complete, err := st.OutboxScopesAfter(ctx, head)
+	if err != nil || !complete || !scopes[strings.ToLower(o.Tenant)] {
+		t.Fatalf("after a tenant was created: scopes %v complete %v err %v", scopes, complete, err)
+	}
+	now, err := st.OutboxHead(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if scopes, complete, err := st.OutboxScopesAfter(ctx, now); err != nil || !complete || len(scopes) != 0 {
+		t.Fatalf("at the head: scopes %v complete %v err %v", scopes, complete, err)
+	}
+	if _, complete, err := st.OutboxScopesAfter(ctx, now+10); err != nil || complete {
+		t.Fatalf("past the head (another database): complete %v err %v", complete, err)
+	}
+	if _, err := st.Querier().ExecContext(ctx, "DELETE FROM outbox WHERE id = ?", head+1); err != nil {
+		t.Fatal(err)
+	}
+	if _, complete, err := st.OutboxScopesAfter(ctx, head); err != nil || complete {
+		t.Fatalf("the first change after the position pruned: complete %v err %v", complete, err)
+	}
+}
