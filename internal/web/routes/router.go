@@ -186,6 +186,10 @@ func New(d Deps) *fiber.App {
 		// FreeSWITCH's dialplan fetch is a ~6.5 KB form: with fasthttp's
 		// 4 KB default every call's request took two reads.
 		ReadBufferSize: 16 << 10,
+		// And its answers are 2-8 KB: with the 4 KB default write buffer
+		// each took two writes (the buffer filled and flushed, then the
+		// rest), one system call more per call than a small answer.
+		WriteBufferSize: 16 << 10,
 	})
 	app.Server().HeaderReceived = routeBodyLimits(routes, app.Config())
 	app.Use(requestContext(d.Logger, d.Metrics, 30*time.Second, d.XMLAccessLog), securityHeaders)
