@@ -141,6 +141,21 @@ func TestModelsSurviveARestart(t *testing.T) {
 			t.Errorf("the change made while no replica ran is not served:\n%s", doc)
 		}
 
+		// A restored model is updated in place by a later write, as any.
+		patched := tenants[0]
+		if _, err := st.Update(ctx, st.Registry().Resource("extensions"), owners[patched], "1000", map[string]any{"callerid": "Dora <1000>"}); err != nil {
+			t.Fatal(err)
+		}
+		if err := second.pollHeads(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if doc := fetchUser(t, second, "1000-"+patched); !strings.Contains(doc, `name="effective_caller_id_name" value="Dora"`) {
+			t.Errorf("a write after the restore is not served:\n%s", doc)
+		}
+		if n := b.of(patched); n != 0 {
+			t.Errorf("tenant %s: a write to one extension of a restored model read the tenant %d times, want it patched", patched, n)
+		}
+
 		// Models of another layout (here: another model size) are not used.
 		var other builds
 		third := New(st, rdb, Config{Domain: "sip.test", SnapshotPath: path, modelExtensions: 1, buildHook: other.hook}, nil)
