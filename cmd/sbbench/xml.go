@@ -377,7 +377,7 @@ func writeThenFetch(ctx context.Context, xmlURL, apiKey string, bodies *bodyset,
 	for i := 0; i < rounds; i++ {
 		t, ext := tenantName(i%tenantCount), extName(i%extsPerTenant)
 		put := request{method: "PUT", url: base + "/api/tenants/" + t + "/extensions/" + ext,
-			body:   []byte(fmt.Sprintf(`{"first_name":"Round%d"}`, i)),
+			body:   []byte(fmt.Sprintf(`{"callerid":"Round%d <%s>"}`, i, ext)),
 			header: map[string]string{"X-API-Key": apiKey, "Content-Type": "application/json"}}
 		if err := do(ctx, c, put); err != nil {
 			res.errors++
@@ -385,7 +385,10 @@ func writeThenFetch(ctx context.Context, xmlURL, apiKey string, bodies *bodyset,
 			continue
 		}
 		t0 := time.Now()
-		if err := do(ctx, c, xmlRequest(xmlURL, bodies.directory(t, ext))); err != nil {
+		// The very next fetch must carry the new value (not merely answer).
+		fetch := xmlRequest(xmlURL, bodies.directory(t, ext))
+		fetch.expect = []byte(fmt.Sprintf(`name="effective_caller_id_name" value="Round%d"`, i))
+		if err := do(ctx, c, fetch); err != nil {
 			res.errors++
 			res.firstErr = cmp.Or(res.firstErr, err.Error())
 			continue
