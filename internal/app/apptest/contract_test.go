@@ -93,3 +93,40 @@ func TestContractCatchesMismatches(t *testing.T) {
 		})
 	}
 }
+
+// withServer is contractDoc naming one server URL.
+func withServer(url string) []byte {
+	return []byte(strings.Replace(contractDoc, `"paths":{`, `"servers":[{"url":"`+url+`"}],"paths":{`, 1))
+}
+
+// Servers that differ only in their address (each test server names the
+// random one it listens on) share one validator; a base path is kept, and
+// requests under it are still matched to the document's paths.
+func TestContractSharedAcrossServerAddresses(t *testing.T) {
+	a, err := newContract(withServer("http://127.0.0.1:40001"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := newContract(withServer("https://switchboard.example.net"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Error("documents that differ only in their server's address built two validators")
+	}
+	based, err := newContract(withServer("http://127.0.0.1:40002/base"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if based == a {
+		t.Error("a document with a base path shares the validator of one without")
+	}
+	req := httptest.NewRequest("GET", "http://127.0.0.1:40002/base/api/things/", nil)
+	if _, errs := based.v.ValidateHttpRequestSync(req); pathMissing(errs) {
+		t.Errorf("a request under the base path is not matched: %s", describe(errs))
+	}
+	req = httptest.NewRequest("GET", "http://127.0.0.1:40002/base/api/other", nil)
+	if _, errs := based.v.ValidateHttpRequestSync(req); !pathMissing(errs) {
+		t.Error("an undocumented path under the base path is matched")
+	}
+}

@@ -128,7 +128,10 @@ func TestSuccessResetsBackoff(t *testing.T) {
 }
 
 func TestCancelStopsAfterTheStepInFlight(t *testing.T) {
-	entered := make(chan struct{})
+	// Buffered: the step's send must not depend on the test already
+	// waiting for it (unbuffered, a step that ran first dropped its signal
+	// and both waited for ever: seen hanging in make test's -race pass).
+	entered := make(chan struct{}, 1)
 	release := make(chan struct{})
 	var finished atomic.Bool
 	step := Step(func(ctx context.Context) (bool, error) {

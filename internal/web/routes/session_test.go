@@ -250,25 +250,33 @@ func TestSessionTOTP(t *testing.T) {
 
 // Sessions end after the idle time without requests, and after the
 // absolute time however busy; the page then sends the browser to login.
+//
+// The times leave each request that must still find its session seconds
+// to arrive: with an idle time of 1 s, a request right after sign-in met
+// an expired session (401) under the race detector on a loaded machine.
 func TestSessionExpiry(t *testing.T) {
-	apptest.Each(t, map[string]string{"SWITCHBOARD_SESSION_IDLE": "1s", "SWITCHBOARD_SESSION_MAX": "2s"}, func(t *testing.T, s *apptest.Server) {
+	const idleTime, maxTime = 3 * time.Second, 6 * time.Second
+	apptest.Each(t, map[string]string{"SWITCHBOARD_SESSION_IDLE": idleTime.String(), "SWITCHBOARD_SESSION_MAX": maxTime.String()}, func(t *testing.T, s *apptest.Server) {
 		name := createAdmin(t, s, "platform_admin", nil)
 
 		idle := signIn(t, s, name, adminPassword)
 		s.DoHeaders(t, "GET", "/api/tenants/", idle.cookie(), nil).Expect(t, 200)
-		time.Sleep(1200 * time.Millisecond)
+		time.Sleep(idleTime + 200*time.Millisecond)
 		s.DoHeaders(t, "GET", "/api/tenants/", idle.cookie(), nil).Expect(t, 401)
 		if r := s.DoHeaders(t, "GET", "/", idle.cookie(), nil).Expect(t, 303); r.Header.Get("Location") != "/login" {
 			t.Fatalf("Location %q", r.Header.Get("Location"))
 		}
 
+		// Used past its idle time, until 2 s before its absolute end (the
+		// last request has those to arrive), then not at all: it ends at
+		// the absolute time.
 		busy := signIn(t, s, name, adminPassword)
 		start := time.Now()
-		for time.Since(start) < 1700*time.Millisecond {
+		for time.Since(start) < maxTime-2*time.Second {
 			s.DoHeaders(t, "GET", "/api/tenants/", busy.cookie(), nil).Expect(t, 200)
 			time.Sleep(300 * time.Millisecond)
 		}
-		time.Sleep(2100*time.Millisecond - time.Since(start))
+		time.Sleep(maxTime + 100*time.Millisecond - time.Since(start))
 		s.DoHeaders(t, "GET", "/api/tenants/", busy.cookie(), nil).Expect(t, 401)
 	})
 }

@@ -9,6 +9,7 @@ package chattest
 import (
 	"context"
 	"fmt"
+	"math/rand/v2"
 	"net"
 	"net/http"
 	"os"
@@ -285,22 +286,57 @@ func rewriteMacros(conf string, vals map[string]string) string {
 // pickPorts chooses ejabberd's ports (a test takes one away).
 var pickPorts = freePorts
 
+// freePorts chooses n ports free now, below the range the kernel hands out
+// to outgoing connections (ip_local_port_range): a port from that range,
+// free while ejabberd is stopped for an outage, was taken by a connection
+// dialling out meanwhile, and the restart on the same ports then failed
+// (eaddrinuse, TestIncomingWebhookOversizeAndChatServerDown). Below it,
+// only a listener choosing that very port could take one.
 func freePorts(t testing.TB, n int) []int {
 	t.Helper()
+	low := ephemeralLow()
 	var out []int
 	var lns []net.Listener
-	for i := 0; i < n; i++ {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+	defer func() {
+		for _, ln := range lns {
+			ln.Close()
+		}
+	}()
+	for tries := 0; len(out) < n; tries++ {
+		if tries == 1000 {
+			t.Fatalf("no %d free ports below %d", n, low)
+		}
+		port := minPort + rand.IntN(low-minPort)
+		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", port))
 		if err != nil {
-			t.Fatal(err)
+			continue // in use: another
 		}
 		lns = append(lns, ln)
-		out = append(out, ln.Addr().(*net.TCPAddr).Port)
-	}
-	for _, ln := range lns {
-		ln.Close()
+		out = append(out, port)
 	}
 	return out
+}
+
+// minPort is the lowest port freePorts chooses: above the well-known and
+// the usual registered services' ports.
+const minPort = 20000
+
+// ephemeralLow is the first port of the kernel's range for outgoing
+// connections (32768 when it cannot be read, Linux's default).
+func ephemeralLow() int {
+	b, err := os.ReadFile("/proc/sys/net/ipv4/ip_local_port_range")
+	if err != nil {
+		return 32768
+	}
+	fields := strings.Fields(string(b))
+	if len(fields) != 2 {
+		return 32768
+	}
+	low, err := strconv.Atoi(fields[0])
+	if err != nil || low <= minPort+1000 {
+		return 32768
+	}
+	return low
 }
 
 // chownToEjabberd hands the directory to the ejabberd user when running as

@@ -29,3 +29,20 @@ func TestStartMovesOffATakenPort(t *testing.T) {
 		t.Fatalf("started after %d attempts, ready %v", attempts, s.ready())
 	}
 }
+
+// ejabberd's ports are chosen below the kernel's range for outgoing
+// connections, so none dialling out takes one while ejabberd is stopped
+// for an outage (its restart binds the same ports).
+func TestFreePortsOutsideTheOutgoingRange(t *testing.T) {
+	low := ephemeralLow()
+	for i := 0; i < 20; i++ {
+		ports := freePorts(t, 3)
+		seen := map[int]bool{}
+		for _, p := range ports {
+			if p < minPort || p >= low || seen[p] {
+				t.Fatalf("ports %v: want three distinct in [%d, %d)", ports, minPort, low)
+			}
+			seen[p] = true
+		}
+	}
+}
