@@ -59,10 +59,10 @@ func (s *Service) tenantModel(ctx context.Context, tenant string, g gens) (*tena
 	if ok && e.epoch == g.epoch && e.gen == g.tgen {
 		return e.m, nil
 	}
-	if s.restoring.Load() != nil {
-		// The last process's models are being restored: this one is
-		// likely among them.
-		if err := s.waitRestore(ctx); err != nil {
+	if w := s.restoring.Load(); w != nil {
+		// The last process's models are being restored: this one may be
+		// among them.
+		if err := w.wait(ctx, key); err != nil {
 			return nil, err
 		}
 		if e, ok = s.models.tenants.get(key); ok && e.epoch == g.epoch && e.gen == g.tgen {

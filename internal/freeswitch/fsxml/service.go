@@ -142,11 +142,12 @@ type Service struct {
 	// preloadSlots bound the preload's queries running at once (half the
 	// pool, one more for the batches fetches wait for).
 	preloadSlots *preloadSlots
-	// restoring, while saved models are being restored (snapshot.go), is
-	// closed once they are: fetches wait for it rather than build.
-	restoring atomic.Pointer[chan struct{}]
-	// saved delivers the models read from the snapshot file (nil: none).
-	saved chan *savedModels
+	// restoring, while saved models are being restored (snapshot.go),
+	// holds the fetches of tenants whose model is among them: they wait
+	// for it rather than build.
+	restoring atomic.Pointer[restoreWaits]
+	// saved delivers the snapshot file being read (nil: none).
+	saved chan *savedFile
 
 	lastWarn  atomic.Int64 // unix nanos of the last Redis warning
 	downUntil atomic.Int64 // unix nanos until which Redis is not tried
@@ -235,10 +236,10 @@ func New(st *models.Store, rdb redis.UniversalClient, cfg Config, log *slog.Logg
 		s.note.id = newReplicaID()
 		if _, err := os.Stat(cfg.SnapshotPath); cfg.SnapshotPath != "" && err == nil {
 			// Decoded while the server starts; used once memory is trusted.
-			ch := make(chan struct{})
-			s.restoring.Store(&ch)
-			s.saved = make(chan *savedModels, 1)
-			go s.readSaved(cfg.SnapshotPath, s.saved)
+			waits := newRestoreWaits()
+			s.restoring.Store(waits)
+			s.saved = make(chan *savedFile, 1)
+			go s.readSaved(cfg.SnapshotPath, waits, s.saved)
 		}
 		go s.pollLoop(pollCtx)
 		go s.subscribe(pollCtx)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/alicebob/miniredis/v2"
 	"github.com/redis/go-redis/v9"
@@ -166,4 +167,55 @@ func TestModelsSurviveARestart(t *testing.T) {
 			t.Error("a replica with another model size used the saved models")
 		}
 	})
+}
+
+// Issue 28: while saved models are restored, a fetch of a tenant the
+// file holds waits until the restore ends; a fetch of any other tenant
+// goes on as soon as the file's tenants are known.
+func TestRestoreHoldsOnlyFetchesOfSavedTenants(t *testing.T) {
+	w := newRestoreWaits()
+	ctx := context.Background()
+	waiting := func(key string) chan error {
+		ch := make(chan error, 1)
+		go func() { ch <- w.wait(ctx, key) }()
+		return ch
+	}
+	released := func(ch chan error, what string) {
+		t.Helper()
+		select {
+		case err := <-ch:
+			if err != nil {
+				t.Fatalf("%s: %v", what, err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatalf("%s: still waiting", what)
+		}
+	}
+	early := waiting("zz") // before the file's tenants are known
+	w.expect([]string{"a", "b"})
+	released(early, "a tenant the file does not hold, asked before its tenants were known")
+	released(waiting("zz"), "a tenant the file does not hold")
+	a := waiting("a")
+	select {
+	case <-a:
+		t.Fatal("a fetch of a saved tenant went on before the restore ended")
+	case <-time.After(50 * time.Millisecond):
+	}
+	w.finish()
+	released(a, "a, when the restore ends")
+	released(waiting("b"), "b, after the restore")
+
+	cancelled, cancel := context.WithCancel(ctx)
+	w2 := newRestoreWaits()
+	ch := make(chan error, 1)
+	go func() { ch <- w2.wait(cancelled, "a") }()
+	cancel()
+	select {
+	case err := <-ch:
+		if err == nil {
+			t.Fatal("a cancelled fetch went on as if released")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a cancelled fetch still waits")
+	}
 }
