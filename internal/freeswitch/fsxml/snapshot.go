@@ -282,7 +282,10 @@ func (s *Service) restoreModels(ctx context.Context) {
 var errSnapshotStale = errors.New("saved models stale")
 
 func (s *Service) restore(ctx context.Context, f *savedFile) (restored, skipped int, err error) {
-	if f.err != nil && cap(f.models) == 0 {
+	if cap(f.models) == 0 && f.err != nil {
+		// Nothing to restore: the file was refused before its models.
+		// (With no room for models the reader writes f.err no more;
+		// otherwise f.err is read only once the models channel closed.)
 		return 0, 0, f.err
 	}
 	// The generations before the outbox is read: a change after this is

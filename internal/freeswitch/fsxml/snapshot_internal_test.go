@@ -166,6 +166,27 @@ func TestModelsSurviveARestart(t *testing.T) {
 		if other.of(tenants[0]) == 0 {
 			t.Error("a replica with another model size used the saved models")
 		}
+
+		// A damaged file restores nothing: the replica reads its models
+		// from the database and answers as before.
+		raw, err = os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		raw[len(raw)-1] ^= 1
+		if err := os.WriteFile(path, raw, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		var damaged builds
+		fourth := New(st, rdb, Config{Domain: "sip.test", SnapshotPath: path, buildHook: damaged.hook}, nil)
+		defer fourth.Close()
+		waitLive(t, fourth)
+		if doc, want := fetchUser(t, fourth, "1000-"+tenants[2]), before["directory 1000@"+tenants[2]]; doc != want {
+			t.Errorf("after a damaged file the replica answers\n%s\nwant\n%s", doc, want)
+		}
+		if damaged.of(tenants[2]) == 0 {
+			t.Error("a damaged file's models were used")
+		}
 	})
 }
 
