@@ -6,8 +6,10 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard/switchboard/internal/app/apptest"
+	"github.com/switchboard/switchboard/internal/platform/wait"
 )
 
 // Seen item 9: a tenant whose hold music chimes one of its prompts, or
@@ -146,18 +148,32 @@ func TestEmptyBodyActionsUnchangedByMalformedBodies(t *testing.T) {
 		id, _ := createHook(t, s, hooks, map[string]any{"name": "crm", "url": recv.URL + "/hook", "events": []string{"config.changed"}})
 		hook := fmt.Sprintf("%s%d", hooks, id)
 		first := s.Do(t, "POST", hook+"/test", s.Key, map[string]any{}).Expect(t, 200).Map(t)
-		// Creating the webhook sent a config.changed event too: let it settle.
-		// The bound is generous: the outbox worker reads the whole shared CI
-		// database, which under -race took over 10 s once.
-		deliveryIDs := func() string {
+		deliveries := func() []map[string]any {
 			var ds []map[string]any
 			s.Do(t, "GET", hook+"/deliveries", s.Key, nil).Expect(t, 200).JSON(t, &ds)
+			return ds
+		}
+		deliveryIDs := func() string {
+			ds := deliveries()
 			ids := make([]string, 0, len(ds))
 			for _, d := range ds {
 				ids = append(ids, fmt.Sprint(d["id"]))
 			}
 			return strings.Join(ids, ",")
 		}
+		// Creating the webhook sent a config.changed event too, delivered
+		// by the outbox worker in its own time: wait for that delivery
+		// before counting (seen in CI: "1, then 2,1"). The bound is
+		// generous: the worker reads the whole shared CI database, which
+		// under -race took over 10 s once.
+		wait.Until(t, 60*time.Second, "the webhook's creation delivered", func() bool {
+			for _, d := range deliveries() {
+				if d["event_type"] == "config.changed" {
+					return true
+				}
+			}
+			return false
+		})
 		before := deliveryIDs()
 		beforeHook := s.Do(t, "GET", hook, s.Key, nil).Expect(t, 200).Map(t)
 		bad("POST", hook+"/test")
