@@ -79,12 +79,11 @@ func newScopeGens() *scopeGens {
 // gen returns scope's local generation (0 before any change was seen).
 func (g *scopeGens) gen(scope string) uint64 {
 	g.mu.RLock()
-	st := g.m[scope]
-	g.mu.RUnlock()
-	if st == nil {
-		return 0
+	defer g.mu.RUnlock()
+	if st := g.m[scope]; st != nil {
+		return st.gen // observe writes it under the lock
 	}
-	return st.gen
+	return 0
 }
 
 // observe makes change id of scope known; exts lists the extensions it

@@ -240,3 +240,33 @@ func TestRestoreHoldsOnlyFetchesOfSavedTenants(t *testing.T) {
 		t.Fatal("a cancelled fetch still waits")
 	}
 }
+
+// A generation read while changes arrive (saving models on close reads
+// every cached tenant's) is read under the lock observe writes it under:
+// CI's race detector caught gen reading it after the lock was released.
+func TestGenerationReadWhileObserved(t *testing.T) {
+	g := newScopeGens()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for id := int64(1); id <= 2000; id++ {
+			g.observe("t", id, nil)
+		}
+	}()
+	last := uint64(0)
+	for {
+		n := g.gen("t")
+		if n < last {
+			t.Fatalf("generation went back from %d to %d", last, n)
+		}
+		last = n
+		select {
+		case <-done:
+			if n := g.gen("t"); n != 2000 {
+				t.Fatalf("generation %d after 2000 changes", n)
+			}
+			return
+		default:
+		}
+	}
+}
